@@ -1,0 +1,104 @@
+import { Elysia, type AnyElysia } from 'elysia';
+import { node } from '@elysiajs/node';
+import type { ControlPlane } from '../control-plane/contracts.ts';
+import { errorBody, toErrorResponse } from './errors.ts';
+import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
+import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
+import { RequestCalls } from './request-context.ts';
+import { v3OrchestrateRoutes } from './routes/v3/orchestrate.ts';
+import { v3ResourceRoutes } from './routes/v3/resources.ts';
+import { v3UserRoutes } from './routes/v3/users.ts';
+import { v4Routes } from './routes/v4/index.ts';
+
+export const V3_BASE = '/api/svc/v3';
+export const V4_BASE = '/v4';
+
+export interface EdgeDeps {
+  controlPlane: ControlPlane;
+  verifyToken: VerifyToken;
+  rateLimit: ConsumeRateLimit;
+  /** Backend-for-frontend session lookup; without it only bearer tokens authenticate. */
+  sessionToken?: SessionTokenLookup;
+  /** Extra routes mounted at the root (sign-in, sessions). */
+  plugins?: AnyElysia[];
+  onServerError?: (error: unknown, request: Request) => void;
+}
+
+/** The resources budget covers v3 resources and v4 data; every other API shares the second budget. */
+function groupOf(pathname: string): RateLimitGroup {
+  return pathname.startsWith(`${V3_BASE}/resources`) || pathname.startsWith(`${V4_BASE}/data/resources`) ? 'resources' : 'users';
+}
+
+function clientAddress(request: Request): string {
+  return (request as Request & { ip?: string }).ip ?? 'unknown';
+}
+
+/** Turns a route path such as `/users/:id` into a matcher, to tell 405 from 404. */
+function routeMatcher(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\?:[A-Za-z]+/g, '[^/]+')}/?$`);
+}
+
+/**
+ * The REST edge: authenticates and rate-limits every API request, translates it into one
+ * control-plane procedure call, and renders results and errors in the REST shapes.
+ */
+export function createEdgeApp(deps: EdgeDeps) {
+  const calls = new RequestCalls();
+  let routeTable: Array<{ method: string; matcher: RegExp }> | undefined;
+
+  const app = new Elysia({ adapter: node() })
+    .onRequest(async ({ request, set }) => {
+      const { pathname } = new URL(request.url);
+      if (!pathname.startsWith(`${V3_BASE}/`) && !pathname.startsWith(`${V4_BASE}/`)) return;
+      let call;
+      try {
+        call = await authenticate(request, deps.verifyToken, deps.sessionToken);
+      } catch (error) {
+        Object.assign(set.headers, await deps.rateLimit('anonymous', clientAddress(request)));
+        throw error;
+      }
+      calls.set(request, call);
+      const key = call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`;
+      try {
+        Object.assign(set.headers, await deps.rateLimit(groupOf(pathname), key));
+      } catch (error) {
+        Object.assign(set.headers, (error as { headers?: object }).headers ?? {});
+        throw error;
+      }
+    })
+    .onError(({ code, error, request, set }) => {
+      if (code === 'NOT_FOUND') {
+        const { pathname } = new URL(request.url);
+        routeTable ??= app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path) }));
+        const allowed = routeTable.filter((r) => r.matcher.test(pathname)).map((r) => r.method);
+        if (allowed.length) {
+          set.status = 405;
+          set.headers.allow = [...new Set(allowed)].join(', ');
+          return errorBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${pathname}`);
+        }
+        set.status = 404;
+        return errorBody('NOT_FOUND', `no route for ${request.method} ${pathname}`);
+      }
+      if (code === 'PARSE') {
+        set.status = 400;
+        return errorBody('VALIDATION_ERROR', 'request body is not valid JSON', { field: '(body)', issue: 'is not valid JSON' });
+      }
+      const { status, body } = toErrorResponse(error);
+      if (status === 429) set.headers['retry-after'] = String(body.error.retryAfter ?? 1);
+      if (status >= 500) deps.onServerError?.(error, request);
+      set.status = status;
+      return body;
+    })
+    .get('/health', async ({ set }) => {
+      const health = await deps.controlPlane
+        .query({ identity: null }, 'health', 'check', {})
+        .catch(() => ({ status: 'unavailable' as const, checks: { controlPlane: 'unreachable' } }));
+      if (health.status !== 'ok') set.status = 503;
+      return health;
+    })
+    .group(V3_BASE, (v3) => v3.use(v3ResourceRoutes(deps.controlPlane, calls)).use(v3UserRoutes(deps.controlPlane, calls)).use(v3OrchestrateRoutes(deps.controlPlane, calls)))
+    .use(v4Routes(deps.controlPlane, calls));
+
+  for (const plugin of deps.plugins ?? []) app.use(plugin);
+  return app;
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { parse as parseCookies, serialize } from 'cookie';
+import { Elysia } from 'elysia';
+import { EncryptJWT, jwtDecrypt } from 'jose';
+import * as oidc from 'openid-client';
+import type { ControlPlane } from '../../control-plane/contracts.ts';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../../control-plane/contracts.ts';
+import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, type VerifyToken } from '../plugins/auth.ts';
+
+/** Read at each request: the edge may learn its public origin only once it listens. */
+export interface BffOptions {
+  /** Origin the browser uses; the callback is `<publicUrl>/auth/callback`. */
+  publicUrl: string;
+  issuer: string;
+  clientId: string;
+  clientSecret?: string;
+  scope: string;
+  /** 32 bytes that encrypt the short-lived sign-in cookie; shared by every edge instance. */
+  secret: Uint8Array;
+}
+
+const TX_COOKIE = 'svc_auth_tx';
+const TX_TTL_SECONDS = 600;
+
+/** Only a path on this origin may be returned to after sign-in (no open redirects). */
+function safeReturnTo(value: string | null): string {
+  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
+}
+
+/**
+ * Backend-for-frontend sign-in: `/auth/login` starts an authorization-code flow with PKCE,
+ * `/auth/callback` exchanges the code on the server and opens a server-side session (HttpOnly
+ * cookie), `/auth/logout` ends it. The browser never holds a token.
+ */
+export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: BffOptions) {
+  const callbackUrl = () => `${options.publicUrl}/auth/callback`;
+  let config: Promise<oidc.Configuration> | undefined;
+  const discover = () =>
+    (config ??= oidc
+      .discovery(new URL(options.issuer), options.clientId, options.clientSecret, options.clientSecret ? undefined : oidc.None(), {
+        execute: options.issuer.startsWith('http:') ? [oidc.allowInsecureRequests] : [],
+      })
+      .catch((error) => {
+        config = undefined;
+        throw error;
+      }));
+  const cookie = (name: string, value: string, attributes: Parameters<typeof serialize>[2]) =>
+    serialize(name, value, { path: '/', sameSite: 'lax', secure: options.publicUrl.startsWith('https:'), ...attributes });
+
+  return new Elysia({ name: 'bff-auth' })
+    .get('/auth/login', async ({ request, set }) => {
+      const returnTo = safeReturnTo(new URL(request.url).searchParams.get('returnTo'));
+      const codeVerifier = oidc.randomPKCECodeVerifier();
+      const state = oidc.randomState();
+      const pending = await new EncryptJWT({ codeVerifier, state, returnTo })
+        .setProtectedHeader({ alg: 'dir', enc: 'A256GCM' })
+        .setExpirationTime(`${TX_TTL_SECONDS}s`)
+        .encrypt(options.secret);
+      const authorizationUrl = oidc.buildAuthorizationUrl(await discover(), {
+        redirect_uri: callbackUrl(),
+        scope: options.scope,
+        code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+        code_challenge_method: 'S256',
+        state,
+      });
+      set.status = 302;
+      set.headers.location = authorizationUrl.href;
+      set.headers['set-cookie'] = cookie(TX_COOKIE, pending, { path: '/auth', httpOnly: true, maxAge: TX_TTL_SECONDS });
+    })
+    .get('/auth/callback', async ({ request, set }) => {
+      const encrypted = parseCookies(request.headers.get('cookie') ?? '')[TX_COOKIE];
+      if (!encrypted) throw new ValidationError('no sign-in in progress', { field: 'state', issue: 'no sign-in in progress' });
+      let pending: { codeVerifier: string; state: string; returnTo: string };
+      try {
+        pending = (await jwtDecrypt(encrypted, options.secret)).payload as typeof pending;
+      } catch {
+        throw new ValidationError('sign-in expired; start again', { field: 'state', issue: 'expired or invalid' });
+      }
+      const url = new URL(request.url);
+      let tokens: oidc.TokenEndpointResponse;
+      try {
+        tokens = await oidc.authorizationCodeGrant(await discover(), new URL(`${callbackUrl()}${url.search}`), {
+          pkceCodeVerifier: pending.codeVerifier,
+          expectedState: pending.state,
+        });
+      } catch {
+        throw new UnauthorizedError('sign-in failed');
+      }
+      const identity = await verifyToken(tokens.access_token);
+      const expiresAt = Math.floor(Date.now() / 1000) + (tokens.expires_in ?? 3600);
+      const { sessionId } = await cp.mutation({ identity, token: tokens.access_token }, 'sessions', 'create', {
+        accessToken: tokens.access_token,
+        refreshToken: tokens.refresh_token,
+        idToken: tokens.id_token,
+        expiresAt,
+      });
+      const maxAge = expiresAt - Math.floor(Date.now() / 1000);
+      set.status = 302;
+      set.headers.location = pending.returnTo;
+      set.headers['set-cookie'] = [
+        cookie(SESSION_COOKIE, sessionId, { httpOnly: true, maxAge }),
+        cookie(CSRF_COOKIE, randomBytes(24).toString('base64url'), { sameSite: 'strict', maxAge }),
+        cookie(TX_COOKIE, '', { path: '/auth', httpOnly: true, maxAge: 0 }),
+      ] as unknown as string;
+    })
+    .post('/auth/logout', async ({ request, set }) => {
+      const cookies = parseCookies(request.headers.get('cookie') ?? '');
+      const sessionId = cookies[SESSION_COOKIE];
+      if (sessionId) {
+        if (!cookies[CSRF_COOKIE] || request.headers.get(CSRF_HEADER) !== cookies[CSRF_COOKIE]) {
+          throw new ForbiddenError('missing or invalid CSRF token');
+        }
+        await cp.mutation({ identity: null }, 'sessions', 'delete', { sessionId });
+      }
+      set.status = 204;
+      set.headers['set-cookie'] = [
+        cookie(SESSION_COOKIE, '', { httpOnly: true, maxAge: 0 }),
+        cookie(CSRF_COOKIE, '', { sameSite: 'strict', maxAge: 0 }),
+      ] as unknown as string;
+    });
+}

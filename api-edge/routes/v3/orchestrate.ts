@@ -1,0 +1,50 @@
+import { Elysia } from 'elysia';
+import type { ControlPlane, Execution } from '../../../control-plane/contracts.ts';
+import type { RequestCalls } from '../../request-context.ts';
+import { jsonObjectBody, optional } from './shape.ts';
+
+/** v3 renders `output` only once an execution completed, and `error` only when it failed. */
+function v3Execution(execution: Execution) {
+  const { output, error, ...rest } = execution;
+  return { ...rest, ...(execution.state === 'completed' ? { output } : {}), ...(error ? { error } : {}) };
+}
+
+/** v3 orchestrate: workflow definitions and their executions (run on Temporal). */
+export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {
+  return new Elysia({ name: 'v3-orchestrate' })
+    .get('/orchestrate/workflows', async ({ request }) => {
+      const workflows = await cp.query(calls.of(request), 'orchestrate', 'listWorkflows', {});
+      return { data: workflows.map((w) => ({ ...w, steps: w.steps.map(({ id, name, type }) => ({ id, name, type })) })) };
+    })
+    .post('/orchestrate/workflows/:workflowId/execute', async ({ request, params, body, set }) => {
+      const { input, metadata, async } = body === undefined || body === '' ? {} : jsonObjectBody(body);
+      const result = await cp.mutation(calls.of(request), 'orchestrate', 'execute', {
+        workflowId: params.workflowId,
+        input: input as Record<string, unknown>,
+        metadata: metadata as Record<string, unknown>,
+        async: async as boolean,
+      });
+      set.status = result.settled ? 200 : 202;
+      return v3Execution(result.execution);
+    })
+    .get('/orchestrate/executions/:id', async ({ request, params }) =>
+      v3Execution(await cp.query(calls.of(request), 'orchestrate', 'get', { id: params.id })),
+    )
+    .get('/orchestrate/executions', async ({ request }) => {
+      const params = new URL(request.url).searchParams;
+      const page = await cp.query(calls.of(request), 'orchestrate', 'list', {
+        workflowId: optional(params.get('workflowId')),
+        state: optional(params.get('state')) as never,
+        limit: optional(params.get('limit')),
+        offset: optional(params.get('offset')),
+      });
+      return {
+        data: page.items.map(({ id, workflowId, state, startedAt, completedAt }) => ({ id, workflowId, state, startedAt, completedAt })),
+        total: page.total,
+      };
+    })
+    .post('/orchestrate/executions/:id/cancel', async ({ request, params, set }) => {
+      await cp.mutation(calls.of(request), 'orchestrate', 'cancel', { id: params.id });
+      set.status = 204;
+    });
+}

@@ -1,0 +1,49 @@
+import { Elysia } from 'elysia';
+import type { ControlPlane } from '../../../control-plane/contracts.ts';
+import type { RequestCalls } from '../../request-context.ts';
+import { optional, resourceData, v3Resource, v3ResourcePage } from './shape.ts';
+
+/** `filter[<field>]` query parameters, keyed by what stands inside the brackets. */
+function filtersOf(params: URLSearchParams): Record<string, string> {
+  const filters: Record<string, string> = {};
+  for (const [key, value] of params) {
+    const match = /^filter\[(.+)\]$/.exec(key);
+    if (match) filters[match[1]!] = value;
+  }
+  return filters;
+}
+
+/** v3 resources: translates REST to `resources.*` procedures and shapes records flat. */
+export function v3ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
+  return new Elysia({ name: 'v3-resources' })
+    .get('/resources', async ({ request }) => {
+      const params = new URL(request.url).searchParams;
+      const page = await cp.query(calls.of(request), 'resources', 'list', {
+        type: params.get('type') ?? '',
+        filter: filtersOf(params),
+        sort: optional(params.get('sort')),
+        limit: optional(params.get('limit')),
+        offset: optional(params.get('offset')),
+        cursor: optional(params.get('cursor')),
+      });
+      return v3ResourcePage(page);
+    })
+    .get('/resources/:type/:id', async ({ request, params }) =>
+      v3Resource(await cp.query(calls.of(request), 'resources', 'get', { type: params.type, id: params.id })),
+    )
+    .post('/resources/:type', async ({ request, params, body, set }) => {
+      const created = await cp.mutation(calls.of(request), 'resources', 'create', { type: params.type, data: resourceData(body) });
+      set.status = 201;
+      return v3Resource(created);
+    })
+    .put('/resources/:type/:id', async ({ request, params, body }) =>
+      v3Resource(await cp.mutation(calls.of(request), 'resources', 'replace', { type: params.type, id: params.id, data: resourceData(body) })),
+    )
+    .patch('/resources/:type/:id', async ({ request, params, body }) =>
+      v3Resource(await cp.mutation(calls.of(request), 'resources', 'update', { type: params.type, id: params.id, patch: resourceData(body) })),
+    )
+    .delete('/resources/:type/:id', async ({ request, params, set }) => {
+      await cp.mutation(calls.of(request), 'resources', 'delete', { type: params.type, id: params.id });
+      set.status = 204;
+    });
+}

@@ -1,0 +1,25 @@
+import { Elysia } from 'elysia';
+import type { ControlPlane } from '../../../control-plane/contracts.ts';
+import type { RequestCalls } from '../../request-context.ts';
+import { jsonObjectBody, optional, v3UserListItem } from './shape.ts';
+
+/** v3 users: the caller's profile, other members of the tenant, and the admin listing. */
+export function v3UserRoutes(cp: ControlPlane, calls: RequestCalls) {
+  return new Elysia({ name: 'v3-users' })
+    .get('/users/me', ({ request }) => cp.query(calls.of(request), 'users', 'get', { id: 'me' }))
+    .get('/users/:id', ({ request, params }) => cp.query(calls.of(request), 'users', 'get', { id: params.id }))
+    .get('/users', async ({ request }) => {
+      const params = new URL(request.url).searchParams;
+      const page = await cp.query(calls.of(request), 'users', 'list', {
+        role: optional(params.get('role')),
+        status: optional(params.get('status')) as 'active' | 'inactive' | undefined,
+        search: optional(params.get('search')),
+        limit: optional(params.get('limit')),
+        offset: optional(params.get('offset')),
+      });
+      return { data: page.items.map(v3UserListItem), total: page.total };
+    })
+    .patch('/users/:id', ({ request, params, body }) =>
+      cp.mutation(calls.of(request), 'users', 'update', { ...jsonObjectBody(body), id: params.id } as never),
+    );
+}

@@ -1,0 +1,259 @@
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runCommand, runKubectl } from '../../scripts/stack/kubernetes.ts';
+
+const CHART_DIR = fileURLToPath(new URL('.', import.meta.url));
+const REPO_CRDS = fileURLToPath(new URL('../../crds/', import.meta.url));
+/** Kept, not deleted: without a controller manager a deleted Namespace never finishes terminating. */
+const NAMESPACE = 'svc-chart-test';
+const RELEASE = 'svc';
+
+/** Values every install must give; the rest are the chart's defaults. */
+const REQUIRED_VALUES = {
+  image: { repository: 'svc-platform', tag: '0.1.0' },
+  postgresql: { existingSecret: { name: 'platform-postgresql', key: 'url' } },
+  temporal: { address: 'temporal-frontend.temporal:7233' },
+  identity: { issuer: 'https://login.example.com/tenant/v2.0', jwksUrl: 'https://login.example.com/tenant/discovery/v2.0/keys' },
+};
+
+type Json = Record<string, any>;
+
+const workDir = mkdtempSync(join(tmpdir(), 'svc-chart-test-'));
+let files = 0;
+const kubectl = (args: string[], input?: string) => runKubectl(inject('kubectlPath'), inject('kubeconfigPath'), args, { input });
+
+/** `helm template` of the chart with `values` (a values file) and extra arguments. */
+function template(values: Json, args: string[] = []): Promise<string> {
+  const file = join(workDir, `values-${(files += 1)}.json`);
+  writeFileSync(file, JSON.stringify(values));
+  return runCommand(inject('helmPath'), ['template', RELEASE, CHART_DIR, '--namespace', NAMESPACE, '--values', file, ...args], {
+    env: { ...process.env, HELM_CACHE_HOME: join(workDir, 'cache'), HELM_CONFIG_HOME: join(workDir, 'config'), HELM_DATA_HOME: join(workDir, 'data') },
+  });
+}
+
+/** Why `helm template` refused `values`. */
+async function refusal(values: Json): Promise<string> {
+  try {
+    await template(values);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error(`helm rendered the chart with ${JSON.stringify(values)}`);
+}
+
+/** Applies `manifests` as a server-side dry run and returns the objects as the API server would store them. */
+async function dryRunApply(manifests: string): Promise<Json[]> {
+  const out = await kubectl(['apply', '--server-side', '--dry-run=server', '--field-manager=svc-chart-test', '--force-conflicts', '-o', 'json', '-f', '-'], manifests);
+  const parsed = JSON.parse(out) as Json;
+  return parsed.kind === 'List' ? (parsed.items as Json[]) : [parsed];
+}
+
+function merge(base: Json, extra: Json): Json {
+  const out: Json = { ...base };
+  for (const [key, value] of Object.entries(extra)) {
+    out[key] = value && typeof value === 'object' && !Array.isArray(value) && typeof base[key] === 'object' ? merge(base[key], value) : value;
+  }
+  return out;
+}
+
+/**
+ * Values in values.yaml without a comment: a key with a value on its line needs a comment right
+ * above it, or above a key it is nested in (a commented object value such as `resources`).
+ */
+function uncommentedValues(text: string): string[] {
+  const lines = text.split('\n');
+  const open: Array<{ indent: number; commented: boolean }> = [];
+  const missing: string[] = [];
+  lines.forEach((line, i) => {
+    const key = /^(\s*)[A-Za-z][\w-]*:/.exec(line);
+    if (!key) return;
+    const indent = key[1]!.length;
+    while (open.length > 0 && open.at(-1)!.indent >= indent) open.pop();
+    const commented = /^\s*#/.test(lines[i - 1] ?? '');
+    if (!/:\s*$/.test(line) && !commented && !open.some((o) => o.commented)) missing.push(line.trim());
+    open.push({ indent, commented });
+  });
+  return missing;
+}
+
+beforeAll(async () => {
+  await kubectl(['apply', '--server-side', '--field-manager=svc-chart-test', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } }));
+});
+
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+describe('Helm chart charts/platform', () => {
+  let objects: Json[] = [];
+  const find = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata.name === name);
+
+  it('renders every component, and the API server accepts every manifest (server-side dry run)', async () => {
+    const rendered = await template(REQUIRED_VALUES, ['--include-crds']);
+    objects = await dryRunApply(rendered);
+    const names = objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
+    expect(names).toEqual(
+      [
+        'ClusterRole/svc-platform-operator',
+        'ClusterRoleBinding/svc-platform-operator',
+        'CustomResourceDefinition/apps.platform.svc.dev',
+        'CustomResourceDefinition/tenants.platform.svc.dev',
+        'Deployment/svc-platform-control-plane',
+        'Deployment/svc-platform-edge',
+        'Deployment/svc-platform-operator',
+        'Deployment/svc-platform-worker',
+        'PodDisruptionBudget/svc-platform-control-plane',
+        'PodDisruptionBudget/svc-platform-edge',
+        'PodDisruptionBudget/svc-platform-operator',
+        'PodDisruptionBudget/svc-platform-worker',
+        'Role/svc-platform-operator',
+        'RoleBinding/svc-platform-operator',
+        'Service/svc-platform-control-plane',
+        'Service/svc-platform-edge',
+        'ServiceAccount/svc-platform-operator',
+        'ServiceAccount/svc-platform-workload',
+      ].sort(),
+    );
+    for (const o of objects.filter((o) => o.metadata.namespace !== undefined)) expect(o.metadata.namespace).toBe(NAMESPACE);
+  });
+
+  it('runs one image with a role argument per Deployment, with probes, resources and the PostgreSQL URL from a Secret', () => {
+    const probePaths: Record<string, string | undefined> = { edge: '/health', 'control-plane': '/health.check', worker: undefined, operator: undefined };
+    for (const role of ['edge', 'control-plane', 'worker', 'operator']) {
+      const deployment = find('Deployment', `svc-platform-${role}`)!;
+      const pod = deployment.spec.template.spec;
+      const [container] = pod.containers;
+      expect(container.image).toBe('svc-platform:0.1.0');
+      expect(container.args).toEqual(['--role', role]);
+      expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
+      expect(container.resources.limits.memory).toEqual(expect.any(String));
+      expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+      expect(pod.securityContext.runAsNonRoot).toBe(true);
+      const env = Object.fromEntries(container.env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+      expect(env.DATABASE_URL).toEqual({ secretKeyRef: { name: 'platform-postgresql', key: 'url' } });
+      expect(container.readinessProbe?.httpGet?.path).toBe(probePaths[role]);
+      expect(container.livenessProbe?.httpGet?.path).toBe(probePaths[role]);
+      const pdb = find('PodDisruptionBudget', `svc-platform-${role}`)!;
+      expect(pdb.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
+      expect(pod.automountServiceAccountToken ?? true).toBe(role === 'operator');
+    }
+    const edgeEnv = Object.fromEntries(find('Deployment', 'svc-platform-edge')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value]));
+    expect(edgeEnv).toMatchObject({
+      CONTROL_PLANE_URL: 'http://svc-platform-control-plane:8081',
+      AUTH_ISSUER: REQUIRED_VALUES.identity.issuer,
+      AUTH_JWKS_URL: REQUIRED_VALUES.identity.jwksUrl,
+      AUTH_AUDIENCE: 'urn:svc:api',
+    });
+    const workerEnv = Object.fromEntries(find('Deployment', 'svc-platform-worker')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value]));
+    expect(workerEnv).toMatchObject({ TEMPORAL_ADDRESS: 'temporal-frontend.temporal:7233', TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: 'svc-platform' });
+    expect(workerEnv.QDRANT_URL).toBeUndefined();
+    const operatorEnv = Object.fromEntries(find('Deployment', 'svc-platform-operator')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+    expect(operatorEnv).toMatchObject({
+      OPERATOR_NAMESPACE: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } },
+      OPERATOR_LEASE_NAME: 'svc-platform-operator',
+      TEMPORAL_ADDRESS: 'temporal-frontend.temporal:7233',
+    });
+  });
+
+  it('takes the Qdrant URL and key, a chart-made PostgreSQL Secret, and can leave components out', async () => {
+    const values = merge(REQUIRED_VALUES, {
+      postgresql: { existingSecret: { name: '' }, url: 'postgres://svc:secret@db:5432/svc' },
+      qdrant: { url: 'http://qdrant:6333', apiKeySecret: { name: 'qdrant', key: 'api-key' } },
+      operator: { enabled: false },
+      worker: { enabled: false },
+    });
+    const applied = await dryRunApply(await template(values));
+    const kinds = applied.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(kinds).toContain('Secret/svc-platform-postgresql');
+    expect(kinds.filter((k) => /operator|worker/.test(k))).toEqual([]);
+    const env = Object.fromEntries(
+      applied.find((o) => o.metadata.name === 'svc-platform-control-plane' && o.kind === 'Deployment')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]),
+    );
+    expect(env).toMatchObject({
+      QDRANT_URL: 'http://qdrant:6333',
+      QDRANT_API_KEY: { secretKeyRef: { name: 'qdrant', key: 'api-key' } },
+      DATABASE_URL: { secretKeyRef: { name: 'svc-platform-postgresql', key: 'url' } },
+    });
+  });
+
+  it('gives the operator least privilege: what it reconciles, and nothing else', async () => {
+    const rbac = objects.filter((o) => ['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'].includes(o.kind));
+    const manifests = rbac.map((o) => {
+      const { metadata, ...rest } = o;
+      return { ...rest, metadata: { name: metadata.name, ...(metadata.namespace ? { namespace: metadata.namespace } : {}), labels: metadata.labels } };
+    });
+    await kubectl(['apply', '--server-side', '--field-manager=svc-chart-test', '--force-conflicts', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: manifests }));
+    const operator = `system:serviceaccount:${NAMESPACE}:svc-platform-operator`;
+    const can = async (...args: string[]) =>
+      (await kubectl(['auth', 'can-i', '--as', operator, ...args]).catch((error: { stdout?: string }) => error.stdout ?? '')).trim();
+    const allowed = [
+      ['watch', 'tenants.platform.svc.dev'],
+      ['update', 'apps.platform.svc.dev'],
+      ['patch', 'tenants.platform.svc.dev', '--subresource=status'],
+      ['update', 'tenants.platform.svc.dev', '--subresource=finalizers'],
+      ['create', 'namespaces'],
+      ['create', 'secrets', '-n', 'tenant-acme'],
+      ['get', 'secrets', '-n', 'tenant-acme'],
+      ['create', 'events', '-n', 'default'],
+      ['create', 'leases.coordination.k8s.io', '-n', NAMESPACE],
+      ['update', 'leases.coordination.k8s.io/svc-platform-operator', '-n', NAMESPACE],
+    ];
+    const denied = [
+      ['delete', 'tenants.platform.svc.dev'],
+      ['delete', 'namespaces'],
+      ['list', 'secrets', '-n', 'tenant-acme'],
+      ['watch', 'secrets', '-n', 'tenant-acme'],
+      ['create', 'deployments.apps', '-n', NAMESPACE],
+      ['update', 'leases.coordination.k8s.io/another-lease', '-n', NAMESPACE],
+      ['create', 'leases.coordination.k8s.io', '-n', 'default'],
+      ['create', 'clusterrolebindings'],
+      ['get', 'configmaps', '-n', NAMESPACE],
+    ];
+    for (const args of allowed) expect(await can(...args), args.join(' ')).toBe('yes');
+    for (const args of denied) expect(await can(...args), args.join(' ')).toBe('no');
+    const workload = `system:serviceaccount:${NAMESPACE}:svc-platform-workload`;
+    expect((await kubectl(['auth', 'can-i', '--as', workload, '--list', '-n', NAMESPACE])).match(/platform\.svc\.dev|secrets|leases/)).toBeNull();
+  });
+
+  it('installs the CRDs that crds/ links to (one copy, in the chart)', async () => {
+    const files = readdirSync(REPO_CRDS).filter((f) => f.endsWith('.yaml'));
+    expect(files.sort()).toEqual(readdirSync(join(CHART_DIR, 'crds')).sort());
+    for (const file of files) expect(realpathSync(join(REPO_CRDS, file))).toBe(join(realpathSync(CHART_DIR), 'crds', file));
+    const crd = objects.find((o) => o.kind === 'CustomResourceDefinition' && o.metadata.name === 'tenants.platform.svc.dev')!;
+    expect(crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.homeRegion.enum).toEqual(['au', 'ca', 'eu']);
+  });
+
+  it('rejects values that values.schema.json does not admit', async () => {
+    expect(await refusal(merge(REQUIRED_VALUES, { edge: { replicas: 'two' } }))).toMatch(/values don't meet the specifications of the schema[\s\S]*\/edge\/replicas[\s\S]*got string, want integer/);
+    expect(await refusal(merge(REQUIRED_VALUES, { edge: { replica: 2 } }))).toMatch(/\/edge[\s\S]*additional properties 'replica' not allowed/);
+    expect(await refusal(merge(REQUIRED_VALUES, { image: { pullPolicy: 'Sometimes' } }))).toMatch(/\/image\/pullPolicy[\s\S]*value must be one of 'Always', 'IfNotPresent', 'Never'/);
+    expect(await refusal(merge(REQUIRED_VALUES, { temporal: { address: 'http://temporal' } }))).toMatch(/\/temporal\/address[\s\S]*does not match pattern/);
+    expect(await refusal(merge(REQUIRED_VALUES, { operator: { pdb: { maxUnavailable: '50 percent' } } }))).toMatch(/\/operator\/pdb\/maxUnavailable/);
+  });
+
+  it('names what is missing, and fails clearly on removed keys', async () => {
+    const without = (path: string[]) => {
+      const copy = JSON.parse(JSON.stringify(REQUIRED_VALUES)) as Json;
+      let node = copy;
+      for (const key of path.slice(0, -1)) node = node[key];
+      delete node[path.at(-1)!];
+      return copy;
+    };
+    expect(await refusal(without(['temporal', 'address']))).toMatch(/temporal\.address is required: the Temporal frontend \(host:port\)/);
+    expect(await refusal(without(['identity', 'issuer']))).toMatch(/identity\.issuer is required/);
+    expect(await refusal(without(['image', 'repository']))).toMatch(/image\.repository is required/);
+    expect(await refusal(without(['postgresql', 'existingSecret']))).toMatch(/postgresql\.existingSecret\.name is required/);
+    expect(await refusal(merge(REQUIRED_VALUES, { workers: { replicas: 3 } }))).toMatch(/the value "workers" was removed from this chart; use worker/);
+    expect(await refusal(merge(REQUIRED_VALUES, { databaseUrl: 'postgres://db/svc' }))).toMatch(/the value "databaseUrl" was removed from this chart; use postgresql\.existingSecret/);
+  });
+
+  it('passes helm lint --strict, and comments every value', async () => {
+    const file = join(workDir, 'lint-values.json');
+    writeFileSync(file, JSON.stringify(REQUIRED_VALUES));
+    const lint = await runCommand(inject('helmPath'), ['lint', '--strict', CHART_DIR, '--values', file]);
+    expect(lint).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+
+    expect(uncommentedValues(readFileSync(join(CHART_DIR, 'values.yaml'), 'utf8'))).toEqual([]);
+  });
+});

@@ -1,0 +1,10 @@
+/** What api-edge, workers and cli import from the control plane: schemas, types, the router type. */
+export type { AppRouter } from './trpc/root-router.ts';
+export type { Context, Services } from './trpc/context.ts';
+export type { Identity, Actor } from './identity/identity.schema.ts';
+export type { Resource, ResourcePage } from './resources/resources.schema.ts';
+export type { User } from './users/users.schema.ts';
+export type { Execution } from './orchestrate/orchestrate.schema.ts';
+export { toAppErrorBody } from './trpc/error-map.ts';
+export { ForbiddenError, HTTP_STATUS, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
+export type { ControlPlane, CallContext } from './trpc/control-plane.ts';

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { APP_ROLE, createDb, type Db } from './client.ts';
+
+/** The tenant scoping of the database client, against the run's PostgreSQL. */
+describe('db client tenant scoping', () => {
+  let db: Db;
+  const probe = `lane_probe_${randomUUID().replaceAll('-', '')}`;
+  const tenants = [randomUUID(), randomUUID()] as const;
+
+  beforeAll(async () => {
+    // One shared read connection, so that every read below is pipelined on the same one.
+    db = createDb(inject('databaseUrl'), { readConnections: 1 });
+    await db.sql.unsafe(`create table ${probe} (a int)`);
+    await db.sql.unsafe(`insert into ${probe} values (1)`);
+    await db.sql.unsafe(`grant select on ${probe} to ${APP_ROLE}`);
+  });
+  afterAll(async () => {
+    await db?.sql.unsafe(`drop table if exists ${probe}`);
+    await db?.close();
+  });
+
+  const whoAmI = `select current_user::text as "user", current_setting('svc.tenant_id', true) as tenant, current_setting('transaction_read_only') as "readOnly"`;
+  type WhoAmI = { user: string; tenant: string; readOnly: string }[];
+
+  it('runs tenant transactions as svc_app with the tenant set', async () => {
+    const [inTenant] = await db.inTenant(tenants[0], (tx) => tx.unsafe<WhoAmI>(whoAmI));
+    expect(inTenant).toEqual({ user: APP_ROLE, tenant: tenants[0], readOnly: 'off' });
+    const [read] = await db.readInTenant(tenants[1], (tx) => tx.unsafe<WhoAmI>(whoAmI));
+    expect(read).toEqual({ user: APP_ROLE, tenant: tenants[1], readOnly: 'on' });
+  });
+
+  it('keeps the reads of different tenants apart when they share a connection', async () => {
+    const reads = Array.from({ length: 300 }, (_, i) => {
+      const tenant = tenants[i % 2]!;
+      return db.readInTenant(tenant, (tx) => tx.unsafe<WhoAmI>(whoAmI, [], { prepare: true })).then(([row]) => ({ tenant, seen: row!.tenant }));
+    });
+    for (const { tenant, seen } of await Promise.all(reads)) expect(seen).toBe(tenant);
+  });
+
+  it('fails a read alone, and the next read on the connection has only its own tenant', async () => {
+    const failing = db.readInTenant(tenants[0], (tx) => tx.unsafe('select 1 / (a - 1) from ' + probe + ' where a = $1', [1], { prepare: true }));
+    const next = db.readInTenant(tenants[1], (tx) => tx.unsafe<WhoAmI>(whoAmI));
+    await expect(failing).rejects.toThrow(/division by zero/);
+    expect((await next)[0]!.tenant).toBe(tenants[1]);
+  });
+
+  it('cannot write in a read', async () => {
+    await expect(db.readInTenant(tenants[0], (tx) => tx.unsafe(`insert into ${probe} values ($1)`, [2], { prepare: true }))).rejects.toThrow(
+      /read-only transaction/,
+    );
+  });
+
+  it('rejects the answer of a read that the driver re-sent after its transaction ended', async () => {
+    const read = () => db.readInTenant(tenants[0], (tx) => tx.unsafe(`select *, $1::int as x from ${probe}`, [1], { prepare: true }));
+    expect(await read()).toHaveLength(1);
+    expect(await read()).toHaveLength(1);
+    // The prepared statement's result type changes: postgres.js prepares it again and re-sends it
+    // behind the COMMIT already queued, where it would run outside the tenant's transaction.
+    await db.sql.unsafe(`alter table ${probe} add column b int`);
+    await expect(read()).rejects.toThrow(/re-sent outside its transaction/);
+    expect(await read()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,131 @@
+import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
+
+/** A connection inside one transaction: what repos receive. */
+export type Tx = Sql<Record<string, never>>;
+
+export interface Db {
+  /** The owner role's pool: platform work outside any tenant (identity, sessions). */
+  readonly sql: Sql;
+  /**
+   * Runs `fn` in one transaction as the row-level-security role with the tenant set for that
+   * transaction only: every policy then limits rows to this tenant, whatever the SQL says.
+   * `BEGIN`, the tenant setting and `fn`'s first statement travel in one round trip.
+   */
+  inTenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs the one read-only statement that `statement` returns (unsent) in its own read-only
+   * transaction for the tenant, like `inTenant`, on a connection shared with other such reads:
+   * `BEGIN`, the tenant setting, the statement and `COMMIT` are written together, behind and
+   * ahead of other requests' reads, so many requests share each write and round trip. For short
+   * point reads only: a slow one delays the reads queued behind it.
+   */
+  readInTenant<T extends readonly Row[]>(tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T>;
+  /** Runs `fn` in one transaction as the owner role: for identity resolution and platform work only. */
+  system<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** The role that every tenant-scoped transaction assumes; created by the first migration. */
+export const APP_ROLE = 'svc_app';
+
+/**
+ * Sets the tenant for the current transaction only (`is_local`): COMMIT or ROLLBACK clears it, so
+ * a pooled connection never carries one request's tenant into the next. The statement also assumes
+ * `svc_app` for the transaction, which the tenant connections already run as from their start: a
+ * connection pooler that drops startup parameters then still cannot turn row-level security off,
+ * at no cost in statements or round trips. Parameters: the tenant id, `APP_ROLE`.
+ */
+export const SET_TENANT_SQL = `select set_config('svc.tenant_id', $1, true), set_config('role', $2, true)`;
+
+export interface DbOptions {
+  /** Connections of the tenant pool that `inTenant` reserves, one per transaction. Default 20. */
+  max?: number;
+  /** Connections of the owner pool. Default 10. */
+  systemMax?: number;
+  /** Connections that `readInTenant` pipelines reads on. Default 2. */
+  readConnections?: number;
+}
+
+/**
+ * A postgres.js pool with the platform's connection settings. `role` is sent as a startup
+ * parameter: every connection of the pool runs as that role from its start (it is also what
+ * `RESET ROLE` returns to), and a connection that cannot assume it fails to open.
+ */
+export function createPool(databaseUrl: string, options: { max: number; role?: string }): Sql {
+  return postgres(databaseUrl, {
+    max: options.max,
+    onnotice: () => {},
+    connection: { application_name: 'svc-platform', TimeZone: 'UTC', ...(options.role ? { role: options.role } : {}) },
+  });
+}
+
+/**
+ * Three pools over one database: the owner's; the tenant pool, whose connections run as `svc_app`
+ * from their start, so row-level security applies to everything they run, inside a transaction or
+ * not; and a few `svc_app` connections that `readInTenant` shares between requests (one connection
+ * each, so that statements run in the order sent).
+ */
+export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
+  const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
+  const tenantSql = createPool(databaseUrl, { max: options.max ?? 20, role: APP_ROLE });
+  const readLanes = Array.from({ length: Math.max(1, options.readConnections ?? 2) }, () => ({
+    sql: createPool(databaseUrl, { max: 1, role: APP_ROLE }),
+    inFlight: 0,
+  }));
+
+  async function inTenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const connection = await tenantSql.reserve();
+    try {
+      // Sent without waiting: the connection pipelines them ahead of fn's statements. If either
+      // fails, the transaction is aborted and every later statement fails with it.
+      const setup = Promise.all([connection.unsafe('begin'), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
+      setup.catch(() => {});
+      try {
+        const result = await fn(connection as unknown as Tx);
+        await setup;
+        await connection.unsafe('commit');
+        return result;
+      } catch (error) {
+        await connection.unsafe('rollback').catch(() => {});
+        throw error;
+      }
+    } finally {
+      connection.release();
+    }
+  }
+
+  async function readInTenant<T extends readonly Row[]>(tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T> {
+    const lane = readLanes.reduce((least, candidate) => (candidate.inFlight < least.inFlight ? candidate : least));
+    const tx = lane.sql as unknown as Tx;
+    const queries = [tx.unsafe('begin read only'), tx.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true }), statement(tx), tx.unsafe('commit')] as const;
+    const [, , read, commit] = queries;
+    // Queued in this order on the lane's one connection, so no other request's statement can
+    // come between them. A failed BEGIN or tenant setting fails the read (or leaves it without a
+    // tenant, which no policy matches), and COMMIT then rolls back.
+    const answered: unknown[] = [];
+    for (const query of queries) query.execute().then(() => answered.push(query), () => answered.push(query));
+    lane.inFlight++;
+    try {
+      const [, , rows] = await Promise.all(queries);
+      // postgres.js re-sends a statement whose prepared form the server dropped (a schema change)
+      // at the end of the connection's queue: its answer then comes from outside this transaction.
+      if (answered.indexOf(read) > answered.indexOf(commit)) throw new Error('a tenant read was re-sent outside its transaction');
+      return rows;
+    } catch (error) {
+      await Promise.allSettled(queries);
+      throw error;
+    } finally {
+      lane.inFlight--;
+    }
+  }
+
+  return {
+    sql,
+    inTenant,
+    readInTenant,
+    system: (fn) => sql.begin((tx) => fn(tx as unknown as Tx)) as Promise<never>,
+    close: async () => {
+      await Promise.all([sql, tenantSql, ...readLanes.map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
+    },
+  };
+}

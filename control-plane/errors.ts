@@ -1,0 +1,102 @@
+/**
+ * Domain errors. Services throw these; the tRPC error map turns them into transport errors once,
+ * and every REST surface renders them as `{error: {code, message, details?, retryAfter?}}`.
+ */
+export type ErrorCode =
+  | 'VALIDATION_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'CONFLICT'
+  | 'VERSION_CONFLICT'
+  | 'RATE_LIMIT_EXCEEDED'
+  | 'FILE_TOO_LARGE'
+  | 'UNSUPPORTED_FILE_TYPE'
+  | 'INTERNAL_ERROR';
+
+export interface AppErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: Record<string, unknown>;
+  retryAfter?: number;
+}
+
+export class DomainError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toBody(): AppErrorBody {
+    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+  }
+}
+
+export class ValidationError extends DomainError {
+  constructor(message: string, details?: { field?: string; issue?: string } & Record<string, unknown>) {
+    super('VALIDATION_ERROR', message, details);
+  }
+
+  static field(field: string, issue: string): ValidationError {
+    return new ValidationError(`${field} ${issue}`, { field, issue });
+  }
+}
+
+export class NotFoundError extends DomainError {
+  constructor(what: string) {
+    super('NOT_FOUND', `${what} not found`);
+  }
+}
+
+export class UnauthorizedError extends DomainError {
+  constructor(message = 'authentication required') {
+    super('UNAUTHORIZED', message);
+  }
+}
+
+export class ForbiddenError extends DomainError {
+  constructor(message = 'insufficient permissions') {
+    super('FORBIDDEN', message);
+  }
+}
+
+export class ConflictError extends DomainError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('CONFLICT', message, details);
+  }
+}
+
+export class VersionConflictError extends DomainError {
+  constructor(expected: number, actual: number) {
+    super('VERSION_CONFLICT', `version ${expected} is stale; current version is ${actual}`, { expected, actual });
+  }
+}
+
+export class RateLimitError extends DomainError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('RATE_LIMIT_EXCEEDED', 'too many requests');
+  }
+
+  override toBody(): AppErrorBody {
+    return { code: this.code, message: this.message, retryAfter: this.retryAfterSeconds };
+  }
+}
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  VALIDATION_ERROR: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  VERSION_CONFLICT: 409,
+  FILE_TOO_LARGE: 413,
+  UNSUPPORTED_FILE_TYPE: 415,
+  RATE_LIMIT_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+};

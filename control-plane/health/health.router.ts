@@ -1,0 +1,11 @@
+import { z } from 'zod';
+import { t } from '../trpc/init.ts';
+import { publicProcedure } from '../trpc/procedures.ts';
+import { HealthSchema } from './health.schema.ts';
+
+export const healthRouter = t.router({
+  check: publicProcedure
+    .input(z.object({}).optional())
+    .output(HealthSchema)
+    .query(({ ctx }) => ctx.services.health.check()),
+});

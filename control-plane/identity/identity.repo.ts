@@ -1,0 +1,93 @@
+import type { Tx } from '../db/client.ts';
+import type { TenantMembership } from '../tenants/tenants.schema.ts';
+import type { Me } from './identity.schema.ts';
+
+export interface MembershipRow {
+  tenantId: string;
+  tenantSlug: string;
+  roles: string[];
+  permissions: string[];
+}
+
+export interface UserRow {
+  id: string;
+  email: string;
+  platformRoles: string[];
+}
+
+export async function findUserBySubject(tx: Tx, subject: string): Promise<(UserRow & { lastLoginAt: Date | null }) | undefined> {
+  const rows = await tx<(UserRow & { lastLoginAt: Date | null })[]>`
+    select id::text as id, email, platform_roles as "platformRoles", last_login_at as "lastLoginAt" from users where subject = ${subject}`;
+  return rows[0];
+}
+
+/** Binds a token subject to a user provisioned ahead by email (seeded or invited) who has not signed in yet. */
+export async function claimUserByEmail(tx: Tx, email: string, subject: string): Promise<UserRow | undefined> {
+  const rows = await tx<UserRow[]>`
+    update users set subject = ${subject}, updated_at = now()
+    where lower(email) = lower(${email}) and subject is null
+    returning id::text as id, email, platform_roles as "platformRoles"`;
+  return rows[0];
+}
+
+export async function insertUser(tx: Tx, user: { subject: string; email: string; name: string }): Promise<UserRow> {
+  const rows = await tx<UserRow[]>`
+    insert into users (subject, email, name) values (${user.subject}, ${user.email}, ${user.name})
+    on conflict (subject) do update set updated_at = users.updated_at
+    returning id::text as id, email, platform_roles as "platformRoles"`;
+  return rows[0]!;
+}
+
+export async function recordLogin(tx: Tx, userId: string, at: Date): Promise<void> {
+  await tx`update users set last_login_at = ${at} where id = ${userId}::uuid and (last_login_at is null or last_login_at < ${at})`;
+}
+
+/** Active memberships in live tenants, with the union of the permissions their roles grant. */
+export async function listActiveMemberships(tx: Tx, userId: string): Promise<MembershipRow[]> {
+  return tx<MembershipRow[]>`
+    select m.tenant_id::text as "tenantId", t.slug as "tenantSlug", m.roles,
+      array(select distinct p from roles r, unnest(r.permissions) p
+            where r.tenant_id = m.tenant_id and r.name = any(m.roles) order by p) as permissions
+    from memberships m join tenants t on t.id = m.tenant_id
+    where m.user_id = ${userId}::uuid and m.status = 'active' and t.deleted_at is null and t.status = 'active'
+    order by m.created_at, t.slug`;
+}
+
+const TS = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+export async function findMe(tx: Tx, userId: string): Promise<Me | undefined> {
+  const rows = await tx.unsafe<Me[]>(
+    `select id::text as id, email, name, avatar, status, preferences, platform_roles as "platformRoles",
+       ${TS('created_at')} as "createdAt", ${TS('last_login_at')} as "lastLoginAt"
+     from users where id = $1::uuid`,
+    [userId],
+    { prepare: true },
+  );
+  return rows[0];
+}
+
+/**
+ * A user's active memberships in tenants that are not deleted, whatever their lifecycle status
+ * (a tenant still provisioning is listed, so a client can wait for it), oldest first.
+ */
+export async function listMemberships(tx: Tx, userId: string): Promise<TenantMembership[]> {
+  return tx<TenantMembership[]>`
+    select t.id::text as id, t.slug, t.name, t.status, t.status_reason as "statusReason",
+      t.parent_id::text as "parentId", t.home_region as "homeRegion", m.roles
+    from memberships m join tenants t on t.id = m.tenant_id
+    where m.user_id = ${userId}::uuid and m.status = 'active' and t.deleted_at is null
+    order by m.created_at, t.slug`;
+}
+
+/**
+ * The permissions a user's active membership grants in a tenant that is not deleted, whatever its
+ * lifecycle status; `undefined` without such a membership.
+ */
+export async function membershipPermissions(tx: Tx, userId: string, tenantId: string): Promise<string[] | undefined> {
+  const rows = await tx<{ permissions: string[] }[]>`
+    select array(select distinct p from roles r, unnest(r.permissions) p
+                 where r.tenant_id = m.tenant_id and r.name = any(m.roles) order by p) as permissions
+    from memberships m join tenants t on t.id = m.tenant_id
+    where m.user_id = ${userId}::uuid and m.tenant_id = ${tenantId}::uuid and m.status = 'active' and t.deleted_at is null`;
+  return rows[0]?.permissions;
+}

@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { PreferencesPatchSchema } from '../users/users.schema.ts';
+
+/** What a verified bearer token says about its holder; the edge (or the HTTP server) verifies it. */
+export const IdentitySchema = z.object({
+  sub: z.string().min(1),
+  email: z.string().optional(),
+  /** The token's `email_verified` claim, when it carries one. */
+  emailVerified: z.boolean().optional(),
+  name: z.string().optional(),
+  /** Tenant id or slug from the token's tenant claim, when the provider sets one. */
+  tenant: z.string().optional(),
+  issuedAt: z.number().optional(),
+});
+export type Identity = z.infer<typeof IdentitySchema>;
+
+/** The caller of a tenant-scoped procedure: a user acting in one tenant with that tenant's permissions. */
+export interface Actor {
+  userId: string;
+  email: string;
+  tenantId: string;
+  tenantSlug: string;
+  roles: string[];
+  permissions: ReadonlySet<string>;
+}
+
+/** The caller of a procedure that names no tenant (identity and platform routes). */
+export interface Principal {
+  userId: string;
+  email: string;
+  /** The token's e-mail address when the token says it is verified; what self-provisioning trusts. */
+  verifiedEmail?: string;
+  platformRoles: string[];
+  platformPermissions: ReadonlySet<string>;
+}
+
+/** The caller's own user record (v4 `GET /v4/identity/me`). */
+export const MeSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  avatar: z.string().nullable(),
+  status: z.string(),
+  preferences: z.record(z.string(), z.unknown()),
+  platformRoles: z.array(z.string()),
+  createdAt: z.string(),
+  lastLoginAt: z.string().nullable(),
+});
+export type Me = z.infer<typeof MeSchema>;
+
+/** `PATCH /v4/identity/me/profile`: as v3's user update, for the caller only. */
+export const UpdateProfileInputSchema = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+    preferences: PreferencesPatchSchema.optional(),
+  })
+  .strict();
+export type UpdateProfileInput = z.infer<typeof UpdateProfileInputSchema>;

@@ -1,0 +1,41 @@
+/** Condition types and reasons the operator writes, and builders for them (metav1.Condition shape). */
+export const ConditionType = {
+  Ready: 'Ready',
+  StorageProvisioned: 'StorageProvisioned',
+  Degraded: 'Degraded',
+} as const;
+
+export const Reason = {
+  Provisioned: 'Provisioned',
+  Provisioning: 'Provisioning',
+  ProvisionFailed: 'ProvisionFailed',
+  StorageReady: 'StorageReady',
+  StoragePending: 'StoragePending',
+  StorageFailed: 'StorageFailed',
+  AsExpected: 'AsExpected',
+  Deleting: 'Deleting',
+} as const;
+
+export interface Condition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason: string;
+  message: string;
+  observedGeneration: number;
+  lastTransitionTime: string;
+}
+
+/** One condition per storage backend: `PostgresqlStorageProvisioned`, `BlobStorageProvisioned`, ... */
+export const storageConditionType = (backend: string) => `${backend.charAt(0).toUpperCase()}${backend.slice(1)}${ConditionType.StorageProvisioned}`;
+
+export function condition(type: string, status: Condition['status'], reason: string, message: string, generation: number): Omit<Condition, 'lastTransitionTime'> {
+  return { type, status, reason, message: message.slice(0, 32_000), observedGeneration: generation };
+}
+
+/** Keeps `lastTransitionTime` of conditions whose status did not change, as Kubernetes conventions ask. */
+export function mergeConditions(previous: readonly Condition[] | undefined, next: Omit<Condition, 'lastTransitionTime'>[], now: string): Condition[] {
+  return next.map((c) => {
+    const before = previous?.find((p) => p.type === c.type);
+    return { ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now };
+  });
+}

@@ -1,0 +1,112 @@
+import { V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import { statusOf, type Kube } from './kube.ts';
+
+export interface LeaderElectionOptions {
+  namespace: string;
+  name: string;
+  /** This replica's identity (e.g. pod name and a random suffix). */
+  identity: string;
+  leaseDurationSeconds?: number;
+  renewEveryMs?: number;
+  onStartedLeading(): void;
+  onStoppedLeading(): void;
+  log?: (message: string) => void;
+}
+
+/**
+ * Leader election on a `coordination.k8s.io` Lease: a replica acquires the lease when it is free
+ * or expired, renews it while it leads, and steps down when a renewal fails or another holder
+ * took over. Writes carry the resourceVersion they read, so two replicas can never both win.
+ */
+export function startLeaderElection(kube: Kube, options: LeaderElectionOptions): { stop(): Promise<void> } {
+  const duration = options.leaseDurationSeconds ?? 15;
+  const every = options.renewEveryMs ?? 2_000;
+  let leading = false;
+  let stopped = false;
+
+  const setLeading = (value: boolean) => {
+    if (value === leading) return;
+    leading = value;
+    if (value) options.onStartedLeading();
+    else options.onStoppedLeading();
+  };
+
+  async function attempt(): Promise<void> {
+    const now = new V1MicroTime(Date.now());
+    let lease: V1Lease | undefined;
+    try {
+      lease = await kube.coordination.readNamespacedLease({ name: options.name, namespace: options.namespace });
+    } catch (error) {
+      if (statusOf(error) !== 404) throw error;
+    }
+    if (!lease) {
+      await kube.coordination.createNamespacedLease({
+        namespace: options.namespace,
+        body: {
+          metadata: { name: options.name, namespace: options.namespace },
+          spec: { holderIdentity: options.identity, leaseDurationSeconds: duration, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+        },
+      });
+      setLeading(true);
+      return;
+    }
+    const spec = lease.spec ?? {};
+    const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
+    const expired = renewed + (spec.leaseDurationSeconds ?? duration) * 1000 < Date.now();
+    const mine = spec.holderIdentity === options.identity;
+    if (!mine && !expired) {
+      setLeading(false);
+      return;
+    }
+    await kube.coordination.replaceNamespacedLease({
+      name: options.name,
+      namespace: options.namespace,
+      body: {
+        ...lease,
+        spec: {
+          ...spec,
+          holderIdentity: options.identity,
+          leaseDurationSeconds: duration,
+          renewTime: now,
+          ...(mine ? {} : { acquireTime: now, leaseTransitions: (spec.leaseTransitions ?? 0) + 1 }),
+        },
+      },
+    });
+    setLeading(true);
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        await attempt();
+      } catch (error) {
+        // A conflict means another replica wrote first; any failure to renew means stepping down.
+        if (statusOf(error) !== 409) options.log?.(`leader election: ${(error as Error).message}`);
+        setLeading(false);
+      }
+      await new Promise((resolve) => setTimeout(resolve, every));
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      if (leading) {
+        try {
+          const lease = await kube.coordination.readNamespacedLease({ name: options.name, namespace: options.namespace });
+          if (lease.spec?.holderIdentity === options.identity) {
+            await kube.coordination.replaceNamespacedLease({
+              name: options.name,
+              namespace: options.namespace,
+              body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: undefined } },
+            });
+          }
+        } catch {
+          // the lease expires on its own
+        }
+      }
+      setLeading(false);
+    },
+  };
+}

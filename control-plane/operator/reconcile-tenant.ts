@@ -1,0 +1,123 @@
+import type { StorageStatus } from '../storage/storage.schema.ts';
+import type { Tenant } from '../tenants/tenants.schema.ts';
+import type { TenantsService } from '../tenants/tenants.service.ts';
+import { condition, ConditionType, mergeConditions, Reason, storageConditionType } from './conditions.ts';
+import type { Kube } from './kube.ts';
+import { patchTenantStatus } from './status-patch.ts';
+import { ensureFinalizer, removeFinalizer } from './steps/ensure-finalizer.ts';
+import { ensureNamespace, namespaceOf } from './steps/ensure-namespace.ts';
+import { ensureSecret, SECRET_NAME } from './steps/ensure-secret.ts';
+import type { StepResult, TenantObject } from './tenant-object.ts';
+
+export interface ReconcileTenantDeps {
+  kube: Kube;
+  tenants: Pick<TenantsService, 'declare' | 'removeDeclared'>;
+  storageStatus(tenantId: string): Promise<StorageStatus>;
+  /** The platform's public origin, for the connection details. */
+  publicUrl: string;
+  /** Records a Kubernetes Event on the object (reason PascalCase, a short message). */
+  event(tenant: TenantObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
+}
+
+const PROVISIONING_POLL_MS = 1_000;
+
+function phaseOf(tenant: Tenant, storage: StorageStatus | undefined): 'Provisioning' | 'Ready' | 'Failed' {
+  if (tenant.status === 'failed' || storage?.backends.some((b) => b.status === 'failed')) return 'Failed';
+  if (tenant.status === 'active' && storage?.ready) return 'Ready';
+  return 'Provisioning';
+}
+
+/**
+ * Brings one Tenant object to its declared state, in order: the finalizer; the platform tenant
+ * (created or updated through the same tenants service as v4, whose provisioning workflow
+ * `tenant-<id>-provision` does the work); the Namespace and connection Secret; then status
+ * (phase, Ready / StorageProvisioned per backend / Degraded, observedGeneration). A deleted
+ * object soft-deletes its tenant before the finalizer goes. Every step is idempotent, so a
+ * restarted operator simply converges; it requeues while provisioning is under way.
+ */
+export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantObject): Promise<StepResult> {
+  const { kube } = deps;
+  const generation = object.metadata.generation;
+
+  if (object.metadata.deletionTimestamp) {
+    await deps.tenants.removeDeclared(object.spec.slug);
+    await deps.event(object, 'Normal', 'Deleted', `tenant ${object.spec.slug} soft-deleted`);
+    await removeFinalizer(kube, object);
+    return undefined;
+  }
+
+  await ensureFinalizer(kube, object);
+  let tenant: Tenant;
+  try {
+    tenant = await deps.tenants.declare({
+      slug: object.spec.slug,
+      name: object.spec.name.trim(),
+      parent: object.spec.parent,
+      domains: object.spec.domains ?? [],
+      usecase: object.spec.usecase ?? 'generic',
+      industry: object.spec.industry,
+      starterTemplate: object.spec.starterTemplate ?? 'blank-vertical-template',
+      homeRegion: object.spec.homeRegion,
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    await patchTenantStatus(kube, object.metadata.name, {
+      phase: 'Failed',
+      observedGeneration: generation,
+      conditions: mergeConditions(object.status?.conditions, [
+        condition(ConditionType.Ready, 'False', Reason.ProvisionFailed, message, generation),
+        condition(ConditionType.Degraded, 'True', Reason.ProvisionFailed, message, generation),
+      ], new Date().toISOString()),
+    });
+    if (object.status?.phase !== 'Failed') await deps.event(object, 'Warning', Reason.ProvisionFailed, message);
+    return { requeueAfterMs: 10_000 };
+  }
+
+  await ensureNamespace(kube, object);
+  const storage = tenant.status === 'active' || tenant.status === 'failed' ? await deps.storageStatus(tenant.id) : undefined;
+  await ensureSecret(kube, object, {
+    TENANT_ID: tenant.id,
+    TENANT_SLUG: tenant.slug,
+    HOME_REGION: tenant.homeRegion ?? '',
+    API_V4_URL: `${deps.publicUrl}/v4`,
+    API_V3_URL: `${deps.publicUrl}/api/svc/v3`,
+    ...Object.fromEntries((storage?.backends ?? []).map((b) => [`STORAGE_${b.backend.toUpperCase()}`, JSON.stringify(b.location)])),
+  });
+
+  const phase = phaseOf(tenant, storage);
+  const failure = tenant.statusReason ?? storage?.backends.find((b) => b.status === 'failed')?.error ?? 'provisioning failed';
+  const conditions = [
+    phase === 'Ready'
+      ? condition(ConditionType.Ready, 'True', Reason.Provisioned, 'tenant and storage are provisioned', generation)
+      : phase === 'Failed'
+        ? condition(ConditionType.Ready, 'False', Reason.ProvisionFailed, failure, generation)
+        : condition(ConditionType.Ready, 'False', Reason.Provisioning, `tenant is ${tenant.status}`, generation),
+    ...(storage?.backends ?? []).map((b) =>
+      b.status === 'ready'
+        ? condition(storageConditionType(b.backend), 'True', Reason.StorageReady, `${b.backend} is ready`, generation)
+        : b.status === 'failed'
+          ? condition(storageConditionType(b.backend), 'False', Reason.StorageFailed, b.error ?? 'failed', generation)
+          : condition(storageConditionType(b.backend), 'False', Reason.StoragePending, `${b.backend} is ${b.status}`, generation),
+    ),
+    phase === 'Failed'
+      ? condition(ConditionType.Degraded, 'True', Reason.ProvisionFailed, failure, generation)
+      : condition(ConditionType.Degraded, 'False', Reason.AsExpected, 'no failures', generation),
+  ];
+  await patchTenantStatus(kube, object.metadata.name, {
+    phase,
+    observedGeneration: generation,
+    tenantId: tenant.id,
+    homeRegion: tenant.homeRegion ?? undefined,
+    namespace: namespaceOf(object),
+    secretName: SECRET_NAME,
+    provisioningWorkflowId: `tenant-${tenant.id}-provision`,
+    storage: (storage?.backends ?? []).map((b) => ({ backend: b.backend, status: b.status, ...(b.error ? { message: b.error } : {}) })),
+    conditions: mergeConditions(object.status?.conditions, conditions, new Date().toISOString()),
+  });
+  if (object.status?.phase !== phase) {
+    if (phase === 'Ready') await deps.event(object, 'Normal', Reason.Provisioned, `tenant ${tenant.slug} (${tenant.id}) is ready`);
+    if (phase === 'Failed') await deps.event(object, 'Warning', Reason.ProvisionFailed, failure);
+    if (phase === 'Provisioning') await deps.event(object, 'Normal', Reason.Provisioning, `provisioning tenant ${tenant.slug} (${tenant.id})`);
+  }
+  return phase === 'Provisioning' ? { requeueAfterMs: PROVISIONING_POLL_MS } : undefined;
+}

@@ -1,0 +1,166 @@
+import type { ChatModel } from '../ai/model.ts';
+import type { Db } from '../db/client.ts';
+import { DomainError, NotFoundError } from '../errors.ts';
+import type { Actor } from '../identity/identity.schema.ts';
+import type { ResourcesService } from '../resources/resources.service.ts';
+import type { WorkflowRunStatus, WorkflowsPort } from '../temporal/workflows.port.ts';
+import { EXAMPLE_WORKFLOWS } from './examples.ts';
+import { closeExecution, findDefinition, findExecution, insertExecution, listDefinitions, listExecutions, upsertDefinition, writeSteps } from './orchestrate.repo.ts';
+import type { Execution, ExecutionPlan, ExecutionState, StepState, WorkflowDefinition } from './orchestrate.schema.ts';
+import { runStepOf } from './steps.ts';
+
+/** The Temporal workflow type that runs an execution, and its id for an execution id. */
+export const RUN_EXECUTION_WORKFLOW = 'runExecution';
+export const executionWorkflowId = (executionId: string) => `exec-${executionId}`;
+
+/** How long a synchronous execute waits for the run to finish before answering "still running". */
+const SYNC_WAIT_MS = 10_000;
+
+const CLOSED_STATE: Partial<Record<WorkflowRunStatus, ExecutionState>> = {
+  cancelled: 'cancelled',
+  terminated: 'cancelled',
+  timed_out: 'timed_out',
+  failed: 'failed',
+};
+
+export type OrchestrateService = ReturnType<typeof createOrchestrateService>;
+
+/**
+ * Workflow definitions and their executions. An execution is a row (what the API lists) plus a
+ * Temporal workflow `exec-<id>` whose activities move the row along; reads reconcile a row that
+ * still says `running` with the workflow's own status, so the API and the workflow UI agree.
+ */
+export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPort; resources: ResourcesService; model: ChatModel }) {
+  const { db } = deps;
+  const workflows = () => {
+    if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
+    return deps.workflows;
+  };
+
+  async function reconcile(actor: Pick<Actor, 'tenantId'>, execution: Execution): Promise<Execution> {
+    if (execution.state !== 'running') return execution;
+    const status = await workflows().status(executionWorkflowId(execution.id));
+    const closed = status && CLOSED_STATE[status];
+    if (!closed) return execution;
+    return db.inTenant(actor.tenantId, async (tx) => {
+      const steps = execution.steps.map((s) => (s.state === 'completed' ? s : { ...s, state: 'cancelled' as const }));
+      await closeExecution(tx, execution.id, { state: closed, steps, error: { message: `workflow ${status}` } });
+      return (await findExecution(tx, execution.id))!;
+    });
+  }
+
+  /** Sets one step's state and duration on a running execution; returns who started the execution. */
+  async function recordStep(plan: ExecutionPlan, index: number, state: 'running' | 'completed', duration: number): Promise<string | null> {
+    return db.inTenant(plan.tenantId, async (tx) => {
+      const execution = await findExecution(tx, plan.executionId, true);
+      if (!execution) throw new NotFoundError('execution');
+      await writeSteps(tx, plan.executionId, execution.steps.map((s, i) => (i === index ? { ...s, state, duration } : s)));
+      return execution.createdBy;
+    });
+  }
+
+  async function get(actor: Actor, id: string): Promise<Execution> {
+    const execution = await db.inTenant(actor.tenantId, (tx) => findExecution(tx, id));
+    if (!execution) throw new NotFoundError('execution');
+    const { createdBy: _createdBy, ...record } = execution;
+    return reconcile(actor, record);
+  }
+
+  return {
+    async listWorkflows(actor: Actor): Promise<WorkflowDefinition[]> {
+      return db.inTenant(actor.tenantId, (tx) => listDefinitions(tx));
+    },
+
+    /** Gives a tenant the example workflows; idempotent. */
+    async ensureExampleWorkflows(tenantId: string): Promise<void> {
+      await db.inTenant(tenantId, async (tx) => {
+        for (const definition of EXAMPLE_WORKFLOWS) await upsertDefinition(tx, definition);
+      });
+    },
+
+    /** Starts an execution; unless `async`, waits a bounded time for it. `settled` tells which. */
+    async execute(
+      actor: Actor,
+      request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown>; async: boolean },
+    ): Promise<{ execution: Execution; settled: boolean }> {
+      const { definition, execution } = await db.inTenant(actor.tenantId, async (tx) => {
+        const definition = await findDefinition(tx, request.workflowId);
+        if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);
+        const steps: StepState[] = definition.steps.map((s) => ({ stepId: s.id, name: s.name, state: 'pending', duration: 0 }));
+        const execution = await insertExecution(tx, {
+          workflowId: definition.id,
+          version: definition.version,
+          input: request.input,
+          metadata: request.metadata,
+          steps,
+          createdBy: actor.userId,
+        });
+        return { definition, execution };
+      });
+      const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
+      try {
+        await workflows().start(RUN_EXECUTION_WORKFLOW, {
+          workflowId: executionWorkflowId(execution.id),
+          args: [plan],
+          tenantId: actor.tenantId,
+          workflowKey: definition.id,
+        });
+      } catch (error) {
+        await db.inTenant(actor.tenantId, (tx) =>
+          closeExecution(tx, execution.id, { state: 'failed', steps: execution.steps, error: { message: 'the workflow engine did not accept the execution' } }),
+        );
+        throw error;
+      }
+      if (request.async) return { execution, settled: false };
+      const closed = await workflows().waitForClose(executionWorkflowId(execution.id), SYNC_WAIT_MS);
+      const current = await get(actor, execution.id);
+      return { execution: current, settled: closed !== undefined && current.state !== 'running' };
+    },
+
+    get,
+
+    async list(actor: Actor, filter: { workflowId?: string; state?: ExecutionState; limit: number; offset: number }) {
+      return db.inTenant(actor.tenantId, (tx) => listExecutions(tx, filter));
+    },
+
+    /** Requests cancellation and waits briefly for the run to close; a finished execution is left as it is. */
+    async cancel(actor: Actor, id: string): Promise<void> {
+      const execution = await db.inTenant(actor.tenantId, (tx) => findExecution(tx, id));
+      if (!execution) throw new NotFoundError('execution');
+      if (execution.state !== 'running') return;
+      await workflows().cancel(executionWorkflowId(id));
+      await workflows().waitForClose(executionWorkflowId(id), 5_000);
+    },
+
+    /** Activity: runs step `index` of a plan, recording its state and duration; safe to retry. */
+    async runStep(plan: ExecutionPlan, index: number, outputs: Record<string, unknown>): Promise<Record<string, unknown>> {
+      const createdBy = await recordStep(plan, index, 'running', 0);
+      const actor: Actor = { userId: createdBy ?? '', email: '', tenantId: plan.tenantId, tenantSlug: '', roles: [], permissions: new Set() };
+      const started = Date.now();
+      const output = await runStepOf(deps, actor, plan.steps[index]!, plan.input, outputs, plan.executionId);
+      await recordStep(plan, index, 'completed', Date.now() - started);
+      return output;
+    },
+
+    /** Activity: records a step's state (for steps the workflow itself runs, such as a delay). */
+    async recordStep(plan: ExecutionPlan, index: number, state: 'running' | 'completed', duration: number): Promise<void> {
+      await recordStep(plan, index, state, duration);
+    },
+
+    /** Activity: closes the execution row with its final state; idempotent. */
+    async finish(outcome: { tenantId: string; executionId: string; state: ExecutionState; output?: Record<string, unknown>; error?: string }): Promise<void> {
+      await db.inTenant(outcome.tenantId, async (tx) => {
+        const execution = await findExecution(tx, outcome.executionId, true);
+        if (!execution) return;
+        const stepEnd = outcome.state === 'completed' || outcome.state === 'failed' ? outcome.state : 'cancelled';
+        const steps = execution.steps.map((s) => (s.state === 'completed' ? s : { ...s, state: stepEnd }));
+        await closeExecution(tx, outcome.executionId, {
+          state: outcome.state,
+          steps: steps as StepState[],
+          output: outcome.output,
+          error: outcome.error ? { message: outcome.error } : undefined,
+        });
+      });
+    },
+  };
+}

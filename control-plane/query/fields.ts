@@ -1,0 +1,118 @@
+import { ValidationError } from '../errors.ts';
+
+/** How a field's values compare: each kind has its own SQL expression and cast. */
+export type FieldKind = 'text' | 'number' | 'boolean' | 'timestamp' | 'uuid' | 'json' | 'array';
+
+export interface FieldRef {
+  /** The name the client used, e.g. `metadata.priority`. */
+  name: string;
+  /** SQL expression of the field for this kind. */
+  expr: string;
+  kind: FieldKind;
+}
+
+const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+
+/** Record fields the server owns, stored as columns rather than in `data`. */
+const COLUMNS: Record<string, { column: string; kind: FieldKind }> = {
+  id: { column: 'id', kind: 'uuid' },
+  createdAt: { column: 'created_at', kind: 'timestamp' },
+  updatedAt: { column: 'updated_at', kind: 'timestamp' },
+  version: { column: 'version', kind: 'number' },
+};
+
+type JsonSchema = { type?: string | string[]; format?: string; properties?: Record<string, JsonSchema> };
+
+/** The kind a JSON Schema declares for a path, or undefined when the schema says nothing about it. */
+export function declaredKind(schema: JsonSchema | undefined, path: string[]): FieldKind | undefined {
+  let node = schema;
+  for (const segment of path) {
+    node = node?.properties?.[segment];
+    if (!node) return undefined;
+  }
+  const type = Array.isArray(node?.type) ? node.type.find((t) => t !== 'null') : node?.type;
+  switch (type) {
+    case 'number':
+    case 'integer':
+      return 'number';
+    case 'boolean':
+      return 'boolean';
+    case 'array':
+      return 'array';
+    case 'object':
+      return 'json';
+    case 'string':
+      return node?.format === 'date' || node?.format === 'date-time' ? 'timestamp' : 'text';
+    default:
+      return undefined;
+  }
+}
+
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-](0\d|1[0-5])(:?[0-5]\d)?)?)?$/;
+
+/** A decimal number literal that PostgreSQL's `numeric` accepts as it stands (no hex, no `Infinity`). */
+export function isNumberLiteral(text: string): boolean {
+  return NUMBER.test(text) && Number.isFinite(Number(text));
+}
+
+/** An ISO 8601 date or timestamp of a day that exists: `2024-02-29`, `2024-03-01T12:00:00Z`, not `2024-02-30`. */
+export function isIsoTimestamp(text: string): boolean {
+  const match = ISO_DATE.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1];
+  return year >= 1 && days !== undefined && day >= 1 && day <= days;
+}
+
+/** The kind that a literal suggests, for fields the type's schema does not declare. */
+export function inferKind(values: readonly unknown[]): FieldKind {
+  const strings = values.map((v) => String(v));
+  if (values.every((v) => typeof v === 'number') || strings.every((s) => NUMBER.test(s))) return 'number';
+  if (strings.every((s) => s === 'true' || s === 'false')) return 'boolean';
+  if (strings.every(isIsoTimestamp)) return 'timestamp';
+  return 'text';
+}
+
+export function parseFieldPath(name: string, param: string): string[] {
+  const path = name.split('.');
+  if (!path.every((segment) => SEGMENT.test(segment))) {
+    throw new ValidationError(`invalid field name in ${param}`, { field: param, issue: `"${name}" is not a valid field name` });
+  }
+  return path;
+}
+
+/**
+ * Resolves a client field name to its SQL expression. Data fields take their kind from the
+ * object type's schema; undeclared ones take `fallback` (inferred from the literal, or `json`
+ * for sorting, which orders numbers as numbers and strings as strings).
+ */
+export function resolveField(name: string, schema: JsonSchema | undefined, fallback: () => FieldKind, param: string): FieldRef {
+  const column = COLUMNS[name];
+  if (column) return { name, expr: column.column, kind: column.kind };
+  const path = parseFieldPath(name, param);
+  const kind = declaredKind(schema, path) ?? fallback();
+  const pathLiteral = `'{${path.join(',')}}'`;
+  switch (kind) {
+    case 'text':
+      return { name, expr: `(data #>> ${pathLiteral})`, kind };
+    case 'number':
+      return { name, expr: `(case when jsonb_typeof(data #> ${pathLiteral}) = 'number' then (data #>> ${pathLiteral})::numeric end)`, kind };
+    case 'timestamp':
+      return { name, expr: `try_timestamptz(data #>> ${pathLiteral})`, kind };
+    default:
+      return { name, expr: `(data #> ${pathLiteral})`, kind };
+  }
+}
+
+/** The SQL cast that turns a text parameter into a value comparable with a field of this kind. */
+export const CAST: Record<FieldKind, string> = {
+  text: 'text',
+  number: 'numeric',
+  boolean: 'jsonb',
+  timestamp: 'timestamptz',
+  uuid: 'uuid',
+  json: 'jsonb',
+  array: 'jsonb',
+};

@@ -1,0 +1,101 @@
+import type { Tx } from '../db/client.ts';
+import type { Resource } from './resources.schema.ts';
+import type { SqlText } from '../query/sql-text.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Columns of a resource row, shaped as the domain record (timestamps as ISO strings). */
+export const RESOURCE_COLUMNS = `id::text as id, type, data, version, created_by::text as "createdBy",
+  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+  to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"`;
+
+/**
+ * The write time of a row. Timestamps are stored at the millisecond precision the API renders, so
+ * that a filter on the value a client was shown (`createdAt.lte`, equality) matches that row.
+ */
+const NOW = `date_trunc('milliseconds', now())`;
+
+/** The statement that GET-by-id runs; exported so benchmarks replay exactly this SQL. */
+export const GET_RESOURCE_SQL = `select ${RESOURCE_COLUMNS} from resources where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid`;
+
+/** Only a UUID can name a resource; any other id names none. */
+export const isResourceId = (id: string) => UUID.test(id);
+
+/** The GET-by-id statement, not yet sent; `id` must be a resource id (`isResourceId`). */
+export function selectResource(tx: Tx, type: string, id: string) {
+  return tx.unsafe<Resource[]>(GET_RESOURCE_SQL, [type, id], { prepare: true });
+}
+
+export async function findResource(tx: Tx, type: string, id: string, forUpdate = false): Promise<Resource | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const rows = await tx.unsafe<Resource[]>(forUpdate ? `${GET_RESOURCE_SQL} for update` : GET_RESOURCE_SQL, [type, id], { prepare: true });
+  return rows[0];
+}
+
+export async function insertResource(tx: Tx, type: string, data: Record<string, unknown>, createdBy: string): Promise<Resource> {
+  const rows = await tx.unsafe<Resource[]>(
+    `insert into resources (tenant_id, type, data, created_by, created_at, updated_at)
+     values (current_tenant_id(), $1, $2::text::jsonb, $3::uuid, ${NOW}, ${NOW}) returning ${RESOURCE_COLUMNS}`,
+    [type, JSON.stringify(data), createdBy],
+    { prepare: true },
+  );
+  return rows[0]!;
+}
+
+/** Inserts a resource with a caller-chosen id unless it exists already; returns the stored row either way. */
+export async function insertResourceOnce(
+  tx: Tx,
+  id: string,
+  type: string,
+  data: Record<string, unknown>,
+  createdBy: string,
+): Promise<Resource | undefined> {
+  const rows = await tx.unsafe<Resource[]>(
+    `insert into resources (id, tenant_id, type, data, created_by, created_at, updated_at)
+     values ($1::uuid, current_tenant_id(), $2, $3::text::jsonb, $4::uuid, ${NOW}, ${NOW})
+     on conflict (id) do nothing returning ${RESOURCE_COLUMNS}`,
+    [id, type, JSON.stringify(data), createdBy],
+    { prepare: true },
+  );
+  return rows[0] ?? findResource(tx, type, id);
+}
+
+/** Writes new data and bumps the version; undefined when the row is gone or its version moved on. */
+export async function writeResourceData(
+  tx: Tx,
+  type: string,
+  id: string,
+  data: Record<string, unknown>,
+  expectedVersion: number | undefined,
+): Promise<Resource | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const rows = await tx.unsafe<Resource[]>(
+    `update resources set data = $3::text::jsonb, version = version + 1, updated_at = ${NOW}
+     where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid and ($4::text is null or version = $4::text::int)
+     returning ${RESOURCE_COLUMNS}`,
+    [type, id, JSON.stringify(data), expectedVersion === undefined ? null : String(expectedVersion)],
+    { prepare: true },
+  );
+  return rows[0];
+}
+
+export async function deleteResource(tx: Tx, type: string, id: string): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const rows = await tx.unsafe(`delete from resources where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid returning id`, [type, id], {
+    prepare: true,
+  });
+  return rows.length > 0;
+}
+
+export interface ListRow extends Resource {
+  [key: `k${number}`]: string | null;
+}
+
+/** Runs a page query and its count in one round trip (postgres.js pipelines them on the connection). */
+export async function runListStatements(tx: Tx, page: SqlText, count: SqlText): Promise<{ rows: ListRow[]; total: number }> {
+  const [rows, totals] = await Promise.all([
+    tx.unsafe<ListRow[]>(page.text, page.values as never[], { prepare: true }),
+    tx.unsafe<{ total: number }[]>(count.text, count.values as never[], { prepare: true }),
+  ]);
+  return { rows, total: Number(totals[0]?.total ?? 0) };
+}

@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { t } from '../trpc/init.ts';
+import { tenantProcedure } from '../trpc/procedures.ts';
+import {
+  CreateResourceInputSchema,
+  ListResourcesInputSchema,
+  ReplaceResourceInputSchema,
+  ResourcePageSchema,
+  ResourceRefSchema,
+  ResourceSchema,
+  UpdateResourceInputSchema,
+} from './resources.schema.ts';
+
+export const resourcesRouter = t.router({
+  list: tenantProcedure('resources.read')
+    .input(ListResourcesInputSchema)
+    .output(ResourcePageSchema)
+    .query(({ ctx, input }) => ctx.services.resources.list(ctx.actor, input)),
+  get: tenantProcedure('resources.read')
+    .input(ResourceRefSchema)
+    .output(ResourceSchema)
+    .query(({ ctx, input }) => ctx.services.resources.get(ctx.actor, input.type, input.id)),
+  create: tenantProcedure('resources.create')
+    .input(CreateResourceInputSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.create(ctx.actor, input.type, input.data)),
+  replace: tenantProcedure('resources.update')
+    .input(ReplaceResourceInputSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.replace(ctx.actor, input.type, input.id, input.data, input.version)),
+  update: tenantProcedure('resources.update')
+    .input(UpdateResourceInputSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.update(ctx.actor, input.type, input.id, input.patch, input.version)),
+  delete: tenantProcedure('resources.delete')
+    .input(ResourceRefSchema)
+    .output(z.void())
+    .mutation(({ ctx, input }) => ctx.services.resources.remove(ctx.actor, input.type, input.id)),
+});

@@ -1,0 +1,23 @@
+import type { Server } from 'node:http';
+import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import type { Identity } from './identity/identity.schema.ts';
+import type { Context, Services } from './trpc/context.ts';
+import { appRouter } from './trpc/root-router.ts';
+
+const BEARER = /^Bearer\s+(\S+)$/i;
+
+/**
+ * The control plane as its own process, reached over tRPC's HTTP link. It verifies the forwarded
+ * bearer token itself, so a caller cannot claim an identity it does not hold.
+ */
+export function createControlPlaneServer(deps: { services: Services; verifyToken: (token: string) => Promise<Identity> }): Server {
+  return createHTTPServer({
+    router: appRouter,
+    createContext: async ({ req }): Promise<Context> => {
+      const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
+      const identity = token ? await deps.verifyToken(token).catch(() => null) : null;
+      const tenantHint = req.headers['x-tenant-id'];
+      return { services: deps.services, identity, tenantHint: typeof tenantHint === 'string' ? tenantHint : undefined };
+    },
+  });
+}

@@ -1,0 +1,30 @@
+import { createLocalModel } from './ai/local-model.ts';
+import type { ChatModel } from './ai/model.ts';
+import type { BlobStore } from './blobs/blob-store.ts';
+import type { Db } from './db/client.ts';
+import { createHealthService } from './health/health.service.ts';
+import { createOrchestrateService } from './orchestrate/orchestrate.service.ts';
+import type { WorkflowsPort } from './temporal/workflows.port.ts';
+import { createIdentityService } from './identity/identity.service.ts';
+import { createResourcesService } from './resources/resources.service.ts';
+import { createSessionsService } from './sessions/sessions.service.ts';
+import { createStorageService } from './storage/storage.service.ts';
+import { createTenantsService } from './tenants/tenants.service.ts';
+import type { Services } from './trpc/context.ts';
+import { createUsersService } from './users/users.service.ts';
+
+/** Composition of the control plane's services over one database, a workflow engine, an AI model and a blob store. */
+export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore }): Services {
+  const resources = createResourcesService(deps);
+  const identity = createIdentityService(deps);
+  return {
+    identity,
+    resources,
+    users: createUsersService(deps),
+    sessions: createSessionsService(deps),
+    orchestrate: createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() }),
+    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
+    tenants: createTenantsService({ db: deps.db, workflows: deps.workflows, identity }),
+    health: createHealthService(deps),
+  };
+}

@@ -1,0 +1,168 @@
+import type { Tx } from '../../db/client.ts';
+import { indexSpecs, type IndexSpec, type SkippedField } from '../indexes.ts';
+import {
+  appRole,
+  countIndexClaims,
+  deleteIndexClaim,
+  insertIndexClaim,
+  listIndexClaims,
+  physicalIndexes,
+  tableIsolation,
+  textAccessorLeakproof,
+  visibleObjectTypes,
+  withIndexLock,
+  type IndexClaim,
+} from '../storage.repo.ts';
+import type { DoctorCheck, StorageChange } from '../storage.schema.ts';
+import { fail, isolationCheck, isolationProblems, ok, StorageUnavailableError, warn, type BackendDeps, type BackendDriver } from './backend.ts';
+
+/** Tables that other backends own; the postgresql backend covers every other tenant-scoped table. */
+export const BACKEND_TABLES = ['docstore_collections', 'docstore_documents', 'search_projections'] as const;
+
+const LEAKPROOF_HINT =
+  'a superuser can let filters on text fields use their indexes: ALTER FUNCTION pg_catalog.jsonb_extract_path_text(jsonb, text[]) LEAKPROOF (it raises no errors and has no side effects); number and boolean fields use theirs for sorts only';
+const SYNC_HINT = 'POST /v4/data/resources/{tenantId}/storage/sync-schema (svc resources sync-schema)';
+
+export interface IndexPlan {
+  changes: StorageChange[];
+  skipped: SkippedField[];
+  creates: IndexSpec[];
+  drops: IndexClaim[];
+}
+
+/**
+ * The expression indexes on `resources` that the tenant's object types ask for (`x-indexed`),
+ * compared with the tenant's claims and the catalog: a missing claim, a missing index or an
+ * invalid one (a failed concurrent build) is a `create`; a claim no type asks for is a `drop`.
+ */
+export async function planIndexes(deps: BackendDeps, tenantId: string): Promise<IndexPlan> {
+  const { types, claims } = await deps.db.inTenant(tenantId, async (tx) => ({ types: await visibleObjectTypes(tx), claims: await listIndexClaims(tx) }));
+  const { specs, skipped } = indexSpecs(types);
+  const byField = <T extends { objectType: string; field: string }>(a: T, b: T) =>
+    a.objectType === b.objectType ? (a.field < b.field ? -1 : a.field > b.field ? 1 : 0) : a.objectType < b.objectType ? -1 : 1;
+  const wanted = new Map(specs.sort(byField).map((spec) => [spec.name, spec]));
+  const claimed = new Set(claims.map((c) => c.indexName));
+  const physical = await deps.db.system((tx) => physicalIndexes(tx, [...new Set([...wanted.keys(), ...claimed])]));
+  const creates: IndexSpec[] = [];
+  const changes: StorageChange[] = [];
+  for (const spec of wanted.values()) {
+    const index = physical.get(spec.name);
+    if (claimed.has(spec.name) && index?.valid) continue;
+    const why = !claimed.has(spec.name) ? '' : !index ? ' (the index is missing)' : ' (the index is invalid: an interrupted build)';
+    creates.push(spec);
+    changes.push({
+      backend: 'postgresql',
+      action: 'create',
+      object: 'index',
+      name: spec.name,
+      objectType: spec.objectType,
+      field: spec.field,
+      description: `index resources of type ${spec.objectType} on ${spec.field}${why}`,
+    });
+  }
+  const drops = claims.filter((c) => !wanted.has(c.indexName)).sort(byField);
+  for (const claim of drops) {
+    changes.push({
+      backend: 'postgresql',
+      action: 'drop',
+      object: 'index',
+      name: claim.indexName,
+      objectType: claim.objectType,
+      field: claim.field,
+      description: `${claim.objectType}.${claim.field} is no longer marked x-indexed`,
+    });
+  }
+  return { changes, skipped, creates, drops };
+}
+
+/**
+ * Applies an index plan. Each index is built with `create index concurrently` (writes to
+ * resources go on meanwhile) under a lock per index; the tenant's claim is written first, and an
+ * index is dropped only with its last claim, so tenants sharing an index never lose it to another.
+ */
+export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: IndexPlan): Promise<void> {
+  for (const spec of plan.creates) {
+    await withIndexLock(deps.db.sql, spec.name, async (connection) => {
+      await deps.db.inTenant(tenantId, (tx) => insertIndexClaim(tx, spec));
+      const existing = (await physicalIndexes(connection as unknown as Tx, [spec.name])).get(spec.name);
+      if (existing && !existing.valid) await connection.unsafe(`drop index concurrently if exists ${spec.name}`);
+      await connection.unsafe(spec.definition);
+    });
+  }
+  for (const claim of plan.drops) {
+    await withIndexLock(deps.db.sql, claim.indexName, async (connection) => {
+      await deps.db.inTenant(tenantId, (tx) => deleteIndexClaim(tx, claim.indexName));
+      if ((await countIndexClaims(connection as unknown as Tx, claim.indexName)) === 0) {
+        await connection.unsafe(`drop index concurrently if exists ${claim.indexName}`);
+      }
+    });
+  }
+}
+
+/** The tenant's tables in PostgreSQL, isolated by row-level security, and the indexes its object types declare. */
+export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
+  async function tenantTables() {
+    const tables = await deps.db.system((tx) => tableIsolation(tx));
+    return tables.filter((t) => !(BACKEND_TABLES as readonly string[]).includes(t.table));
+  }
+
+  async function roleProblem(): Promise<string | undefined> {
+    const role = await deps.db.system((tx) => appRole(tx));
+    if (!role.exists) return 'role svc_app does not exist';
+    if (role.superuser || role.bypassRls) return 'role svc_app bypasses row-level security';
+    return undefined;
+  }
+
+  return {
+    backend: 'postgresql',
+
+    async location() {
+      const { database, schema } = await deps.database();
+      return { store: 'postgresql', database, schema, objects: (await tenantTables()).map((t) => t.table), isolation: 'row-level-security' };
+    },
+
+    async reconcile(tenantId, { apply }) {
+      const problems = [...isolationProblems(await tenantTables()), ...[await roleProblem()].filter((p): p is string => p !== undefined)];
+      if (problems.length) {
+        throw new StorageUnavailableError(`tenant isolation in PostgreSQL is broken: ${problems.join('; ')}`, 'restore the migrations’ row-level security, policies and roles');
+      }
+      const plan = await planIndexes(deps, tenantId);
+      if (apply) await applyIndexes(deps, tenantId, plan);
+      return plan.changes;
+    },
+
+    async checks(tenantId) {
+      const checks: DoctorCheck[] = [isolationCheck('postgresql', await tenantTables())];
+      const problem = await roleProblem();
+      checks.push(
+        problem
+          ? fail('postgresql', 'app-role', problem, 'recreate svc_app as in control-plane/db/migrations/0001_foundation.sql (nologin nobypassrls)')
+          : ok('postgresql', 'app-role', 'tenant transactions run as svc_app, which row-level security applies to'),
+      );
+      const plan = await planIndexes(deps, tenantId);
+      const claims = await deps.db.inTenant(tenantId, (tx) => listIndexClaims(tx));
+      if (plan.changes.length) {
+        checks.push(warn('postgresql', 'indexes', `${plan.changes.length} index change(s) pending: ${plan.changes.map((c) => `${c.action} ${c.objectType}.${c.field}`).join(', ')}`, SYNC_HINT));
+      } else {
+        checks.push(ok('postgresql', 'indexes', `${claims.length} index(es) declared by object types are in place`));
+      }
+      const textFields = claims.filter((c) => c.expression.startsWith('(data #>> '));
+      if (textFields.length) {
+        checks.push(
+          (await deps.db.system((tx) => textAccessorLeakproof(tx)))
+            ? ok('postgresql', 'index-filters', `filters on ${textFields.length} indexed text field(s) can use their indexes under row-level security`)
+            : warn(
+                'postgresql',
+                'index-filters',
+                `indexes on ${textFields.map((c) => `${c.objectType}.${c.field}`).join(', ')} serve sorts only: under row-level security PostgreSQL applies filters after the tenant policy, because jsonb_extract_path_text (#>>) is not LEAKPROOF`,
+                LEAKPROOF_HINT,
+              ),
+        );
+      }
+      if (plan.skipped.length) {
+        checks.push(warn('postgresql', 'indexed-fields', plan.skipped.map((s) => `${s.objectType}.${s.field} ${s.reason}`).join('; '), 'change the object type’s schema, or remove x-indexed from these fields'));
+      }
+      return checks;
+    },
+  };
+}

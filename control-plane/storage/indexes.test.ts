@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { resolveField } from '../query/fields.ts';
+import { indexedPaths, indexSpecs } from './indexes.ts';
+
+const schema = {
+  type: 'object',
+  properties: {
+    sku: { type: 'string', maxLength: 64, 'x-indexed': true },
+    price: { type: 'number', 'x-indexed': true },
+    active: { type: ['boolean', 'null'], 'x-indexed': true },
+    tags: { type: 'array', items: { type: 'string' }, 'x-indexed': true },
+    launchedAt: { type: 'string', format: 'date', 'x-indexed': true },
+    notes: { type: 'string', 'x-indexed': true },
+    long: { type: 'string', maxLength: 5000, 'x-indexed': true },
+    specs: { type: 'object', 'x-indexed': true, properties: { weight: { type: 'integer', 'x-indexed': true }, color: { type: 'string' } } },
+    'bad name': { type: 'string', maxLength: 10, 'x-indexed': true },
+    untyped: { 'x-indexed': true },
+    plain: { type: 'string', maxLength: 10, 'x-indexed': false },
+  },
+};
+
+describe('indexes from object type metadata', () => {
+  it('finds the fields marked x-indexed, nested ones included', () => {
+    expect(indexedPaths(schema).map((p) => p.join('.'))).toEqual([
+      'sku', 'price', 'active', 'tags', 'launchedAt', 'notes', 'long', 'specs', 'specs.weight', 'bad name', 'untyped',
+    ]);
+  });
+
+  it('indexes the expressions the query engine generates, partial on the type', () => {
+    const { specs } = indexSpecs([{ name: 'Gadget', schema }]);
+    expect(specs.map((s) => s.field)).toEqual(['sku', 'price', 'active', 'tags', 'specs.weight']);
+    for (const spec of specs) {
+      expect(spec.expression).toBe(resolveField(spec.field, schema as Parameters<typeof resolveField>[1], () => 'json', 'sort').expr);
+      expect(spec.name).toMatch(/^resources_x_[0-9a-f]{16}$/);
+      expect(spec.definition).toContain(`create index concurrently if not exists ${spec.name} on resources `);
+      expect(spec.definition).toMatch(/ where type = 'Gadget'$/);
+    }
+    expect(specs.find((s) => s.field === 'sku')!.definition).toContain(`(tenant_id, (data #>> '{sku}'), id)`);
+    expect(specs.find((s) => s.field === 'tags')!.definition).toContain(`using gin ((data #> '{tags}'))`);
+  });
+
+  it('names an index by type and expression alone, and quotes the type', () => {
+    const first = indexSpecs([{ name: 'Gadget', schema }]).specs;
+    const again = indexSpecs([{ name: 'Gadget', schema: { properties: { sku: { type: 'string', maxLength: 10, 'x-indexed': true } } } }]).specs;
+    expect(again[0]!.name).toBe(first[0]!.name);
+    expect(indexSpecs([{ name: 'Widget', schema }]).specs[0]!.name).not.toBe(first[0]!.name);
+    const quoted = indexSpecs([{ name: "O'Brien", schema: { properties: { n: { type: 'number', 'x-indexed': true } } } }]).specs[0]!;
+    expect(quoted.definition).toMatch(/where type = 'O''Brien'$/);
+  });
+
+  it('explains every field it cannot index', () => {
+    const { skipped } = indexSpecs([{ name: 'Gadget', schema }]);
+    expect(Object.fromEntries(skipped.map((s) => [s.field, s.reason]))).toEqual({
+      launchedAt: 'date and date-time fields compare through a function that PostgreSQL cannot index',
+      notes: 'a text field needs a maxLength of at most 500 to be indexed',
+      long: 'a text field needs a maxLength of at most 500 to be indexed',
+      specs: 'an object cannot be indexed; mark its fields instead',
+      'bad name': 'is not a field name that filters and sorts accept',
+      untyped: 'declares no indexable type',
+    });
+  });
+});

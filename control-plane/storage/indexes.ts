@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import { resolveField } from '../query/fields.ts';
+
+/** The JSON Schema keyword that asks for an index on a field: `{"type": "string", "maxLength": 100, "x-indexed": true}`. */
+export const INDEXED_KEYWORD = 'x-indexed';
+
+/** Longest text a `maxLength` may allow for a field to be indexed: its values must fit a btree entry (about 2.7 kB). */
+export const MAX_INDEXED_TEXT_LENGTH = 500;
+
+type JsonSchemaNode = {
+  type?: string | string[];
+  maxLength?: number;
+  properties?: Record<string, JsonSchemaNode>;
+  [INDEXED_KEYWORD]?: unknown;
+};
+
+/** An expression index on `resources` serving one object type's field. */
+export interface IndexSpec {
+  /** `resources_x_<hash of type, method and expression>`: the same request always gets the same name. */
+  name: string;
+  objectType: string;
+  field: string;
+  /** The query engine's SQL expression of the field, so that its filters and sorts can use the index. */
+  expression: string;
+  /** `create index concurrently if not exists ...`. */
+  definition: string;
+}
+
+export interface SkippedField {
+  objectType: string;
+  field: string;
+  reason: string;
+}
+
+/** Paths (dot-joined) of the properties that a schema marks indexed, nested objects included. */
+export function indexedPaths(schema: JsonSchemaNode | undefined, prefix: string[] = []): string[][] {
+  const paths: string[][] = [];
+  for (const [name, node] of Object.entries(schema?.properties ?? {})) {
+    if (!node || typeof node !== 'object') continue;
+    const path = [...prefix, name];
+    if (node[INDEXED_KEYWORD] === true) paths.push(path);
+    if (node.properties) paths.push(...indexedPaths(node, path));
+  }
+  return paths;
+}
+
+function nodeAt(schema: JsonSchemaNode | undefined, path: string[]): JsonSchemaNode | undefined {
+  return path.reduce<JsonSchemaNode | undefined>((node, segment) => node?.properties?.[segment], schema);
+}
+
+const quoteLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+function specOf(objectType: string, field: string, expression: string, method: 'btree' | 'gin'): IndexSpec {
+  const name = `resources_x_${createHash('sha256').update(`${objectType}\n${method}\n${expression}`).digest('hex').slice(0, 16)}`;
+  const columns = method === 'gin' ? `using gin (${expression})` : `(tenant_id, ${expression}, id)`;
+  return {
+    name,
+    objectType,
+    field,
+    expression,
+    definition: `create index concurrently if not exists ${name} on resources ${columns} where type = ${quoteLiteral(objectType)}`,
+  };
+}
+
+/**
+ * The indexes that object types ask for. Each is partial on the type and keyed by tenant, the
+ * field's expression exactly as `query/fields.ts` builds it, and id (the sort tiebreaker), so that
+ * the resource engine's filters, sorts and keyset pages on the field can use it; array fields get a
+ * GIN index for `contains`. Fields that cannot be indexed are returned with the reason.
+ */
+export function indexSpecs(types: ReadonlyArray<{ name: string; schema: object }>): { specs: IndexSpec[]; skipped: SkippedField[] } {
+  const specs: IndexSpec[] = [];
+  const skipped: SkippedField[] = [];
+  for (const { name: objectType, schema } of types) {
+    for (const path of indexedPaths(schema as JsonSchemaNode)) {
+      const field = path.join('.');
+      const skip = (reason: string) => skipped.push({ objectType, field, reason });
+      let ref;
+      try {
+        ref = resolveField(field, schema, () => 'json', 'x-indexed');
+      } catch {
+        skip('is not a field name that filters and sorts accept');
+        continue;
+      }
+      const node = nodeAt(schema as JsonSchemaNode, path);
+      switch (ref.kind) {
+        case 'text':
+          if (typeof node?.maxLength !== 'number' || node.maxLength > MAX_INDEXED_TEXT_LENGTH) {
+            skip(`a text field needs a maxLength of at most ${MAX_INDEXED_TEXT_LENGTH} to be indexed`);
+          } else specs.push(specOf(objectType, field, ref.expr, 'btree'));
+          break;
+        case 'number':
+          specs.push(specOf(objectType, field, ref.expr, 'btree'));
+          break;
+        case 'array':
+          specs.push(specOf(objectType, field, ref.expr, 'gin'));
+          break;
+        case 'boolean':
+          specs.push(specOf(objectType, field, ref.expr, 'btree'));
+          break;
+        case 'timestamp':
+          skip('date and date-time fields compare through a function that PostgreSQL cannot index');
+          break;
+        default:
+          skip(node?.type === 'object' ? 'an object cannot be indexed; mark its fields instead' : 'declares no indexable type');
+      }
+    }
+  }
+  return { specs, skipped };
+}

@@ -1,0 +1,105 @@
+import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { WorkflowRunStatus, WorkflowsPort } from './workflows.port.ts';
+
+export const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
+export const WORKFLOW_KEY = defineSearchAttributeKey('WorkflowKey', SearchAttributeType.KEYWORD);
+
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+}
+
+const STATUS: Record<string, WorkflowRunStatus> = {
+  RUNNING: 'running',
+  COMPLETED: 'completed',
+  FAILED: 'failed',
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+  CONTINUED_AS_NEW: 'continued_as_new',
+};
+
+/** The innermost message of a workflow failure: what the workflow or its activity reported. */
+function failureMessage(error: unknown): string {
+  let current = error as { message?: string; cause?: unknown } | undefined;
+  while (current?.cause && typeof current.cause === 'object') current = current.cause as typeof current;
+  return current?.message ?? String(error);
+}
+
+/** The workflows port on a Temporal server; connects on first use. */
+export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPort & { close(): Promise<void> } {
+  let client: Promise<Client> | undefined;
+  const connect = () =>
+    (client ??= Connection.connect({ address: settings.address })
+      .then((connection) => new Client({ connection, namespace: settings.namespace }))
+      .catch((error) => {
+        client = undefined;
+        throw error;
+      }));
+
+  async function status(workflowId: string): Promise<WorkflowRunStatus | undefined> {
+    try {
+      const description = await (await connect()).workflow.getHandle(workflowId).describe();
+      return STATUS[description.status.name] ?? 'running';
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  return {
+    async start(workflowType, options) {
+      try {
+        await (await connect()).workflow.start(workflowType, {
+          taskQueue: settings.taskQueue,
+          workflowId: options.workflowId,
+          args: options.args,
+          typedSearchAttributes: [
+            { key: TENANT_ID, value: options.tenantId },
+            { key: WORKFLOW_KEY, value: options.workflowKey },
+          ],
+        });
+      } catch (error) {
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
+    },
+
+    async waitForClose(workflowId, timeoutMs) {
+      const handle = (await connect()).workflow.getHandle(workflowId);
+      const closed = handle.result().then(
+        () => true,
+        () => true,
+      );
+      const timer = new Promise<false>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref());
+      return (await Promise.race([closed, timer])) ? status(workflowId) : undefined;
+    },
+
+    async result<T>(workflowId: string, timeoutMs: number) {
+      const handle = (await connect()).workflow.getHandle(workflowId);
+      const settled = handle.result().then(
+        (value: T) => ({ value }),
+        (error: unknown) => ({ error: failureMessage(error) }),
+      );
+      const timer = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs).unref());
+      const outcome = await Promise.race([settled, timer]);
+      if (!outcome) return undefined;
+      return { status: (await status(workflowId)) ?? 'failed', ...outcome };
+    },
+
+    async cancel(workflowId) {
+      try {
+        await (await connect()).workflow.getHandle(workflowId).cancel();
+      } catch (error) {
+        if (!(error instanceof WorkflowNotFoundError)) throw error;
+      }
+    },
+
+    status,
+
+    async close() {
+      if (client) await (await client).connection.close();
+    },
+  };
+}

@@ -1,0 +1,33 @@
+/** How services start and steer durable work, without knowing the workflow engine. */
+export interface StartWorkflowOptions {
+  /** Deterministic and meaningful (`exec-<id>`, `tenant-<id>-provision`): starting twice is a no-op. */
+  workflowId: string;
+  args: unknown[];
+  /** Recorded as search attributes, so operators can filter by them in the workflow UI. */
+  tenantId: string;
+  workflowKey: string;
+}
+
+export type WorkflowRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued_as_new';
+
+export interface WorkflowOutcome<T> {
+  status: WorkflowRunStatus;
+  value?: T;
+  error?: string;
+}
+
+export interface WorkflowsPort {
+  /** Starts `workflowType` unless a run with this id already exists. */
+  start(workflowType: string, options: StartWorkflowOptions): Promise<void>;
+  /** Waits up to `timeoutMs` for the run to close; `undefined` when it is still running. */
+  waitForClose(workflowId: string, timeoutMs: number): Promise<WorkflowRunStatus | undefined>;
+  /**
+   * Waits up to `timeoutMs` for the run to close: its status, its return value when it completed,
+   * and the failure's message otherwise; `undefined` when it is still running.
+   */
+  result<T>(workflowId: string, timeoutMs: number): Promise<WorkflowOutcome<T> | undefined>;
+  /** Requests cancellation; a closed or unknown run is left as it is. */
+  cancel(workflowId: string): Promise<void>;
+  /** The run's status, or `undefined` when there is no such run. */
+  status(workflowId: string): Promise<WorkflowRunStatus | undefined>;
+}

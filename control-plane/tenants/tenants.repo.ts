@@ -1,0 +1,107 @@
+import type { Tx } from '../db/client.ts';
+import type { CreateRootTenantInput, HOME_REGIONS, Membership, PlatformUser, Tenant } from './tenants.schema.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TS = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+
+const TENANT_COLUMNS = `id::text as id, slug, name, parent_id::text as "parentId", domains, usecase, industry,
+  starter_template as "starterTemplate", home_region as "homeRegion", status, status_reason as "statusReason",
+  ${TS('created_at')} as "createdAt", ${TS('updated_at')} as "updatedAt"`;
+const MEMBERSHIP_COLUMNS = `tenant_id::text as "tenantId", user_id::text as "userId", roles, status, ${TS('created_at')} as "createdAt"`;
+const USER_COLUMNS = `id::text as id, email, name, status, ${TS('created_at')} as "createdAt", ${TS('last_login_at')} as "lastLoginAt"`;
+
+export type NewTenant = Omit<CreateRootTenantInput, 'homeRegion'> & { homeRegion: (typeof HOME_REGIONS)[number]; parentId: string | null };
+
+/** Inserts a tenant in status `provisioning`; a taken slug fails with the `tenants_slug_key` violation. */
+export async function insertTenant(tx: Tx, tenant: NewTenant): Promise<Tenant> {
+  const rows = await tx.unsafe<Tenant[]>(
+    `insert into tenants (slug, name, parent_id, domains, usecase, industry, starter_template, home_region, status)
+     values ($1, $2, $3::uuid, $4::text[], $5, $6, $7, $8, 'provisioning')
+     returning ${TENANT_COLUMNS}`,
+    [tenant.slug, tenant.name, tenant.parentId, tenant.domains as never, tenant.usecase, tenant.industry ?? null, tenant.starterTemplate, tenant.homeRegion],
+    { prepare: true },
+  );
+  return rows[0]!;
+}
+
+/** A tenant that is not deleted, by id or slug. */
+export async function findTenant(tx: Tx, ref: string): Promise<Tenant | undefined> {
+  const byId = UUID.test(ref);
+  const rows = await tx.unsafe<Tenant[]>(
+    `select ${TENANT_COLUMNS} from tenants where ${byId ? 'id = $1::uuid' : 'slug = $1'} and deleted_at is null`,
+    [byId ? ref.toLowerCase() : ref],
+    { prepare: true },
+  );
+  return rows[0];
+}
+
+/** Sets the fields a tenant's declaration may change after creation; true when anything changed. */
+export async function updateTenantProfile(
+  tx: Tx,
+  id: string,
+  profile: { name: string; domains: string[]; usecase: string; industry: string | null },
+): Promise<boolean> {
+  const rows = await tx.unsafe(
+    `update tenants set name = $2, domains = $3::text[], usecase = $4, industry = $5, updated_at = date_trunc('milliseconds', now())
+     where id = $1::uuid and deleted_at is null
+       and (name, domains, usecase, industry) is distinct from ($2, $3::text[], $4, $5)
+     returning id`,
+    [id, profile.name, profile.domains as never, profile.usecase, profile.industry],
+    { prepare: true },
+  );
+  return rows.length > 0;
+}
+
+/** Moves a tenant out of `provisioning`; a tenant in any other status (deleted included) is left as it is. */
+export async function finishProvisioning(tx: Tx, id: string, status: 'active' | 'failed', reason: string | null): Promise<void> {
+  await tx`
+    update tenants set status = ${status}, status_reason = ${reason}, updated_at = now()
+    where id = ${id}::uuid and status = 'provisioning' and deleted_at is null`;
+}
+
+export async function softDeleteTenant(tx: Tx, id: string): Promise<void> {
+  await tx`update tenants set status = 'deleted', deleted_at = now(), updated_at = now() where id = ${id}::uuid and deleted_at is null`;
+}
+
+export async function countLiveChildren(tx: Tx, id: string): Promise<number> {
+  const [row] = await tx<{ count: number }[]>`select count(*)::int as count from tenants where parent_id = ${id}::uuid and deleted_at is null`;
+  return row?.count ?? 0;
+}
+
+/** Adds a membership with `roles` unless one exists; an existing membership is returned unchanged. */
+export async function ensureMembership(tx: Tx, tenantId: string, userId: string, roles: string[]): Promise<{ membership: Membership; created: boolean }> {
+  const rows = await tx.unsafe<(Membership & { created: boolean })[]>(
+    `insert into memberships (tenant_id, user_id, roles) values ($1::uuid, $2::uuid, $3::text[])
+     on conflict (tenant_id, user_id) do update set roles = memberships.roles
+     returning ${MEMBERSHIP_COLUMNS}, (xmax = 0) as created`,
+    [tenantId, userId, roles as never],
+    { prepare: true },
+  );
+  const { created, ...membership } = rows[0]!;
+  return { membership, created };
+}
+
+/** Adds `roles` to the user's membership (creating it, or making it active again). */
+export async function grantRoles(tx: Tx, tenantId: string, userId: string, roles: string[]): Promise<{ membership: Membership; created: boolean }> {
+  const rows = await tx.unsafe<(Membership & { created: boolean })[]>(
+    `insert into memberships (tenant_id, user_id, roles) values ($1::uuid, $2::uuid, $3::text[])
+     on conflict (tenant_id, user_id) do update
+       set roles = memberships.roles || array(select r from unnest(excluded.roles) r where r <> all(memberships.roles)), status = 'active'
+     returning ${MEMBERSHIP_COLUMNS}, (xmax = 0) as created`,
+    [tenantId, userId, roles as never],
+    { prepare: true },
+  );
+  const { created, ...membership } = rows[0]!;
+  return { membership, created };
+}
+
+export async function findUserByEmail(tx: Tx, email: string): Promise<PlatformUser | undefined> {
+  const rows = await tx.unsafe<PlatformUser[]>(`select ${USER_COLUMNS} from users where lower(email) = lower($1)`, [email], { prepare: true });
+  return rows[0];
+}
+
+export async function findUserById(tx: Tx, id: string): Promise<PlatformUser | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const rows = await tx.unsafe<PlatformUser[]>(`select ${USER_COLUMNS} from users where id = $1::uuid`, [id], { prepare: true });
+  return rows[0];
+}

@@ -1,0 +1,45 @@
+import { z } from 'zod';
+import { t } from '../trpc/init.ts';
+import { platformProcedure, tenantProcedure, userProcedure } from '../trpc/procedures.ts';
+import {
+  CreateChildTenantInputSchema,
+  CreateRootTenantInputSchema,
+  MembershipGrantSchema,
+  PlatformUserSchema,
+  TenantMembershipSchema,
+  TenantRefSchema,
+  TenantSchema,
+  UserRefSchema,
+} from './tenants.schema.ts';
+
+/** Procedures naming a tenant in the path (parent, tenant) resolve it as the actor's tenant through the call's tenant hint. */
+export const tenantsRouter = t.router({
+  createRoot: platformProcedure('platform.tenants.create-root')
+    .input(CreateRootTenantInputSchema)
+    .output(TenantSchema)
+    .mutation(({ ctx, input }) => ctx.services.tenants.createRoot(ctx.principal, input)),
+  createChild: tenantProcedure('tenants.manage')
+    .input(CreateChildTenantInputSchema)
+    .output(TenantSchema)
+    .mutation(({ ctx, input }) => ctx.services.tenants.createChild(ctx.actor, input)),
+  bootstrapAdmin: tenantProcedure('tenants.manage')
+    .input(z.object({ childId: TenantRefSchema }))
+    .output(MembershipGrantSchema)
+    .mutation(({ ctx, input }) => ctx.services.tenants.bootstrapAdmin(ctx.actor, input.childId)),
+  delete: userProcedure
+    .input(z.object({ tenantId: TenantRefSchema }))
+    .output(z.void())
+    .mutation(({ ctx, input }) => ctx.services.tenants.delete(ctx.principal, input.tenantId)),
+  findUserByEmail: userProcedure
+    .input(z.object({ email: z.string({ error: 'is required' }).trim().pipe(z.email('must be an e-mail address')) }))
+    .output(PlatformUserSchema)
+    .query(({ ctx, input }) => ctx.services.tenants.findUserByEmail(ctx.principal, input.email)),
+  memberships: userProcedure
+    .input(z.object({ userId: UserRefSchema }))
+    .output(z.array(TenantMembershipSchema))
+    .query(({ ctx, input }) => ctx.services.tenants.membershipsOf(ctx.principal, input.userId)),
+  provisionUser: tenantProcedure('tenants.manage')
+    .input(z.object({ userId: UserRefSchema }))
+    .output(MembershipGrantSchema)
+    .mutation(({ ctx, input }) => ctx.services.tenants.provisionUser(ctx.actor, input.userId)),
+});

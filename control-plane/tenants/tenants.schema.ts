@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+export const USECASES = ['council', 'retail', 'healthcare', 'finance', 'manufacturing', 'generic'] as const;
+export const HOME_REGIONS = ['au', 'ca', 'eu'] as const;
+/** `provisioning` until the provisioning workflow ends; only `active` tenants are usable. */
+export const TENANT_STATUSES = ['provisioning', 'active', 'failed', 'deleted'] as const;
+export const DEFAULT_STARTER_TEMPLATE = 'blank-vertical-template';
+
+const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+
+const oneOf = (values: readonly string[]) => (issue: { input?: unknown }) =>
+  issue.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`;
+
+const TenantFieldsSchema = z
+  .object({
+    name: z.string({ error: 'is required' }).trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters'),
+    slug: z
+      .string({ error: 'is required' })
+      .max(63, 'must be at most 63 characters')
+      .regex(KEBAB_CASE, 'must be kebab-case: lowercase letters and digits in groups joined by single hyphens'),
+    domains: z
+      .array(z.string().trim().toLowerCase().regex(DOMAIN_NAME, 'must be a domain name such as example.com'))
+      .max(50, 'must list at most 50 domains')
+      .default([])
+      .transform((domains) => [...new Set(domains)]),
+    usecase: z.enum(USECASES, { error: oneOf(USECASES) }).default('generic'),
+    industry: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').optional(),
+    starterTemplate: z
+      .string()
+      .max(100, 'must be at most 100 characters')
+      .regex(KEBAB_CASE, 'must be a kebab-case template key')
+      .default(DEFAULT_STARTER_TEMPLATE),
+    homeRegion: z.enum(HOME_REGIONS, { error: oneOf(HOME_REGIONS) }),
+  })
+  .strict();
+
+/** A root tenant: its home region is required. */
+export const CreateRootTenantInputSchema = TenantFieldsSchema;
+export type CreateRootTenantInput = z.infer<typeof CreateRootTenantInputSchema>;
+
+/** A child tenant of the caller's tenant: the home region defaults to the parent's. */
+export const CreateChildTenantInputSchema = TenantFieldsSchema.extend({
+  homeRegion: z.enum(HOME_REGIONS, { error: oneOf(HOME_REGIONS) }).optional(),
+}).strict();
+export type CreateChildTenantInput = z.infer<typeof CreateChildTenantInputSchema>;
+
+export const TenantSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  parentId: z.string().nullable(),
+  domains: z.array(z.string()),
+  usecase: z.enum(USECASES),
+  industry: z.string().nullable(),
+  starterTemplate: z.string(),
+  homeRegion: z.enum(HOME_REGIONS).nullable(),
+  status: z.enum(TENANT_STATUSES),
+  /** Why provisioning failed; `null` otherwise. */
+  statusReason: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Tenant = z.infer<typeof TenantSchema>;
+
+/** One membership of a user, seen from the tenant's side: what `GET /v4/identity/tenants` lists. */
+export const TenantMembershipSchema = z.object({
+  id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  status: z.enum(TENANT_STATUSES),
+  statusReason: z.string().nullable(),
+  parentId: z.string().nullable(),
+  homeRegion: z.enum(HOME_REGIONS).nullable(),
+  roles: z.array(z.string()),
+});
+export type TenantMembership = z.infer<typeof TenantMembershipSchema>;
+
+/** A membership row, as a grant (provision, bootstrap-admin) returns it. */
+export const MembershipSchema = z.object({
+  tenantId: z.string(),
+  userId: z.string(),
+  roles: z.array(z.string()),
+  status: z.string(),
+  createdAt: z.string(),
+});
+export type Membership = z.infer<typeof MembershipSchema>;
+
+/** A grant's result: `created` tells a new membership (201) from one that existed (200). */
+export const MembershipGrantSchema = z.object({ membership: MembershipSchema, created: z.boolean() });
+export type MembershipGrant = z.infer<typeof MembershipGrantSchema>;
+
+/** A user as platform lookups show it: no preferences, no tenant-specific fields. */
+export const PlatformUserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  status: z.string(),
+  createdAt: z.string(),
+  lastLoginAt: z.string().nullable(),
+});
+export type PlatformUser = z.infer<typeof PlatformUserSchema>;
+
+export const TenantRefSchema = z.string({ error: 'is required' }).min(1, 'is required').max(200);
+export const UserRefSchema = z.string({ error: 'is required' }).min(1, 'is required').max(200);
+
+/** What the `provisionTenant` workflow receives. */
+export interface ProvisionTenantPlan {
+  tenantId: string;
+}
+
+/** A tenant as a Kubernetes `Tenant` declares it (the CRD enforces the same rules as the v4 API). */
+export interface TenantDeclaration {
+  slug: string;
+  name: string;
+  parent?: string;
+  domains: string[];
+  usecase: (typeof USECASES)[number];
+  industry?: string;
+  starterTemplate: string;
+  homeRegion?: (typeof HOME_REGIONS)[number];
+}

@@ -1,0 +1,254 @@
+import type { Db } from '../db/client.ts';
+import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { ensureDefaultRoles } from '../identity/dev-seed.ts';
+import { listActiveMemberships, listMemberships, membershipPermissions } from '../identity/identity.repo.ts';
+import type { Actor, Principal } from '../identity/identity.schema.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
+import type { WorkflowsPort } from '../temporal/workflows.port.ts';
+import {
+  countLiveChildren,
+  ensureMembership,
+  findTenant,
+  findUserByEmail,
+  findUserById,
+  finishProvisioning,
+  grantRoles,
+  insertTenant,
+  softDeleteTenant,
+  updateTenantProfile,
+  type NewTenant,
+} from './tenants.repo.ts';
+import type {
+  CreateChildTenantInput,
+  CreateRootTenantInput,
+  MembershipGrant,
+  PlatformUser,
+  ProvisionTenantPlan,
+  Tenant,
+  TenantDeclaration,
+  TenantMembership,
+} from './tenants.schema.ts';
+
+/** The Temporal workflow type that provisions a tenant, its id for a tenant, and its `WorkflowKey`. */
+export const PROVISION_TENANT_WORKFLOW = 'provisionTenant';
+export const provisionWorkflowId = (tenantId: string) => `tenant-${tenantId}-provision`;
+export const PROVISION_WORKFLOW_KEY = 'tenant-provision';
+
+/** The role a tenant's administrators hold, and the one self-provisioned and invited users get. */
+export const TENANT_ADMIN_ROLE = 'tenant-admin';
+export const MEMBER_ROLE = 'member';
+
+const isUniqueViolation = (error: unknown, constraint: string) =>
+  (error as { code?: string })?.code === '23505' && (error as { constraint_name?: string }).constraint_name === constraint;
+
+export type TenantsService = ReturnType<typeof createTenantsService>;
+
+/**
+ * The tenant lifecycle: creation (root or child) starts the `provisionTenant` workflow
+ * (`tenant-<id>-provision`), whose activities below bring the tenant from `provisioning` to
+ * `active` (or `failed`); soft deletion; and memberships granted by administrators, by the
+ * bootstrap of a child tenant, or by self-provisioning. Every path that creates a tenant (v4
+ * routes now, the Kubernetes operator later) goes through `create`, so tenants end alike.
+ */
+export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; identity: Pick<IdentityService, 'forgetTenant'> }) {
+  const { db } = deps;
+
+  /** Starts (or, for a tenant already provisioning, finds) the tenant's provisioning workflow. */
+  async function startProvisioning(tenantId: string): Promise<void> {
+    try {
+      if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
+      const plan: ProvisionTenantPlan = { tenantId };
+      await deps.workflows.start(PROVISION_TENANT_WORKFLOW, {
+        workflowId: provisionWorkflowId(tenantId),
+        args: [plan],
+        tenantId,
+        workflowKey: PROVISION_WORKFLOW_KEY,
+      });
+    } catch (error) {
+      await db.system((tx) => finishProvisioning(tx, tenantId, 'failed', 'the workflow engine did not accept the provisioning'));
+      throw error;
+    }
+  }
+
+  /** Inserts the tenant (optionally with a first administrator) and starts its provisioning. */
+  async function create(tenant: NewTenant, firstAdminId?: string): Promise<Tenant> {
+    const created = await db
+      .system(async (tx) => {
+        const row = await insertTenant(tx, tenant);
+        if (firstAdminId) await grantRoles(tx, row.id, firstAdminId, [TENANT_ADMIN_ROLE]);
+        return row;
+      })
+      .catch((error: unknown) => {
+        if (isUniqueViolation(error, 'tenants_slug_key')) {
+          throw new ConflictError(`slug "${tenant.slug}" is already taken`, { field: 'slug' });
+        }
+        throw error;
+      });
+    await startProvisioning(created.id);
+    return created;
+  }
+
+  /** Tenants in which the principal holds `tenants.manage` (active tenants only). */
+  async function managedTenantIds(principal: Principal): Promise<Set<string>> {
+    const memberships = await db.system((tx) => listActiveMemberships(tx, principal.userId));
+    return new Set(memberships.filter((m) => m.permissions.includes('tenants.manage')).map((m) => m.tenantId));
+  }
+
+  return {
+    startProvisioning,
+
+    /** A root tenant; the caller (who holds the platform permission) becomes its first `tenant-admin`. */
+    async createRoot(principal: Principal, input: CreateRootTenantInput): Promise<Tenant> {
+      return create({ ...input, parentId: null }, principal.userId);
+    },
+
+    /** A child of the actor's tenant, in the parent's home region unless another is given. No one is its member yet. */
+    async createChild(actor: Actor, input: CreateChildTenantInput): Promise<Tenant> {
+      const parent = await db.system((tx) => findTenant(tx, actor.tenantId));
+      if (!parent) throw new NotFoundError('tenant');
+      const homeRegion = input.homeRegion ?? parent.homeRegion;
+      if (!homeRegion) throw ValidationError.field('homeRegion', 'is required: the parent tenant has no home region');
+      return create({ ...input, homeRegion, parentId: parent.id });
+    },
+
+    /** Makes the actor (an administrator of the parent) `tenant-admin` of a direct child; idempotent. */
+    async bootstrapAdmin(actor: Actor, childRef: string): Promise<MembershipGrant> {
+      return db.system(async (tx) => {
+        const child = await findTenant(tx, childRef);
+        if (!child || child.parentId !== actor.tenantId) throw new NotFoundError('child tenant');
+        return grantRoles(tx, child.id, actor.userId, [TENANT_ADMIN_ROLE]);
+      });
+    },
+
+    /**
+     * Soft-deletes a tenant: it stops resolving for every member at once (in this process; within
+     * the identity cache's lifetime elsewhere) and disappears from listings; its rows stay. Allowed
+     * to holders of `tenants.manage` there (whatever its lifecycle status) or `platform.tenants.manage`.
+     * A tenant with live children is a 409.
+     */
+    async delete(principal: Principal, tenantRef: string): Promise<void> {
+      const tenant = await db.system(async (tx) => {
+        const found = await findTenant(tx, tenantRef);
+        const permissions = found ? await membershipPermissions(tx, principal.userId, found.id) : undefined;
+        const platform = principal.platformPermissions.has('platform.tenants.manage');
+        if (!platform && !permissions?.includes('tenants.manage')) throw new ForbiddenError(`no permission to delete tenant "${tenantRef}"`);
+        if (!found) throw new NotFoundError('tenant');
+        if ((await countLiveChildren(tx, found.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
+        await softDeleteTenant(tx, found.id);
+        return found;
+      });
+      deps.identity.forgetTenant(tenant.id);
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id));
+    },
+
+    /** Looks a user up by e-mail: for administrators of some tenant (to invite) and platform readers. */
+    async findUserByEmail(principal: Principal, email: string): Promise<PlatformUser> {
+      if (!principal.platformPermissions.has('platform.users.read') && (await managedTenantIds(principal)).size === 0) {
+        throw new ForbiddenError('looking users up needs tenants.manage in some tenant');
+      }
+      const user = await db.system((tx) => findUserByEmail(tx, email));
+      if (!user) throw new NotFoundError('user');
+      return user;
+    },
+
+    /**
+     * A user's memberships. The user sees all of their own, a platform reader everyone's; an
+     * administrator sees only those in tenants they manage, so no tenant is revealed to a non-member.
+     */
+    async membershipsOf(principal: Principal, userRef: string): Promise<TenantMembership[]> {
+      const self = userRef === 'me' || userRef === principal.userId;
+      const everything = self || principal.platformPermissions.has('platform.users.read');
+      const managed = everything ? undefined : await managedTenantIds(principal);
+      if (managed?.size === 0) throw new ForbiddenError('reading memberships needs tenants.manage in some tenant');
+      const userId = self ? principal.userId : userRef;
+      return db.system(async (tx) => {
+        if (!(await findUserById(tx, userId))) throw new NotFoundError('user');
+        const memberships = await listMemberships(tx, userId);
+        return managed ? memberships.filter((m) => managed.has(m.id)) : memberships;
+      });
+    },
+
+    /** Adds an existing user to the actor's tenant as `member`; an existing membership is left as it is. */
+    async provisionUser(actor: Actor, userRef: string): Promise<MembershipGrant> {
+      return db.system(async (tx) => {
+        const user = await findUserById(tx, userRef);
+        if (!user) throw new NotFoundError('user');
+        return ensureMembership(tx, actor.tenantId, user.id, [MEMBER_ROLE]);
+      });
+    },
+
+    /**
+     * Self-provisioning: the caller joins an active tenant as `member` when their token's verified
+     * e-mail domain is one of the tenant's `domains`. Any refusal (unknown tenant included) is a
+     * 403, so the route reveals no tenant; an existing membership is returned unchanged.
+     */
+    async provisionSelf(principal: Principal, tenantRef: string): Promise<MembershipGrant> {
+      return db.system(async (tx) => {
+        const domain = principal.verifiedEmail?.split('@').pop()?.toLowerCase();
+        if (!domain) throw new ForbiddenError('self-provisioning needs a verified e-mail address');
+        const tenant = await findTenant(tx, tenantRef);
+        if (!tenant || tenant.status !== 'active' || !tenant.domains.includes(domain)) {
+          throw new ForbiddenError(`tenant "${tenantRef}" does not accept e-mail domain "${domain}"`);
+        }
+        return ensureMembership(tx, tenant.id, principal.userId, [MEMBER_ROLE]);
+      });
+    },
+
+    /**
+     * The tenant a declaration (a Kubernetes `Tenant`) describes, for the operator: created through
+     * the same path as v4 when absent (the parent named by slug), its changeable fields (name,
+     * domains, usecase, industry) brought to the declaration otherwise, and its provisioning
+     * workflow started again while it is still provisioning. Idempotent.
+     */
+    async declare(declaration: TenantDeclaration): Promise<Tenant> {
+      const existing = await db.system((tx) => findTenant(tx, declaration.slug));
+      const profile = { name: declaration.name, domains: declaration.domains, usecase: declaration.usecase, industry: declaration.industry ?? null };
+      if (existing) {
+        if (await db.system((tx) => updateTenantProfile(tx, existing.id, profile))) {
+          deps.identity.forgetTenant(existing.id);
+        }
+        if (existing.status === 'provisioning') await startProvisioning(existing.id);
+        return (await db.system((tx) => findTenant(tx, existing.id)))!;
+      }
+      const parent = declaration.parent ? await db.system((tx) => findTenant(tx, declaration.parent!)) : undefined;
+      if (declaration.parent && !parent) throw new NotFoundError(`parent tenant "${declaration.parent}"`);
+      const homeRegion = declaration.homeRegion ?? parent?.homeRegion;
+      if (!homeRegion) throw ValidationError.field('homeRegion', 'is required for a root tenant');
+      return create({ ...profile, industry: declaration.industry, slug: declaration.slug, starterTemplate: declaration.starterTemplate, homeRegion, parentId: parent?.id ?? null });
+    },
+
+    /** Soft-deletes the tenant with this slug, for the operator; a tenant already gone is fine. */
+    async removeDeclared(slug: string): Promise<void> {
+      const tenant = await db.system(async (tx) => {
+        const found = await findTenant(tx, slug);
+        if (!found) return undefined;
+        if ((await countLiveChildren(tx, found.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
+        await softDeleteTenant(tx, found.id);
+        return found;
+      });
+      if (!tenant) return;
+      deps.identity.forgetTenant(tenant.id);
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id));
+    },
+
+    /** A live tenant by id or slug, for the operator. */
+    async find(ref: string): Promise<Tenant | undefined> {
+      return db.system((tx) => findTenant(tx, ref));
+    },
+
+    /** Activity: gives the tenant the default roles; idempotent. */
+    async ensureDefaultRoles(tenantId: string): Promise<void> {
+      await db.system((tx) => ensureDefaultRoles(tx, tenantId));
+    },
+
+    /** Activity: marks a provisioning tenant `active`; a deleted or failed tenant is left as it is. */
+    async activate(tenantId: string): Promise<void> {
+      await db.system((tx) => finishProvisioning(tx, tenantId, 'active', null));
+    },
+
+    /** Activity: marks a provisioning tenant `failed` with the reason; idempotent. */
+    async failProvisioning(outcome: { tenantId: string; reason: string }): Promise<void> {
+      await db.system((tx) => finishProvisioning(tx, outcome.tenantId, 'failed', outcome.reason.slice(0, 1000)));
+    },
+  };
+}

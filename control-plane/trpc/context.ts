@@ -1,0 +1,28 @@
+import type { HealthService } from '../health/health.service.ts';
+import type { Identity } from '../identity/identity.schema.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
+import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
+import type { ResourcesService } from '../resources/resources.service.ts';
+import type { SessionsService } from '../sessions/sessions.service.ts';
+import type { StorageService } from '../storage/storage.service.ts';
+import type { TenantsService } from '../tenants/tenants.service.ts';
+import type { UsersService } from '../users/users.service.ts';
+
+export interface Services {
+  identity: IdentityService;
+  resources: ResourcesService;
+  users: UsersService;
+  sessions: SessionsService;
+  orchestrate: OrchestrateService;
+  storage: StorageService;
+  tenants: TenantsService;
+  health: HealthService;
+}
+
+/** Per-call context: who calls (already verified by the edge or the HTTP server) and the services. */
+export interface Context {
+  services: Services;
+  identity: Identity | null;
+  /** Tenant named by the request (a v4 path, or the v3 `X-Tenant-Id` header), else the token's. */
+  tenantHint?: string;
+}

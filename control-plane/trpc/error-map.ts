@@ -1,0 +1,38 @@
+import { TRPCError } from '@trpc/server';
+import { DomainError, type AppErrorBody } from '../errors.ts';
+
+interface ZodLikeIssue {
+  path: PropertyKey[];
+  message: string;
+  /** Set on `unrecognized_keys` issues. */
+  keys?: string[];
+}
+
+function zodIssues(cause: unknown): ZodLikeIssue[] | undefined {
+  const issues = (cause as { issues?: unknown })?.issues;
+  return Array.isArray(issues) ? (issues as ZodLikeIssue[]) : undefined;
+}
+
+/**
+ * The one mapping from anything a procedure throws to the REST error body: domain errors keep
+ * their code, input validation failures name the field, and everything else is an internal
+ * error whose detail stays in the server log.
+ */
+export function toAppErrorBody(error: unknown): AppErrorBody {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  if (cause instanceof DomainError) return cause.toBody();
+  const issues = error instanceof TRPCError && error.code === 'BAD_REQUEST' ? zodIssues(cause) : undefined;
+  if (issues?.length) {
+    const first = issues[0]!;
+    const path = first.keys?.length ? [...first.path, first.keys[0]!] : first.path;
+    const field = path.map(String).join('.') || '(body)';
+    return { code: 'VALIDATION_ERROR', message: `${field} ${first.message}`, details: { field, issue: first.message } };
+  }
+  if (error instanceof TRPCError) {
+    if (error.code === 'BAD_REQUEST' || error.code === 'PARSE_ERROR') return { code: 'VALIDATION_ERROR', message: 'invalid request' };
+    if (error.code === 'NOT_FOUND') return { code: 'NOT_FOUND', message: 'not found' };
+    if (error.code === 'UNAUTHORIZED') return { code: 'UNAUTHORIZED', message: 'authentication required' };
+    if (error.code === 'FORBIDDEN') return { code: 'FORBIDDEN', message: 'insufficient permissions' };
+  }
+  return { code: 'INTERNAL_ERROR', message: 'internal error' };
+}

@@ -1,0 +1,24 @@
+import { healthRouter } from '../health/health.router.ts';
+import { identityRouter } from '../identity/identity.router.ts';
+import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
+import { resourcesRouter } from '../resources/resources.router.ts';
+import { sessionsRouter } from '../sessions/sessions.router.ts';
+import { storageRouter } from '../storage/storage.router.ts';
+import { tenantsRouter } from '../tenants/tenants.router.ts';
+import { usersRouter } from '../users/users.router.ts';
+import { t } from './init.ts';
+
+export const appRouter = t.router({
+  resources: resourcesRouter,
+  users: usersRouter,
+  sessions: sessionsRouter,
+  orchestrate: orchestrateRouter,
+  storage: storageRouter,
+  identity: identityRouter,
+  tenants: tenantsRouter,
+  health: healthRouter,
+});
+
+export type AppRouter = typeof appRouter;
+
+export const createCaller = t.createCallerFactory(appRouter);

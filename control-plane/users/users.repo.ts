@@ -1,0 +1,63 @@
+import type { Tx } from '../db/client.ts';
+import type { User } from './users.schema.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A user as a member of the current tenant (row-level security keeps other tenants' users out). */
+const USER_SELECT = `
+  select u.id::text as id, u.email, u.name, u.avatar, m.roles[1] as role,
+    array(select distinct p from roles r, unnest(r.permissions) p
+          where r.tenant_id = m.tenant_id and r.name = any(m.roles) order by p) as permissions,
+    m.tenant_id::text as "tenantId", m.status, u.preferences,
+    to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
+    to_char(u.last_login_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastLoginAt"
+  from users u join memberships m on m.user_id = u.id and m.tenant_id = current_tenant_id()`;
+
+export async function findMember(tx: Tx, id: string): Promise<User | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const rows = await tx.unsafe<User[]>(`${USER_SELECT} where u.id = $1::uuid`, [id], { prepare: true });
+  return rows[0];
+}
+
+export async function listMembers(
+  tx: Tx,
+  filter: { role?: string; status?: string; search?: string; limit: number; offset: number },
+): Promise<{ items: User[]; total: number }> {
+  const where = ['true'];
+  const values: unknown[] = [];
+  const bind = (v: unknown) => {
+    values.push(v);
+    return `$${values.length}`;
+  };
+  if (filter.role) where.push(`${bind(filter.role)} = any(m.roles)`);
+  if (filter.status) where.push(`m.status = ${bind(filter.status)}`);
+  if (filter.search) {
+    const term = bind(filter.search.toLowerCase());
+    where.push(`(strpos(lower(u.name), ${term}) > 0 or strpos(lower(u.email), ${term}) > 0)`);
+  }
+  const condition = where.join(' and ');
+  const countValues = [...values];
+  const page = `${USER_SELECT} where ${condition} order by lower(u.email), u.id limit ${bind(String(filter.limit))}::text::int offset ${bind(String(filter.offset))}::text::int`;
+  const [items, totals] = await Promise.all([
+    tx.unsafe<User[]>(page, values as never[], { prepare: true }),
+    tx.unsafe<{ total: number }[]>(
+      `select count(*)::int as total from users u join memberships m on m.user_id = u.id and m.tenant_id = current_tenant_id() where ${condition}`,
+      countValues as never[],
+      { prepare: true },
+    ),
+  ]);
+  return { items, total: totals[0]?.total ?? 0 };
+}
+
+export async function updateUserProfile(tx: Tx, id: string, changes: { name?: string; preferences?: Record<string, unknown> }): Promise<void> {
+  await tx.unsafe(
+    `update users set name = coalesce($2, name), preferences = coalesce($3::text::jsonb, preferences), updated_at = now() where id = $1::uuid`,
+    [id, changes.name ?? null, changes.preferences ? JSON.stringify(changes.preferences) : null],
+    { prepare: true },
+  );
+}
+
+export async function lockUserPreferences(tx: Tx, id: string): Promise<Record<string, unknown> | undefined> {
+  const rows = await tx<{ preferences: Record<string, unknown> }[]>`select preferences from users where id = ${id}::uuid for update`;
+  return rows[0]?.preferences;
+}

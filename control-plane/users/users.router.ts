@@ -1,0 +1,18 @@
+import { t } from '../trpc/init.ts';
+import { tenantProcedure } from '../trpc/procedures.ts';
+import { ListUsersInputSchema, UpdateUserInputSchema, UserPageSchema, UserRefInputSchema, UserSchema } from './users.schema.ts';
+
+export const usersRouter = t.router({
+  get: tenantProcedure()
+    .input(UserRefInputSchema)
+    .output(UserSchema)
+    .query(({ ctx, input }) => ctx.services.users.get(ctx.actor, input.id)),
+  list: tenantProcedure('users.manage')
+    .input(ListUsersInputSchema)
+    .output(UserPageSchema)
+    .query(({ ctx, input }) => ctx.services.users.list(ctx.actor, input)),
+  update: tenantProcedure()
+    .input(UpdateUserInputSchema)
+    .output(UserSchema)
+    .mutation(({ ctx, input }) => ctx.services.users.update(ctx.actor, input)),
+});

@@ -1,0 +1,67 @@
+import { z } from 'zod';
+
+function isIanaTimeZone(name: string): boolean {
+  if (!/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const PreferencesSchema = z.object({
+  theme: z.string().max(50),
+  language: z.string().max(35),
+  timezone: z.string().refine(isIanaTimeZone, 'must be an IANA time zone name such as Europe/Berlin'),
+  notifications: z.object({ email: z.boolean(), push: z.boolean() }),
+});
+
+/** A partial preferences object, merged deeply into the stored one. */
+export const PreferencesPatchSchema = z
+  .object({
+    theme: PreferencesSchema.shape.theme,
+    language: PreferencesSchema.shape.language,
+    timezone: PreferencesSchema.shape.timezone,
+    notifications: PreferencesSchema.shape.notifications.partial().strict(),
+  })
+  .partial()
+  .strict();
+
+export const UserSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  name: z.string(),
+  avatar: z.string().nullable(),
+  role: z.string(),
+  permissions: z.array(z.string()),
+  tenantId: z.string(),
+  status: z.string(),
+  preferences: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+  lastLoginAt: z.string().nullable(),
+});
+export type User = z.infer<typeof UserSchema>;
+
+/** `me` or any string: an id that names no member of the tenant (a non-UUID included) is a 404. */
+export const UserIdSchema = z.string().min(1);
+
+export const UserRefInputSchema = z.object({ id: UserIdSchema });
+
+export const ListUsersInputSchema = z.object({
+  role: z.string().max(100).optional(),
+  status: z.enum(['active', 'inactive']).optional(),
+  search: z.string().max(200).optional(),
+  limit: z.coerce.number().int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(50),
+  offset: z.coerce.number().int('must be an integer').min(0, 'must not be negative').default(0),
+});
+export type ListUsersInput = z.input<typeof ListUsersInputSchema>;
+
+export const UserPageSchema = z.object({ items: z.array(UserSchema), total: z.number().int() });
+
+export const UpdateUserInputSchema = z.object({
+  id: UserIdSchema,
+  name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+  preferences: PreferencesPatchSchema.optional(),
+}).strict();
+export type UpdateUserInput = z.infer<typeof UpdateUserInputSchema>;

@@ -1,0 +1,42 @@
+import type { Db } from '../db/client.ts';
+import { ForbiddenError, NotFoundError } from '../errors.ts';
+import type { Actor } from '../identity/identity.schema.ts';
+import { mergePatch } from '../json/merge-patch.ts';
+import { findMember, listMembers, lockUserPreferences, updateUserProfile } from './users.repo.ts';
+import type { ListUsersInputSchema, UpdateUserInput, User } from './users.schema.ts';
+import type { z } from 'zod';
+
+export type UsersService = ReturnType<typeof createUsersService>;
+
+/** Users as members of the actor's tenant: profiles, preferences, and the admin listing. */
+export function createUsersService(deps: { db: Db }) {
+  const { db } = deps;
+  const targetId = (actor: Actor, id: string) => (id === 'me' ? actor.userId : id);
+
+  return {
+    async get(actor: Actor, id: string): Promise<User> {
+      const userId = targetId(actor, id);
+      const user = await db.inTenant(actor.tenantId, (tx) => findMember(tx, userId));
+      if (!user) throw new NotFoundError('user');
+      if (userId !== actor.userId && !actor.permissions.has('users.read')) throw new ForbiddenError();
+      return user;
+    },
+
+    async list(actor: Actor, input: z.output<typeof ListUsersInputSchema>) {
+      return db.inTenant(actor.tenantId, (tx) => listMembers(tx, input));
+    },
+
+    /** Changes `name` and deep-merges `preferences`; only the user themself or a holder of `users.manage`. */
+    async update(actor: Actor, input: UpdateUserInput): Promise<User> {
+      const userId = targetId(actor, input.id);
+      return db.inTenant(actor.tenantId, async (tx) => {
+        if (!(await findMember(tx, userId))) throw new NotFoundError('user');
+        if (userId !== actor.userId && !actor.permissions.has('users.manage')) throw new ForbiddenError('you may change only your own profile');
+        const stored = input.preferences ? await lockUserPreferences(tx, userId) : undefined;
+        const preferences = input.preferences ? (mergePatch(stored ?? {}, input.preferences) as Record<string, unknown>) : undefined;
+        await updateUserProfile(tx, userId, { name: input.name, preferences });
+        return (await findMember(tx, userId))!;
+      });
+    },
+  };
+}

@@ -1,0 +1,211 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { AnyElysia } from 'elysia';
+import type { JSONWebKeySet } from 'jose';
+import { createEdgeApp } from '../../api-edge/app.ts';
+import { createHttpControlPlane } from '../../api-edge/control-plane-http.ts';
+import { BFF_CLIENT_ID, createDevIdentityProvider, type DevIdentityProvider } from '../../api-edge/identity/dev-provider.ts';
+import type { DevUser } from '../../api-edge/identity/dev-users.ts';
+import { bffRoutes } from '../../api-edge/routes/auth.ts';
+import { createTokenVerifier, withVerificationCache } from '../../api-edge/identity/token-verifier.ts';
+import { createRateLimits, DEFAULT_POLICIES, type RateLimitGroup, type RateLimitPolicy } from '../../api-edge/plugins/rate-limit.ts';
+import { postgresLimiters } from '../../api-edge/plugins/rate-limit-postgres.ts';
+import { createEdgeServer } from '../../api-edge/server.ts';
+import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
+import { createDb, createPool, type Db } from '../../control-plane/db/client.ts';
+import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
+import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
+import { createControlPlaneServer } from '../../control-plane/server.ts';
+import { createServices } from '../../control-plane/services.ts';
+import type { Services } from '../../control-plane/contracts.ts';
+import { createTemporalWorkflows, type TemporalSettings } from '../../control-plane/temporal/temporal-workflows.ts';
+import { startWorker } from '../../workers/worker.ts';
+import { loadKubeConfig } from '../../control-plane/operator/kube.ts';
+import { startOperator } from '../../control-plane/operator/operator.ts';
+import { stateDir } from './state-dir.ts';
+
+export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operator';
+
+export interface PlatformOptions {
+  role: PlatformRole;
+  databaseUrl?: string;
+  host?: string;
+  /** Port of the REST edge (roles all, edge) or of the tRPC server (role control-plane); 0 picks one. */
+  port: number;
+  /** Origin that clients reach the edge at; it is also the built-in identity provider's issuer. */
+  publicUrl?: string;
+  /** The control plane's tRPC URL; the edge calls it over HTTP instead of in-process. */
+  controlPlaneUrl?: string;
+  /** Temporal frontend, namespace and task queue; without it executions and provisioning are unavailable. */
+  temporal?: TemporalSettings;
+  /** Directory of the local blob store (tenant areas under `tenants/<id>/`); default `<state dir>/blobs`. */
+  blobRoot?: string;
+  /** Whether role `all` runs a worker in-process (default true); false leaves the work to `worker` processes. */
+  runWorker?: boolean;
+  /** Runs the Kubernetes operator (roles `all` and `operator`) with this kubeconfig (in-cluster config when no path). */
+  operator?: { kubeconfigPath?: string; namespace?: string; identity?: string; leaseName?: string };
+  /** An external OIDC provider; without it the edge serves the built-in development provider. */
+  identity?: { issuer: string; audience: string; jwksUrl: string; tenantClaim?: string };
+  /** Users the built-in provider signs in (default: the seeded development users). */
+  devUsers?: readonly DevUser[];
+  /** Private signing keys of the built-in provider (kept across restarts by `npm start`). */
+  devSigningKeys?: JSONWebKeySet;
+  audience?: string;
+  seedDevelopmentData?: boolean;
+  rateLimits?: { keyPrefix?: string; policies?: Partial<Record<RateLimitGroup, RateLimitPolicy>> };
+  /** Backend-for-frontend client at the identity provider, and the key of its sign-in cookie. */
+  bff?: { clientId?: string; clientSecret?: string; scope?: string; secret?: Uint8Array };
+  extraPlugins?: AnyElysia[];
+  log?: (message: string, detail?: unknown) => void;
+}
+
+export interface RunningPlatform {
+  url: string;
+  /** The built-in identity provider, when this process serves it. */
+  identityProvider?: DevIdentityProvider;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_AUDIENCE = 'urn:svc:api';
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+function close(server: Server): Promise<void> {
+  server.closeAllConnections?.();
+  return new Promise((resolve) => server.close(() => resolve()));
+}
+
+/**
+ * Starts the platform's processes for a role: `all` (edge with an in-process control plane, the
+ * local default), `edge` (calls the control plane over HTTP), or `control-plane` (tRPC over HTTP).
+ */
+export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+  const host = options.host ?? '127.0.0.1';
+  const audience = options.identity?.audience ?? options.audience ?? DEFAULT_AUDIENCE;
+  const log = options.log ?? (() => {});
+  let db: Db | undefined;
+  let services: Services | undefined;
+  const workflows = options.temporal ? createTemporalWorkflows(options.temporal) : undefined;
+  const needsDb = options.role !== 'edge' || !options.controlPlaneUrl;
+  if (needsDb) {
+    if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
+    db = createDb(options.databaseUrl);
+    services = createServices({ db, workflows, blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')) });
+    if (options.seedDevelopmentData) {
+      for (const tenantId of (await seedDevelopmentData(db)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
+    }
+  }
+  const worker =
+    options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
+      ? await startWorker({ ...options.temporal, services: services! })
+      : undefined;
+  const operator =
+    options.operator && (options.role === 'all' || options.role === 'operator')
+      ? startOperator({
+          kubeConfig: loadKubeConfig(options.operator.kubeconfigPath),
+          services: services!,
+          publicUrl: options.publicUrl ?? `http://localhost:${options.port}`,
+          namespace: options.operator.namespace,
+          identity: options.operator.identity,
+          leaseName: options.operator.leaseName,
+          log,
+        })
+      : undefined;
+  const closeBackground = async () => {
+    await operator?.stop();
+    await worker?.shutdown();
+    await workflows?.close();
+  };
+
+  if (options.role === 'worker' || options.role === 'operator') {
+    return { url: '', close: async () => (await closeBackground(), await db!.close()) };
+  }
+
+  if (options.role === 'control-plane') {
+    const issuer = options.identity?.issuer ?? options.publicUrl;
+    if (!issuer) throw new Error('the control plane needs the identity issuer (the edge URL for the built-in provider)');
+    const verifyToken = createTokenVerifier({
+      issuer,
+      audience,
+      jwksUrl: options.identity?.jwksUrl ?? `${issuer.replace(/\/$/, '')}/oauth2/v2.0/keys`,
+      tenantClaim: options.identity?.tenantClaim,
+    });
+    const server = createControlPlaneServer({ services: services!, verifyToken });
+    const port = await listen(server, options.port, host);
+    return { url: `http://${host}:${port}`, close: async () => (await close(server), await closeBackground(), await db!.close()) };
+  }
+
+  const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];
+  let verify: (token: string) => Promise<{ sub: string }> = () => Promise.reject(new Error('identity provider not ready'));
+  // One connection: the counter updates of concurrent requests are pipelined on it, many per write.
+  const limiterSql = createPool(options.databaseUrl ?? '', { max: 1 });
+  const rateLimit = createRateLimits(postgresLimiters(limiterSql, { keyPrefix: options.rateLimits?.keyPrefix }), {
+    ...DEFAULT_POLICIES,
+    ...options.rateLimits?.policies,
+  });
+  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl) : createInProcessControlPlane(services!);
+  const verifyToken = (token: string) => verify(token);
+  let publicUrl = options.publicUrl ?? '';
+  const bff = bffRoutes(controlPlane, verifyToken, {
+    get publicUrl() {
+      return publicUrl;
+    },
+    get issuer() {
+      return options.identity?.issuer ?? publicUrl;
+    },
+    clientId: options.bff?.clientId ?? BFF_CLIENT_ID,
+    clientSecret: options.bff?.clientSecret,
+    scope: options.bff?.scope ?? 'openid email profile offline_access api',
+    secret: options.bff?.secret ?? randomBytes(32),
+  });
+  const app = createEdgeApp({
+    controlPlane,
+    verifyToken,
+    rateLimit,
+    sessionToken: async (sessionId) => (await controlPlane.query({ identity: null }, 'sessions', 'resolve', { sessionId }))?.accessToken,
+    plugins: [bff, ...(options.extraPlugins ?? [])],
+    onServerError: (error, request) => log(`server error on ${request.method} ${request.url}`, error),
+  });
+  const server = createEdgeServer(app, mounts);
+  let identityProvider: DevIdentityProvider | undefined;
+  /** Sets up token verification (and the built-in provider) for the public origin `url`. */
+  const attachIdentity = async (url: string) => {
+    publicUrl = url;
+    if (options.identity) {
+      verify = withVerificationCache(createTokenVerifier(options.identity));
+    } else {
+      identityProvider = await createDevIdentityProvider({ issuer: url, audience, jwks: options.devSigningKeys, users: options.devUsers, onError: (e) => log('identity provider error', e) });
+      mounts.push(identityProvider);
+      verify = withVerificationCache(createTokenVerifier({ issuer: url, audience, jwks: identityProvider.publicJwks }));
+    }
+  };
+  const urlFor = (port: number) => options.publicUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
+  // With a known origin, sign-in is ready before the first request can arrive; with port 0 the
+  // origin is known only once listening (tests, which wait for this function before calling).
+  if (options.port !== 0) await attachIdentity(urlFor(options.port));
+  const release = async () => {
+    await closeBackground();
+    await limiterSql.end({ timeout: 5 });
+    await db?.close();
+  };
+  const port = await listen(server, options.port, host).catch(async (error: unknown) => {
+    await release();
+    throw error;
+  });
+  const url = urlFor(port);
+  if (options.port === 0) await attachIdentity(url);
+  return {
+    url,
+    identityProvider,
+    close: async () => {
+      await close(server);
+      await release();
+    },
+  };
+}

@@ -1,0 +1,117 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
+import { migrate } from '../control-plane/db/migrate.ts';
+import { startPlatform, type PlatformRole } from './stack/platform.ts';
+import { ensureLocalPostgres } from './stack/postgres.ts';
+import { ensurePlatformTemporal } from './stack/temporal.ts';
+import { stateDir } from './stack/state-dir.ts';
+
+const DEV_POSTGRES = { name: 'pg-dev', port: 54329 } as const;
+const DEV_DATABASE = 'svc';
+const DEV_TEMPORAL = { name: 'temporal-dev', port: 7233, uiPort: 8233 } as const;
+
+const { values: args } = parseArgs({
+  options: { role: { type: 'string', default: process.env.SVC_ROLE ?? 'all' } },
+  allowPositionals: false,
+});
+const role = args.role as PlatformRole;
+if (!['all', 'edge', 'control-plane', 'worker', 'operator'].includes(role)) {
+  console.error(`unknown role "${role}": use all, edge, control-plane, worker or operator`);
+  process.exit(2);
+}
+const env = process.env;
+const log = (message: string, detail?: unknown) => console.error(detail === undefined ? message : `${message}: ${String((detail as Error)?.stack ?? detail)}`);
+
+/** The database: `DATABASE_URL`, or a private local PostgreSQL cluster with a `svc` database. */
+async function databaseUrl(): Promise<string> {
+  if (env.DATABASE_URL) return env.DATABASE_URL;
+  const cluster = await ensureLocalPostgres({ ...DEV_POSTGRES, log: (m) => log(`[postgres] ${m}`) });
+  const admin = postgres(cluster.url, { max: 1, onnotice: () => {} });
+  try {
+    const exists = await admin`select 1 from pg_database where datname = ${DEV_DATABASE}`;
+    if (exists.length === 0) await admin.unsafe(`create database ${DEV_DATABASE}`);
+  } finally {
+    await admin.end();
+  }
+  return cluster.url.replace(/\/[^/]*$/, `/${DEV_DATABASE}`);
+}
+
+/** The built-in provider's signing keys, kept in the state directory so tokens survive restarts. */
+async function devSigningKeys() {
+  const file = join(stateDir('dev-identity'), 'signing-jwks.json');
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
+  const jwks = await generateSigningJwks();
+  writeFileSync(file, JSON.stringify(jwks), { mode: 0o600 });
+  return jwks;
+}
+
+/** Per-minute budgets from `RATE_LIMIT_RESOURCES_PER_MINUTE` and `RATE_LIMIT_API_PER_MINUTE`, when set. */
+function rateLimitPolicies() {
+  const perMinute = (value: string | undefined) => (value ? { points: Number(value), durationSeconds: 60 } : undefined);
+  const resources = perMinute(env.RATE_LIMIT_RESOURCES_PER_MINUTE);
+  const api = perMinute(env.RATE_LIMIT_API_PER_MINUTE);
+  return { ...(resources ? { resources } : {}), ...(api ? { users: api } : {}) };
+}
+
+/** The operator runs when a kubeconfig is reachable: `KUBECONFIG`, `~/.kube/config`, or in a cluster. */
+function operatorSettings() {
+  const home = join(homedir(), '.kube', 'config');
+  const kubeconfigPath = env.KUBECONFIG ?? (existsSync(home) ? home : undefined);
+  if (!kubeconfigPath && !env.KUBERNETES_SERVICE_HOST) return undefined;
+  return { kubeconfigPath, namespace: env.OPERATOR_NAMESPACE, identity: env.POD_NAME, leaseName: env.OPERATOR_LEASE_NAME };
+}
+
+const externalIdentity = env.AUTH_ISSUER && env.AUTH_JWKS_URL
+  ? { issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE ?? 'urn:svc:api', jwksUrl: env.AUTH_JWKS_URL, tenantClaim: env.AUTH_TENANT_CLAIM }
+  : undefined;
+const port = Number(env.PORT ?? (role === 'control-plane' ? 8081 : 8080));
+const url = await databaseUrl();
+const temporal =
+  role === 'edge' ? undefined : await ensurePlatformTemporal({ ...DEV_TEMPORAL, log: (m) => log(`[temporal] ${m}`) });
+if (role !== 'edge') {
+  const applied = await migrate(url);
+  if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+}
+const platform = await startPlatform({
+  role,
+  databaseUrl: url,
+  host: env.HOST ?? '0.0.0.0',
+  port,
+  publicUrl: env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`),
+  controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
+  identity: externalIdentity,
+  blobRoot: env.SVC_BLOB_DIR,
+  temporal: temporal && { address: temporal.address, namespace: temporal.namespace, taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'svc-platform' },
+  devSigningKeys: externalIdentity ? undefined : await devSigningKeys(),
+  seedDevelopmentData: !externalIdentity && env.SVC_DEV_SEED !== 'false',
+  rateLimits: { policies: rateLimitPolicies() },
+  operator: role === 'all' || role === 'operator' ? operatorSettings() : undefined,
+  log,
+});
+
+const temporalLine = temporal ? `\n  Temporal:      ${temporal.address}${temporal.uiUrl ? ` (UI ${temporal.uiUrl})` : ''}` : '';
+const operatorLine = role === 'all' || role === 'operator' ? `\n  operator:      ${operatorSettings() ? 'reconciling Tenant objects (kubeconfig found)' : 'off (no kubeconfig)'}` : '';
+if (role === 'operator') {
+  console.log(`operator running${operatorLine}`);
+} else if (role === 'worker') {
+  console.log(`worker running on task queue ${env.TEMPORAL_TASK_QUEUE ?? 'svc-platform'}${temporalLine}`);
+} else if (role === 'control-plane') {
+  console.log(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}`);
+} else {
+  console.log(`platform ready on ${platform.url}
+  health:        ${platform.url}/health
+  REST v3:       ${platform.url}/api/svc/v3
+  sign-in:       ${platform.url}/.well-known/openid-configuration${externalIdentity ? ' (external provider in use)' : ''}
+  get a token:   TOKEN=$(npm run -s token -- admin@acme.test)
+  try it:        curl -H "Authorization: Bearer $TOKEN" ${platform.url}/api/svc/v3/users/me${temporalLine}${operatorLine}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    void platform.close().finally(() => process.exit(0));
+  });
+}

@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** CPU used during a window, in percent of one core, by the platform, PostgreSQL and the load generator. */
+export interface CpuSplit {
+  /** This process: the platform (edge and control plane) and the benchmark itself, which idles meanwhile. */
+  node: number;
+  /** The benchmark's PostgreSQL server: its postmaster and every child (backends, background workers). */
+  postgres: number;
+  loadGenerator: number;
+  /** Everything else on the machine: a measure of how undisturbed the run was. */
+  other: number;
+}
+
+interface ProcessTicks {
+  comm: string;
+  parent: number;
+  ticks: number;
+}
+
+interface Snapshot {
+  at: number;
+  processes: Map<number, ProcessTicks>;
+  machineBusy: number;
+}
+
+const CLK_TCK = clockTicks();
+
+function clockTicks(): number {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+}
+
+function readProcess(pid: number): ProcessTicks | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    return { comm: stat.slice(stat.indexOf('(') + 1, close), parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
+  } catch {
+    return undefined;
+  }
+}
+
+function machineBusyTicks(): number {
+  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const ticks = values.map(Number);
+  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
+  return total - ticks[3]! - ticks[4]!;
+}
+
+function snapshot(): Snapshot {
+  const processes = new Map<number, ProcessTicks>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const info = readProcess(Number(entry));
+    if (info) processes.set(Number(entry), info);
+  }
+  return { at: performance.now(), processes, machineBusy: machineBusyTicks() };
+}
+
+function split(before: Snapshot, after: Snapshot, pids: WatchedPids): CpuSplit {
+  const seconds = (after.at - before.at) / 1000;
+  const percent = (ticks: number) => Math.round((ticks / CLK_TCK / seconds) * 100);
+  const used = { node: 0, postgres: 0, loadGenerator: 0 };
+  for (const [pid, end] of after.processes) {
+    const start = before.processes.get(pid);
+    if (!start || start.comm !== end.comm) continue;
+    const delta = end.ticks - start.ticks;
+    if (pid === process.pid) used.node += delta;
+    else if (pid === pids.loadGenerator) used.loadGenerator += delta;
+    else if (pid === pids.postmaster || end.parent === pids.postmaster) used.postgres += delta;
+  }
+  const machine = percent(after.machineBusy - before.machineBusy);
+  const node = percent(used.node);
+  const postgres = percent(used.postgres);
+  const loadGenerator = percent(used.loadGenerator);
+  return { node, postgres, loadGenerator, other: Math.max(0, machine - node - postgres - loadGenerator) };
+}
+
+/**
+ * Measures the CPU split over the middle of a run that lasts `durationMs`: from 1 s after its
+ * start to 1 s before its end, so that connection set-up and tear-down stay outside the window.
+ * Processes are read from /proc.
+ */
+export async function sampleCpuDuring(pids: WatchedPids, durationMs: number): Promise<CpuSplit | undefined> {
+  const margin = Math.min(1000, durationMs / 4);
+  await sleep(margin);
+  const before = snapshot();
+  await sleep(durationMs - 2 * margin);
+  const after = snapshot();
+  return after.at > before.at ? split(before, after, pids) : undefined;
+}
+
+/** The processes a CPU split tells apart; `postmaster` is undefined when PostgreSQL runs elsewhere. */
+export interface WatchedPids {
+  loadGenerator: number;
+  postmaster?: number;
+}
+
+/** The postmaster of a PostgreSQL backend, when that backend runs on this machine. */
+export function localPostmasterOf(backendPid: number): number | undefined {
+  const backend = readProcess(backendPid);
+  return backend?.comm === 'postgres' ? backend.parent : undefined;
+}

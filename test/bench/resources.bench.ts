@@ -1,0 +1,331 @@
+/**
+ * Resources benchmark (`npm run bench:resources`): throughput and latency of GET-by-id and of a
+ * filtered, sorted list through the REST edge (wrk over HTTP), against pgbench baselines on the
+ * same PostgreSQL: `pgbench -S`, and pgbench replaying the exact statements the platform sends per
+ * request. Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (5), BENCH_CONNECTIONS (32),
+ * BENCH_THREADS (2), BENCH_ROWS (100000). A measurement: it exits 0 whether targets are met or not.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
+import type { ListOptions } from '../../control-plane/resources/list-statements.ts';
+import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { createDatabase } from '../../scripts/stack/postgres.ts';
+import {
+  BENCH_DATABASES,
+  benchCluster,
+  createIdSet,
+  createPlatformDatabase,
+  dropBenchDatabases,
+  ID_TABLE,
+  loadProjects,
+  waitUntilIdle,
+  withSql,
+  type BenchCluster,
+} from './bench-db.ts';
+import { start } from './child.ts';
+import { localPostmasterOf } from './cpu.ts';
+import { findPgbench, initPgbench, replayScript, runPgbench, single, withRandomId, type PgbenchScripts } from './pgbench.ts';
+import { ratiosTable, resultsTable, type Row } from './report.ts';
+import {
+  captureFromServerLog,
+  compareStatements,
+  getStatementsFromCode,
+  listStatementsFromCode,
+  PLATFORM_APP,
+  type RequestContext,
+  type Statement,
+} from './statements.ts';
+import { ensureWrk, runWrk } from './wrk.ts';
+
+const TENANT = 'acme';
+const USER = 'admin@acme.test';
+const V3 = '/api/svc/v3';
+/** Existing ids that GET-by-id rotates over, through wrk and pgbench alike. */
+const ID_COUNT = 10_000;
+/** pgbench draws a new random id once in this many transactions (see withRandomId). */
+const ID_LOOKUP_EVERY = 50;
+const PGBENCH_SCALE = 10;
+const UNLIMITED = { points: 1e9, durationSeconds: 60 };
+const RATE_LIMIT_PREFIX = 'bench';
+
+const LIST_QUERY: ListOptions = {
+  type: 'project',
+  filter: { status: 'active', 'budget.gte': '1000' },
+  sort: '-budget,createdAt',
+  limit: 20,
+};
+
+interface Settings {
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+  threads: number;
+  rows: number;
+}
+
+/** The running platform with its data loaded, and a real token for it. */
+interface Stage {
+  cluster: BenchCluster;
+  dbUrl: string;
+  platform: RunningPlatform;
+  token: string;
+  ids: string[];
+}
+
+/** Paths of the load generators. */
+interface Tools {
+  wrk: string;
+  pgbench: string;
+}
+
+interface ExactStatements {
+  statements: Statement[];
+  /** How they were obtained. */
+  source: string;
+}
+
+interface ServerFacts {
+  version: string;
+  /** The postmaster's pid when PostgreSQL runs on this machine. */
+  postmaster?: number;
+  /** Connections the platform's pools hold open. */
+  platformConnections: number;
+}
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+
+function numberFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+function readSettings(): Settings {
+  const seconds = numberFromEnv('BENCH_SECONDS', 15);
+  return {
+    seconds,
+    warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', Math.min(5, seconds)),
+    connections: numberFromEnv('BENCH_CONNECTIONS', 32),
+    threads: numberFromEnv('BENCH_THREADS', 2),
+    rows: numberFromEnv('BENCH_ROWS', 100_000),
+  };
+}
+
+function listPath(options: ListOptions): string {
+  const params = new URLSearchParams({ type: options.type });
+  for (const [field, value] of Object.entries(options.filter)) params.set(`filter[${field}]`, value);
+  if (options.sort) params.set('sort', options.sort);
+  params.set('limit', String(options.limit));
+  return `${V3}/resources?${params}`;
+}
+
+const getPath = (id: string) => `${V3}/resources/project/${id}`;
+
+/**
+ * A fresh, migrated database with the development seed and `rows` projects of tenant acme, the
+ * platform running in-process on it with rate limits out of the way, and a token from its
+ * built-in provider (authorization code + PKCE, as a browser gets one).
+ */
+async function stage(cluster: BenchCluster, settings: Settings, started: (platform: RunningPlatform) => void): Promise<Stage> {
+  log('creating and migrating the benchmark database');
+  const dbUrl = await createPlatformDatabase(cluster.adminUrl);
+  const platform = await startPlatform({
+    role: 'all',
+    databaseUrl: dbUrl,
+    port: 0,
+    seedDevelopmentData: true,
+    rateLimits: { keyPrefix: RATE_LIMIT_PREFIX, policies: { resources: UNLIMITED, users: UNLIMITED, anonymous: UNLIMITED } },
+    log: (message, detail) => log(`platform: ${message} ${detail instanceof Error ? detail.stack : (detail ?? '')}`),
+  });
+  started(platform);
+  log(`loading ${settings.rows} projects for tenant ${TENANT}`);
+  await loadProjects(dbUrl, TENANT, settings.rows);
+  const ids = await createIdSet(dbUrl, TENANT, ID_COUNT);
+  const token = (await loginWithPkce({ issuer: platform.url, email: USER })).accessToken;
+  await checkWorkloads(platform.url, token, ids[0]!);
+  return { cluster, dbUrl, platform, token, ids };
+}
+
+/** Fails fast unless both workloads answer 200 with the expected shape. */
+async function checkWorkloads(url: string, token: string, id: string): Promise<void> {
+  const headers = { authorization: `Bearer ${token}` };
+  const got = await fetch(url + getPath(id), { headers });
+  const item = (await got.json()) as { id?: string };
+  if (got.status !== 200 || item.id !== id) throw new Error(`GET-by-id answered ${got.status}: ${JSON.stringify(item)}`);
+  const listed = await fetch(url + listPath(LIST_QUERY), { headers });
+  const page = (await listed.json()) as { data?: unknown[] };
+  if (listed.status !== 200 || page.data?.length !== LIST_QUERY.limit) {
+    throw new Error(`list answered ${listed.status}: ${JSON.stringify(page).slice(0, 300)}`);
+  }
+}
+
+async function requestContext(dbUrl: string): Promise<RequestContext & { schema: object }> {
+  return withSql(dbUrl, async (sql) => {
+    const [tenant] = await sql<{ id: string }[]>`select id::text as id from tenants where slug = ${TENANT}`;
+    const [type] = await sql<{ schema: object }[]>`select schema from object_types where name = 'project' and tenant_id is null`;
+    return {
+      tenantId: tenant!.id,
+      rateLimitPrefix: RATE_LIMIT_PREFIX,
+      rateLimitKey: `tenant:${TENANT}`,
+      rateLimitPolicy: UNLIMITED,
+      schema: type!.schema,
+    };
+  });
+}
+
+/**
+ * The statements one request sends: captured from the server log when the benchmark runs its own
+ * cluster (and compared with what the code says), otherwise derived from the code.
+ */
+async function exactStatements(cluster: BenchCluster, derived: Statement[], send: () => Promise<void>): Promise<ExactStatements> {
+  if (!cluster.logFile) return { statements: derived, source: 'derived from the code (DATABASE_URL is set: no server log to read)' };
+  await send();
+  const captured = await captureFromServerLog(cluster.adminUrl, cluster.logFile, send);
+  if (captured.length === 0) throw new Error(`no statement of the platform was found in ${cluster.logFile}`);
+  const differences = compareStatements(captured, derived);
+  const check = differences.length ? `DIFFERS from the code-derived ones: ${differences.join('; ')}` : 'identical to the code-derived ones';
+  return { statements: captured, source: `captured from the server log (log_statement = 'all'), ${check}` };
+}
+
+/** Both workloads' exact statements, printed as they will be replayed. */
+async function exactWorkloads({ cluster, dbUrl, platform, token, ids }: Stage): Promise<{ get: ExactStatements; list: ExactStatements }> {
+  const context = await requestContext(dbUrl);
+  const fetchText = async (path: string) => void (await (await fetch(platform.url + path, { headers: { authorization: `Bearer ${token}` } })).text());
+  const get = await exactStatements(cluster, await getStatementsFromCode(context, 'project', ids[0]!), () => fetchText(getPath(ids[0]!)));
+  const list = await exactStatements(cluster, await listStatementsFromCode(context, LIST_QUERY, context.schema), () => fetchText(listPath(LIST_QUERY)));
+  printStatements('GET-by-id', get);
+  printStatements('list', list);
+  return { get, list };
+}
+
+function printStatements(name: string, { statements, source }: ExactStatements): void {
+  console.log(`\n-- ${name}: statements per request, in order; ${source}`);
+  for (const s of statements) console.log(`${s.sql.trim().replace(/\s+/g, ' ')}\n     params: ${JSON.stringify(s.params)}`);
+}
+
+/** GET-by-id replayed with a random id of the set; the list with page and count pipelined, as runListStatements sends them. */
+function replays(exact: { get: ExactStatements; list: ExactStatements }, ids: string[]): { get: PgbenchScripts; list: PgbenchScripts } {
+  const get = withRandomId(replayScript(exact.get.statements, { vary: { value: ids[0]!, variable: 'id' } }), {
+    table: ID_TABLE,
+    count: ids.length,
+    variable: 'id',
+    every: ID_LOOKUP_EVERY,
+  });
+  const countAt = exact.list.statements.findIndex((s) => /^\s*select count\(/i.test(s.sql));
+  const list = single(replayScript(exact.list.statements, countAt > 0 ? { pipeline: [countAt - 1, countAt] } : {}));
+  return { get, list };
+}
+
+async function serverFacts(dbUrl: string): Promise<ServerFacts> {
+  return withSql(dbUrl, async (sql) => {
+    const [row] = await sql<{ version: string; pid: number; connections: number }[]>`
+      select current_setting('server_version') as version, pg_backend_pid() as pid,
+        (select count(*)::int from pg_stat_activity where application_name = ${PLATFORM_APP} and datname = current_database()) as connections`;
+    return { version: row!.version, postmaster: localPostmasterOf(row!.pid), platformConnections: row!.connections };
+  });
+}
+
+/** Runs every workload, each as a warm-up run and then the measured one; returns the table rows. */
+async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools, workDir: string): Promise<{ rows: Record<string, Row>; server: ServerFacts }> {
+  const { seconds, warmupSeconds, connections, threads } = settings;
+  const scripts = replays(await exactWorkloads(s), s.ids);
+  const getPaths = join(workDir, 'get-paths.txt');
+  const listPaths = join(workDir, 'list-paths.txt');
+  await writeFile(getPaths, `${s.ids.map(getPath).join('\n')}\n`);
+  await writeFile(listPaths, `${listPath(LIST_QUERY)}\n`);
+  const { postmaster } = await serverFacts(s.dbUrl);
+
+  const edge = async (pathsFile: string) => {
+    const run = async (duration: number) => {
+      const result = await runWrk(wrk, { url: s.platform.url, token: s.token, pathsFile, connections, threads, seconds: duration, postmaster });
+      await waitUntilIdle(s.dbUrl, PLATFORM_APP);
+      return result;
+    };
+    await run(warmupSeconds);
+    return run(seconds);
+  };
+  const sql = async (url: string, workload: PgbenchScripts | 'select-only') => {
+    const run = (duration: number, percentiles: boolean) =>
+      runPgbench(pgbench, { url, clients: connections, threads, seconds: duration, scripts: workload, percentiles, postmaster });
+    await run(warmupSeconds, false);
+    return run(seconds, true);
+  };
+
+  log(`GET-by-id through the edge: wrk, ${connections} connections, ${threads} threads, ${warmupSeconds} s warm-up + ${seconds} s`);
+  const edgeGet = await edge(getPaths);
+  log('list through the edge');
+  const edgeList = await edge(listPaths);
+  const server = await serverFacts(s.dbUrl);
+  log('GET-by-id exact SQL: pgbench');
+  const sqlGet = await sql(s.dbUrl, scripts.get);
+  log('list exact SQL: pgbench');
+  const sqlList = await sql(s.dbUrl, scripts.list);
+  log(`pgbench -S: initialising scale ${PGBENCH_SCALE} in database ${BENCH_DATABASES.pgbench}`);
+  const pgbenchUrl = await createDatabase(s.cluster.adminUrl, BENCH_DATABASES.pgbench);
+  await initPgbench(pgbench, pgbenchUrl, PGBENCH_SCALE);
+  const selectOnly = await sql(pgbenchUrl, 'select-only');
+
+  const row = (workload: string, tool: string, result: Row['result']): Row => ({ workload, tool, connections, result });
+  return {
+    server,
+    rows: {
+      edgeGet: row('GET-by-id (edge)', 'wrk', edgeGet),
+      sqlGet: row('GET-by-id exact SQL', 'pgbench', sqlGet),
+      selectOnly: row(`pgbench -S (scale ${PGBENCH_SCALE})`, 'pgbench', selectOnly),
+      edgeList: row('list (edge)', 'wrk', edgeList),
+      sqlList: row('list exact SQL', 'pgbench', sqlList),
+    },
+  };
+}
+
+async function printReport(rows: Record<string, Row>, server: ServerFacts, settings: Settings, tools: Tools): Promise<void> {
+  const wrkVersion = (await start(tools.wrk, ['-v']).finished).output.split(' ').slice(0, 2).join(' ');
+  console.log(`\nmachine: nproc ${availableParallelism()}, node ${process.version}, PostgreSQL ${server.version}, ${wrkVersion}`);
+  console.log(
+    `load: ${settings.connections} connections (wrk) and clients (pgbench), ${settings.threads} threads, ` +
+      `${settings.seconds} s measured after ${settings.warmupSeconds} s warm-up; ${settings.rows} projects, ${ID_COUNT} ids; ` +
+      `the platform's pools held ${server.platformConnections} PostgreSQL connections`,
+  );
+  console.log(
+    'exact SQL: pgbench -M prepared; a ":" inside a string literal is written \\x3A in an E\'\' literal (pgbench reads :MI as a variable); ' +
+      'a variable used twice becomes two parameters; GET-by-id draws a random id from bench_ids in a separate, uncounted ' +
+      `transaction once in ${ID_LOOKUP_EVERY}`,
+  );
+  console.log('cpu% = percent of one core over the middle of each run: node (the platform) / PostgreSQL / load generator / other processes\n');
+  console.log(resultsTable(Object.values(rows)));
+  console.log();
+  console.log(
+    ratiosTable([
+      { label: 'GET-by-id edge / pgbench -S', numerator: rows.edgeGet!, denominator: rows.selectOnly!, target: 0.2 },
+      { label: 'GET-by-id edge / exact SQL', numerator: rows.edgeGet!, denominator: rows.sqlGet!, target: 0.85 },
+      { label: 'list edge / exact SQL', numerator: rows.edgeList!, denominator: rows.sqlList! },
+    ]),
+  );
+}
+
+async function main(): Promise<void> {
+  const settings = readSettings();
+  const tools = { wrk: await ensureWrk(log), pgbench: findPgbench() };
+  const cluster = await benchCluster(log);
+  const workDir = await mkdtemp(join(tmpdir(), 'svc-bench-'));
+  let platform: RunningPlatform | undefined;
+  try {
+    const staged = await stage(cluster, settings, (started) => (platform = started));
+    const { rows, server } = await measureAll(staged, settings, tools, workDir);
+    await printReport(rows, server, settings, tools);
+  } finally {
+    await platform?.close().catch((error: Error) => log(`closing the platform failed: ${error.message}`));
+    await dropBenchDatabases(cluster.adminUrl).catch((error: Error) => log(`dropping the databases failed: ${error.message}`));
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+  process.exit(0);
+} catch (error) {
+  console.error(error);
+  process.exit(1);
+}

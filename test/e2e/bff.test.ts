@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+
+/** A minimal browser: one origin, a cookie jar, redirects followed by hand, no Authorization header ever. */
+class Browser {
+  readonly cookies = new Map<string, string>();
+  constructor(private readonly origin: string) {}
+
+  async fetch(path: string, init: { method?: string; body?: string | URLSearchParams; headers?: Record<string, string> } = {}) {
+    const url = new URL(path, this.origin);
+    const response = await fetch(url, {
+      ...init,
+      redirect: 'manual',
+      headers: { ...init.headers, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair, ...attributes] = line.split(';');
+      const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
+      const expired = attributes.some((a) => /max-age=0\b/i.test(a.trim()));
+      if (expired || value === '') this.cookies.delete(name.trim());
+      else this.cookies.set(name.trim(), value);
+    }
+    return response;
+  }
+
+  /** Follows redirects from `path`, submitting the provider's login form with `email` when shown. */
+  async signIn(path: string, email: string): Promise<Response> {
+    let response = await this.fetch(path);
+    for (let hop = 0; hop < 20; hop++) {
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status < 400 && location) {
+        response = await this.fetch(location);
+        continue;
+      }
+      const html = await response.text();
+      const action = /<form[^>]*action="([^"]+)"/i.exec(html)?.[1];
+      if (!action) return response;
+      response = await this.fetch(action.replace(/&amp;/g, '&'), { method: 'POST', body: new URLSearchParams({ email }) });
+    }
+    throw new Error('sign-in did not finish');
+  }
+}
+
+describe('backend-for-frontend sessions', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack?.close());
+
+  it('signs in on the server and authenticates API calls with the HttpOnly session cookie alone', async () => {
+    const browser = new Browser(stack.url);
+    const landed = await browser.signIn('/auth/login?returnTo=/app/projects', ADMIN);
+    expect(landed.status).toBe(404);
+    expect(new URL(landed.url).pathname).toBe('/app/projects');
+    expect(browser.cookies.has('svc_session')).toBe(true);
+    expect(browser.cookies.has('svc_auth_tx')).toBe(false);
+
+    const me = await browser.fetch(`${V3}/users/me`);
+    expect(me.status).toBe(200);
+    expect(((await me.json()) as any).email).toBe(ADMIN);
+  });
+
+  it('sets the session cookie HttpOnly and never hands a token to the browser', async () => {
+    const browser = new Browser(stack.url);
+    let response = await browser.fetch('/auth/login');
+    const started = response.headers.getSetCookie().join('\n');
+    expect(started).toMatch(/svc_auth_tx=[^;]+;.*HttpOnly/i);
+    await browser.signIn('/auth/login', ADMIN);
+    response = await browser.fetch(`${V3}/users/me`);
+    expect(response.status).toBe(200);
+    const sessionId = browser.cookies.get('svc_session')!;
+    expect(sessionId.split('.')).toHaveLength(1);
+  });
+
+  it('refuses state changes without the CSRF header, accepts them with it', async () => {
+    const browser = new Browser(stack.url);
+    await browser.signIn('/auth/login', ADMIN);
+    const body = JSON.stringify({ name: 'Made in the browser' });
+    const json = { 'content-type': 'application/json' };
+    const forged = await browser.fetch(`${V3}/resources/project`, { method: 'POST', body, headers: json });
+    expect(forged.status).toBe(403);
+    expect(((await forged.json()) as any).error.code).toBe('FORBIDDEN');
+    const wrong = await browser.fetch(`${V3}/resources/project`, { method: 'POST', body, headers: { ...json, 'x-csrf-token': 'guess' } });
+    expect(wrong.status).toBe(403);
+    const ok = await browser.fetch(`${V3}/resources/project`, {
+      method: 'POST',
+      body,
+      headers: { ...json, 'x-csrf-token': browser.cookies.get('svc_csrf')! },
+    });
+    expect(ok.status).toBe(201);
+  });
+
+  it('ends the session on logout', async () => {
+    const browser = new Browser(stack.url);
+    await browser.signIn('/auth/login', ADMIN);
+    const sessionId = browser.cookies.get('svc_session')!;
+    const out = await browser.fetch('/auth/logout', { method: 'POST', headers: { 'x-csrf-token': browser.cookies.get('svc_csrf')! } });
+    expect(out.status).toBe(204);
+    expect(browser.cookies.has('svc_session')).toBe(false);
+    const replayed = await fetch(`${stack.url}${V3}/users/me`, { headers: { cookie: `svc_session=${sessionId}` } });
+    expect(replayed.status).toBe(401);
+  });
+
+  it('rejects a callback without a sign-in in progress, and never redirects off-site', async () => {
+    const browser = new Browser(stack.url);
+    const callback = await browser.fetch('/auth/callback?code=x&state=y');
+    expect(callback.status).toBe(400);
+    const landed = await browser.signIn('/auth/login?returnTo=//evil.example/steal', ADMIN);
+    expect(new URL(landed.url).origin).toBe(stack.url);
+  });
+});

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, MEMBER, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+
+const errorShape = (code: string) => ({ error: expect.objectContaining({ code, message: expect.any(String) }) });
+
+describe('v3 errors', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack();
+  });
+  afterAll(() => stack?.close());
+
+  it('401 UNAUTHORIZED without a token, with a malformed header, and with a forged token', async () => {
+    const token = await stack.token(ADMIN);
+    const [header, payload] = token.split('.');
+    const forged = `${header}.${payload}.${'A'.repeat(342)}`;
+    for (const headers of [{}, { authorization: 'Basic abc' }, { authorization: `Bearer ${forged}` }, { authorization: 'Bearer not-a-jwt' }] as Record<string, string>[]) {
+      const response = await stack.request('GET', `${V3}/users/me`, { headers });
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual(errorShape('UNAUTHORIZED'));
+    }
+  });
+
+  it('403 FORBIDDEN for a missing permission', async () => {
+    const response = await stack.request('GET', `${V3}/users`, { as: MEMBER });
+    expect(response.status).toBe(403);
+    expect(response.body).toEqual(errorShape('FORBIDDEN'));
+  });
+
+  it('400 VALIDATION_ERROR for malformed JSON, and nothing is created', async () => {
+    const marker = `malformed-${Date.now()}-${Math.random()}`;
+    const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"name": "${marker}",` });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual(errorShape('VALIDATION_ERROR'));
+    const after = await stack.request('GET', `${V3}/resources?type=project&filter[name]=${marker}`, { as: ADMIN });
+    expect(after.status).toBe(200);
+    expect(after.body.total).toBe(0);
+  });
+
+  it('400 for a body that is not an object', async () => {
+    const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: [1, 2] });
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: '(body)' } });
+  });
+
+  it('404 NOT_FOUND for unknown routes, 405 for a wrong method, both with the error body', async () => {
+    const unknown = await stack.request('GET', `${V3}/nothing-here`, { as: ADMIN });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual(errorShape('NOT_FOUND'));
+    const outside = await stack.request('GET', '/no/such/path');
+    expect(outside.status).toBe(404);
+    expect(outside.body).toEqual(errorShape('NOT_FOUND'));
+    const wrongMethod = await stack.request('DELETE', `${V3}/users/me/`, { as: ADMIN });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.body).toEqual(errorShape('METHOD_NOT_ALLOWED'));
+    expect(wrongMethod.headers.get('allow')).toContain('GET');
+  });
+
+  it('every API response carries the rate-limit headers', async () => {
+    const responses = [
+      await stack.request('GET', `${V3}/users/me`, { as: ADMIN }),
+      await stack.request('GET', `${V3}/users/me`),
+      await stack.request('GET', `${V3}/nothing-here`, { as: ADMIN }),
+      await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: '{' }),
+      await stack.request('GET', `${V3}/resources/project/${'0'.repeat(8)}`, { as: ADMIN }),
+    ];
+    for (const response of responses) {
+      for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+        expect(Number(response.headers.get(name)), `${name} on ${response.status}`).toBeGreaterThanOrEqual(0);
+      }
+    }
+  });
+
+  it('serves health without authentication', async () => {
+    const response = await stack.request('GET', '/health');
+    expect(response.status).toBe(200);
+    expect(response.body.status).toBe('ok');
+  });
+});

@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+
+describe('rate limits', () => {
+  const keyPrefix = `shared-${randomUUID()}`;
+  const policies = { resources: { points: 6, durationSeconds: 60 } };
+  let first: TestStack;
+  let second: TestStack;
+
+  beforeAll(async () => {
+    first = await startTestStack({ rateLimits: { keyPrefix, policies } });
+    second = await startTestStack({ rateLimits: { keyPrefix, policies } });
+    await first.token(ADMIN);
+    await second.token(ADMIN);
+  });
+  afterAll(async () => {
+    await first?.close();
+    await second?.close();
+  });
+
+  it('counts per tenant across every edge instance, then answers 429 with retryAfter', async () => {
+    const remaining: number[] = [];
+    for (const stack of [first, second, first, second, first, second]) {
+      const response = await stack.request('GET', `${V3}/resources?type=project&limit=1`, { as: ADMIN });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('x-ratelimit-limit')).toBe('6');
+      remaining.push(Number(response.headers.get('x-ratelimit-remaining')));
+    }
+    expect(remaining).toEqual([5, 4, 3, 2, 1, 0]);
+
+    const limited = await second.request('GET', `${V3}/resources?type=project&limit=1`, { as: ADMIN });
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('RATE_LIMIT_EXCEEDED');
+    expect(limited.body.error.retryAfter).toBeGreaterThan(0);
+    expect(limited.body.error.retryAfter).toBeLessThanOrEqual(60);
+    expect(Number(limited.headers.get('retry-after'))).toBe(limited.body.error.retryAfter);
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it('does not spend other tenants’ or other APIs’ budgets', async () => {
+    const globex = await first.request('GET', `${V3}/resources?type=project&limit=1`, { as: GLOBEX_ADMIN });
+    expect(globex.status).toBe(200);
+    const users = await first.request('GET', `${V3}/users/me`, { as: ADMIN });
+    expect(users.status).toBe(200);
+  });
+});

@@ -1,0 +1,101 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { migrate } from '../../control-plane/db/migrate.ts';
+import { ensureHelm, ensureKubeApiServer, ensureKubeBinaries } from '../../scripts/stack/kubernetes.ts';
+import { createDatabase, dropDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';
+import { ensurePlatformTemporal } from '../../scripts/stack/temporal.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    /** How the e2e suites' edge reaches the control plane (set per vitest project). */
+    controlPlaneMode: 'in-process' | 'http';
+    /** Temporal frontend (`host:port`) and namespace the run's workers and clients use. */
+    temporalAddress: string;
+    temporalNamespace: string;
+    /** Admin kubeconfig of the run's Kubernetes API server (etcd + kube-apiserver, no nodes). */
+    kubeconfigPath: string;
+    /** The `kubectl` and `helm` binaries matching that server. */
+    kubectlPath: string;
+    helmPath: string;
+  }
+}
+
+/** The Temporal dev server tests use when `TEMPORAL_ADDRESS` is not set (headless, its own history file). */
+export const TEST_TEMPORAL = { name: 'temporal-test', port: 57239 } as const;
+
+/** The API server (and its etcd, on the next two ports) tests use. */
+export const TEST_KUBE = { name: 'kube-test', port: 56443 } as const;
+
+/** The private, non-durable cluster tests use when `DATABASE_URL` is not set. */
+export const TEST_POSTGRES = { name: 'pg-test', port: 54339 } as const;
+
+const TEST_DB = /^svc_test_(\d+)_[0-9a-f]+$/;
+
+/**
+ * Creates one freshly migrated database for the run and provides its URL as `databaseUrl`; the
+ * returned teardown drops it. The private cluster stays up so that the next run starts fast.
+ */
+export async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Built from Go modules on a cold machine (minutes): started first, awaited last.
+  const kubeLog = (msg: string) => process.stderr.write(`[${TEST_KUBE.name}] ${msg}\n`);
+  const kube = Promise.all([
+    ensureKubeBinaries({ log: kubeLog }).then((binaries) => ensureKubeApiServer({ ...TEST_KUBE, binaries, log: kubeLog })),
+    ensureHelm({ log: kubeLog }),
+  ]);
+  kube.catch(() => {});
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    const cluster = await ensureLocalPostgres({
+      ...TEST_POSTGRES,
+      durable: false,
+      log: (msg) => process.stderr.write(`[${TEST_POSTGRES.name}] ${msg}\n`),
+    });
+    adminUrl = cluster.url;
+    await dropAbandonedDatabases(adminUrl);
+  }
+  const dbName = `svc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const url = await createDatabase(adminUrl, dbName);
+  try {
+    await migrate(url);
+  } catch (error) {
+    await dropDatabase(adminUrl, dbName);
+    throw error;
+  }
+  project.provide('databaseUrl', url);
+  const temporal = await ensurePlatformTemporal({ ...TEST_TEMPORAL, log: (msg) => process.stderr.write(`[${TEST_TEMPORAL.name}] ${msg}\n`) });
+  project.provide('temporalAddress', temporal.address);
+  project.provide('temporalNamespace', temporal.namespace);
+  const [apiServer, helm] = await kube;
+  project.provide('kubeconfigPath', apiServer.kubeconfigPath);
+  project.provide('kubectlPath', apiServer.kubectl);
+  project.provide('helmPath', helm);
+  const admin = adminUrl;
+  return () => dropDatabase(admin, dbName);
+}
+
+/** Drops test databases of runs on this machine whose process is gone (interrupted runs). */
+async function dropAbandonedDatabases(adminUrl: string): Promise<void> {
+  const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
+  let names: string[];
+  try {
+    const rows = await sql<{ datname: string }[]>`select datname from pg_database where datname like 'svc\_test\_%'`;
+    names = rows.map((r) => r.datname);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  for (const name of names) {
+    const pid = Number(TEST_DB.exec(name)?.[1]);
+    if (pid > 0 && !isAlive(pid)) await dropDatabase(adminUrl, name);
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

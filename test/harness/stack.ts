@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
+import { startPlatform, type PlatformOptions, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { freePort } from '../../scripts/stack/process.ts';
+
+export type ControlPlaneMode = 'in-process' | 'http';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface TestStack {
+  url: string;
+  /** The directory of this stack's blob store, removed on close. */
+  blobRoot: string;
+  /** The Temporal server, namespace and this stack's own task queue. */
+  temporal: { address: string; namespace: string; taskQueue: string };
+  /** A real access token from the running identity provider (PKCE login), cached per email. */
+  token(email: string): Promise<string>;
+  request<T = any>(method: string, path: string, options?: { token?: string; as?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the platform against the run's test database: the edge with the built-in identity
+ * provider, and the control plane in-process or as its own tRPC server over HTTP. Each stack gets
+ * its own rate-limit key prefix so that test files do not spend each other's budgets.
+ */
+export async function startTestStack(
+  options: {
+    controlPlane?: ControlPlaneMode;
+    rateLimits?: PlatformOptions['rateLimits'];
+    devUsers?: PlatformOptions['devUsers'];
+    /** Another Temporal server than the run's (address and namespace). */
+    temporal?: { address: string; namespace: string };
+    /** False: no worker runs in the test process; start `worker` processes yourself. */
+    worker?: boolean;
+  } = {},
+): Promise<TestStack> {
+  const databaseUrl = inject('databaseUrl');
+  const rateLimits = { keyPrefix: `test-${randomUUID()}`, ...options.rateLimits };
+  // Its own task queue: this stack's worker never picks up another test file's workflows.
+  const temporal = {
+    address: options.temporal?.address ?? inject('temporalAddress'),
+    namespace: options.temporal?.namespace ?? inject('temporalNamespace'),
+    taskQueue: `test-${randomUUID()}`,
+  };
+  const started: RunningPlatform[] = [];
+  const blobRoot = await mkdtemp(join(tmpdir(), 'svc-blobs-'));
+  let edge: RunningPlatform;
+  if ((options.controlPlane ?? inject('controlPlaneMode')) === 'http') {
+    // The control plane must know the edge's origin (the token issuer) before the edge listens, so
+    // the edge's port is picked first; another socket may take it meanwhile, so then start again.
+    for (let attempt = 1; ; attempt++) {
+      const edgePort = await freePort();
+      const publicUrl = `http://127.0.0.1:${edgePort}`;
+      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal });
+      started.push(controlPlane);
+      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, blobRoot, port: 0, temporal }));
+      try {
+        edge = await startPlatform({ role: 'edge', databaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers });
+        break;
+      } catch (error) {
+        for (const platform of started.splice(0).reverse()) await platform.close();
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
+      }
+    }
+  } else {
+    edge = await startPlatform({ role: 'all', databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal, runWorker: options.worker });
+  }
+  started.push(edge);
+
+  const tokens = new Map<string, Promise<string>>();
+  const token = (email: string) => {
+    if (!tokens.has(email)) tokens.set(email, loginWithPkce({ issuer: edge.url, email }).then((t) => t.accessToken));
+    return tokens.get(email)!;
+  };
+
+  return {
+    url: edge.url,
+    blobRoot,
+    temporal,
+    token,
+    async request(method, path, { token: bearer, as, body, rawBody, headers = {} } = {}) {
+      const auth = bearer ?? (as ? await token(as) : undefined);
+      const response = await fetch(edge.url + path, {
+        method,
+        headers: {
+          ...(auth ? { authorization: `Bearer ${auth}` } : {}),
+          ...(body !== undefined || rawBody !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        body: rawBody ?? (body !== undefined ? JSON.stringify(body) : undefined),
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: keep the text
+      }
+      return { status: response.status, headers: response.headers, body: parsed as never };
+    },
+    async close() {
+      for (const platform of started.reverse()) await platform.close();
+      await rm(blobRoot, { recursive: true, force: true });
+    },
+  };
+}
+
+export const ADMIN = 'admin@acme.test';
+export const MEMBER = 'member@acme.test';
+export const GLOBEX_ADMIN = 'admin@globex.test';
+export const V3 = '/api/svc/v3';

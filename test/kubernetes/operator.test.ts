@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runKubectl } from '../../scripts/stack/kubernetes.ts';
+import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { startTestStack, type TestStack } from '../harness/stack.ts';
+import { until } from '../harness/until.ts';
+
+const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
+const kubectl = (args: string[], input?: unknown) =>
+  runKubectl(inject('kubectlPath'), inject('kubeconfigPath'), args, { input: input === undefined ? undefined : JSON.stringify(input) });
+const getTenant = async (name: string) => JSON.parse(await kubectl(['get', 'tenant', name, '-o', 'json']));
+
+const tenantObject = (slug: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: 'platform.svc.dev/v1alpha1',
+  kind: 'Tenant',
+  metadata: { name: slug },
+  spec: { name: `Operator ${slug}`, slug, homeRegion: 'eu', domains: [`${slug}.example`], ...spec },
+});
+
+const readyCondition = (tenant: any) => tenant?.status?.conditions?.find((c: any) => c.type === 'Ready');
+
+describe('Tenant operator on a real Kubernetes API server', () => {
+  let stack: TestStack;
+  const operators: RunningPlatform[] = [];
+  const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  const leaseNamespace = `operator-test-${randomUUID().slice(0, 8)}`;
+
+  const startOperatorProcess = (identity: string) =>
+    startPlatform({
+      role: 'operator',
+      databaseUrl: inject('databaseUrl'),
+      port: 0,
+      publicUrl: stack.url,
+      temporal: stack.temporal,
+      operator: { kubeconfigPath: inject('kubeconfigPath'), namespace: leaseNamespace, identity },
+    });
+
+  beforeAll(async () => {
+    await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=svc-operator-test', '-f', CRDS_DIR]);
+    await kubectl(['create', 'namespace', leaseNamespace]);
+    stack = await startTestStack();
+    operators.push(await startOperatorProcess('replica-a'));
+  }, 180_000);
+  afterAll(async () => {
+    for (const operator of operators) await operator.close();
+    await stack?.close();
+    await sql.end();
+  }, 180_000);
+
+  it('provisions a Tenant to Ready, with its Namespace, connection Secret, status and Events', async () => {
+    const slug = `op-${randomUUID().slice(0, 8)}`;
+    await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const tenant = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
+    expect(tenant.status).toMatchObject({ phase: 'Ready', observedGeneration: 1, namespace: `tenant-${slug}`, secretName: 'tenant-connection', homeRegion: 'eu' });
+    expect(tenant.status.provisioningWorkflowId).toBe(`tenant-${tenant.status.tenantId}-provision`);
+    expect(tenant.metadata.finalizers).toContain('platform.svc.dev/tenant-cleanup');
+    const types = tenant.status.conditions.map((c: any) => `${c.type}=${c.status}`);
+    expect(types).toEqual(expect.arrayContaining(['Ready=True', 'Degraded=False', 'PostgresqlStorageProvisioned=True', 'BlobStorageProvisioned=True']));
+
+    const secret = JSON.parse(await kubectl(['get', 'secret', 'tenant-connection', '-n', `tenant-${slug}`, '-o', 'json']));
+    expect(Buffer.from(secret.data.TENANT_ID, 'base64').toString()).toBe(tenant.status.tenantId);
+    const [row] = await sql<{ status: string; slug: string }[]>`select status, slug from tenants where id = ${tenant.status.tenantId}::uuid`;
+    expect(row).toEqual({ status: 'active', slug });
+    const reasons = () => kubectl(['get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${slug}`, '-o', 'json']).then((out) => JSON.parse(out).items.map((e: any) => e.reason));
+    expect(await until(reasons, (r: string[]) => r.includes('Provisioned'), 10_000)).toEqual(expect.arrayContaining(['Provisioning', 'Provisioned']));
+  }, 180_000);
+
+  it('reconciles spec changes and soft-deletes the tenant through the finalizer', async () => {
+    const slug = `op-${randomUUID().slice(0, 8)}`;
+    await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const ready = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
+    await kubectl(['patch', 'tenant', slug, '--type', 'merge', '-p', JSON.stringify({ spec: { name: 'Renamed by spec', industry: 'logistics' } })]);
+    await until(
+      () => sql<{ name: string; industry: string }[]>`select name, industry from tenants where id = ${ready.status.tenantId}::uuid`,
+      (rows) => rows[0]?.name === 'Renamed by spec' && rows[0]?.industry === 'logistics',
+    );
+    await until(() => getTenant(slug), (t) => t.status?.observedGeneration === 2);
+
+    await kubectl(['delete', 'tenant', slug, '--wait=true', '--timeout=60s']);
+    await expect(kubectl(['get', 'tenant', slug])).rejects.toThrow(/not found/i);
+    const [row] = await sql<{ deletedAt: Date | null }[]>`select deleted_at as "deletedAt" from tenants where id = ${ready.status.tenantId}::uuid`;
+    expect(row!.deletedAt).toBeInstanceOf(Date);
+  }, 180_000);
+
+  it('ends a Tenant object and a v4-created tenant in the same state', async () => {
+    const slug = `op-${randomUUID().slice(0, 8)}`;
+    await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const object = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
+    const [declared] = await sql<{ status: string; roles: number; workflows: number; storage: string[] }[]>`
+      select t.status, (select count(*)::int from roles r where r.tenant_id = t.id) as roles,
+        (select count(*)::int from workflow_definitions w where w.tenant_id = t.id) as workflows,
+        array(select backend || ':' || status from tenant_storage s where s.tenant_id = t.id order by backend) as storage
+      from tenants t where t.id = ${object.status.tenantId}::uuid`;
+    const [v4] = await sql<{ status: string; roles: number; workflows: number; storage: string[] }[]>`
+      select t.status, (select count(*)::int from roles r where r.tenant_id = t.id) as roles,
+        (select count(*)::int from workflow_definitions w where w.tenant_id = t.id) as workflows,
+        array(select backend || ':' || status from tenant_storage s where s.tenant_id = t.id order by backend) as storage
+      from tenants t where t.slug = 'acme'`;
+    expect(declared).toEqual({ ...v4, storage: declared!.storage });
+    expect(declared!.storage.every((s) => s.endsWith(':ready'))).toBe(true);
+  }, 180_000);
+
+  it('rejects an invalid spec at the API server, before the operator sees it', async () => {
+    await expect(kubectl(['create', '-f', '-'], tenantObject('Bad_Slug'))).rejects.toThrow(/slug/);
+    await expect(kubectl(['create', '-f', '-'], tenantObject(`op-${randomUUID().slice(0, 8)}`, { homeRegion: undefined }))).rejects.toThrow(/homeRegion/);
+  }, 180_000);
+
+  it('converges after the operator is stopped mid-way; one of two replicas leads, the other takes over', async () => {
+    const slug = `op-${randomUUID().slice(0, 8)}`;
+    await operators.shift()!.close();
+    await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const a = await startOperatorProcess('replica-a2');
+    const b = await startOperatorProcess('replica-b');
+    operators.push(a, b);
+    await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
+    const holder = async () => JSON.parse(await kubectl(['get', 'lease', 'svc-platform-operator', '-n', leaseNamespace, '-o', 'json'])).spec.holderIdentity;
+    const leader = await holder();
+    expect(['replica-a2', 'replica-b']).toContain(leader);
+    const [leading, standby] = leader === 'replica-a2' ? [a, b] : [b, a];
+    await leading.close();
+    operators.splice(operators.indexOf(leading), 1);
+    await until(holder, (h) => h === (standby === a ? 'replica-a2' : 'replica-b'), 60_000);
+    const next = `op-${randomUUID().slice(0, 8)}`;
+    await kubectl(['create', '-f', '-'], tenantObject(next));
+    await until(() => getTenant(next), (t) => readyCondition(t)?.status === 'True');
+  }, 240_000);
+});
