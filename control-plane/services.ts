@@ -1,4 +1,5 @@
 import { createLocalModel } from './ai/local-model.ts';
+import { createAppsService } from './apps/apps.service.ts';
 import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
@@ -17,6 +18,7 @@ import { createUsersService } from './users/users.service.ts';
 export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore }): Services {
   const resources = createResourcesService(deps);
   const identity = createIdentityService(deps);
+  const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity });
   return {
     identity,
     resources,
@@ -24,7 +26,8 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     sessions: createSessionsService(deps),
     orchestrate: createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() }),
     storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
-    tenants: createTenantsService({ db: deps.db, workflows: deps.workflows, identity }),
+    tenants,
+    apps: createAppsService({ db: deps.db, tenants }),
     health: createHealthService(deps),
   };
 }

@@ -14,6 +14,13 @@ export const Reason = {
   StorageFailed: 'StorageFailed',
   AsExpected: 'AsExpected',
   Deleting: 'Deleting',
+  Enrolled: 'Enrolled',
+  EnrollFailed: 'EnrollFailed',
+  CompanyTenantNotFound: 'CompanyTenantNotFound',
+  WaitingForCompanyTenant: 'WaitingForCompanyTenant',
+  ChildTenantProvisioning: 'ChildTenantProvisioning',
+  KeyMismatch: 'KeyMismatch',
+  InvalidKey: 'InvalidKey',
 } as const;
 
 export interface Condition {

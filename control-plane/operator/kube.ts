@@ -4,6 +4,8 @@ export const GROUP = 'platform.svc.dev';
 export const VERSION = 'v1alpha1';
 export const TENANTS = 'tenants';
 export const TENANT_FINALIZER = 'platform.svc.dev/tenant-cleanup';
+export const APPS = 'apps';
+export const APP_FINALIZER = 'platform.svc.dev/app-cleanup';
 export const FIELD_MANAGER = 'svc-platform-operator';
 
 /** The Kubernetes APIs the operator uses, from one kubeconfig. */

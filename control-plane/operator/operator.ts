@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Watch, type KubeConfig } from '@kubernetes/client-node';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { Services } from '../trpc/context.ts';
-import { GROUP, kubeFromConfig, TENANTS, VERSION, type Kube } from './kube.ts';
+import type { AppObject } from './app-object.ts';
+import type { CustomObject, StepResult } from './custom-object.ts';
+import { APPS, GROUP, kubeFromConfig, TENANTS, VERSION, type Kube } from './kube.ts';
 import { startLeaderElection } from './leader-election.ts';
+import { reconcileApp } from './reconcile-app.ts';
 import { reconcileTenant, type ReconcileTenantDeps } from './reconcile-tenant.ts';
 import type { TenantObject } from './tenant-object.ts';
 
@@ -15,9 +18,9 @@ export interface OperatorOptions {
   namespace?: string;
   leaseName?: string;
   identity?: string;
-  /** How often every Tenant is listed again, to catch missed watch events. */
+  /** How often every object is listed again, to catch missed watch events. */
   resyncMs?: number;
-  /** Tenants reconciled at once. */
+  /** Objects reconciled at once. */
   concurrency?: number;
   log?: (message: string) => void;
 }
@@ -27,18 +30,22 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-const TENANTS_PATH = `/apis/${GROUP}/${VERSION}/${TENANTS}`;
+/** A kind the operator reconciles: its plural and how one object of it is brought to its spec. */
+interface Reconciled {
+  plural: string;
+  reconcile(object: CustomObject): Promise<StepResult>;
+}
 
-/** Records an Event on a Tenant; failures to record are logged, never fatal. */
+/** Records an Event on an object; failures to record are logged, never fatal. */
 function eventRecorder(kube: Kube, namespace: string, identity: string, log: (m: string) => void): ReconcileTenantDeps['event'] {
-  return async (tenant, type, reason, message) => {
+  return async (object, type, reason, message) => {
     const now = new Date();
     try {
       await kube.core.createNamespacedEvent({
         namespace,
         body: {
-          metadata: { generateName: `${tenant.metadata.name}.`, namespace },
-          involvedObject: { apiVersion: tenant.apiVersion, kind: 'Tenant', name: tenant.metadata.name, uid: tenant.metadata.uid },
+          metadata: { generateName: `${object.metadata.name}.`, namespace },
+          involvedObject: { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name, uid: object.metadata.uid },
           type,
           reason,
           message,
@@ -51,14 +58,14 @@ function eventRecorder(kube: Kube, namespace: string, identity: string, log: (m:
         },
       });
     } catch (error) {
-      log(`could not record event ${reason} on ${tenant.metadata.name}: ${(error as Error).message}`);
+      log(`could not record event ${reason} on ${object.kind} ${object.metadata.name}: ${(error as Error).message}`);
     }
   };
 }
 
 /**
- * The operator: while it holds the leader Lease it watches Tenant objects (and lists them again
- * every `resyncMs`), and reconciles each through a queue that never runs one object twice at once.
+ * The operator: while it holds the leader Lease it watches Tenant and App objects (and lists them
+ * again every `resyncMs`), and reconciles each through one queue that never runs an object twice at once.
  * A failed reconcile is retried with backoff; a watch that ends is started again.
  */
 export function startOperator(options: OperatorOptions): RunningOperator {
@@ -68,81 +75,95 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const identity = options.identity ?? `operator-${randomUUID().slice(0, 8)}`;
   const concurrency = options.concurrency ?? 8;
   const system = (tenantId: string): Actor => ({ userId: '', email: '', tenantId, tenantSlug: '', roles: [], permissions: new Set() });
-  const deps: ReconcileTenantDeps = {
+  // Events about cluster-scoped objects belong in the `default` namespace (the API server insists).
+  const event = eventRecorder(kube, 'default', identity, log);
+  const tenantDeps: ReconcileTenantDeps = {
     kube,
     tenants: options.services.tenants,
     storageStatus: (tenantId) => options.services.storage.status(system(tenantId)),
     publicUrl: options.publicUrl,
-    // Events about cluster-scoped objects belong in the `default` namespace (the API server insists).
-    event: eventRecorder(kube, 'default', identity, log),
+    event,
   };
+  const appDeps = { kube, apps: options.services.apps, tenants: options.services.tenants, event };
+  const kinds: Reconciled[] = [
+    { plural: TENANTS, reconcile: (object) => reconcileTenant(tenantDeps, object as TenantObject) },
+    { plural: APPS, reconcile: (object) => reconcileApp(appDeps, object as AppObject) },
+  ];
+  /** Queue entries name an object by kind and name. */
+  const entry = (kind: Reconciled, name: string) => `${kind.plural}/${name}`;
 
   const due = new Map<string, number>();
   const running = new Set<string>();
   const failures = new Map<string, number>();
   let leading = false;
-  let abortWatch: AbortController | undefined;
   let resyncTimer: NodeJS.Timeout | undefined;
   let pumpTimer: NodeJS.Timeout | undefined;
 
-  const enqueue = (name: string, delayMs = 0) => {
+  const enqueue = (key: string, delayMs = 0) => {
     const at = Date.now() + delayMs;
-    const current = due.get(name);
-    if (current === undefined || at < current) due.set(name, at);
+    const current = due.get(key);
+    if (current === undefined || at < current) due.set(key, at);
   };
 
-  async function reconcileByName(name: string): Promise<void> {
-    running.add(name);
+  async function reconcileEntry(key: string): Promise<void> {
+    running.add(key);
+    const [plural, name] = key.split('/') as [string, string];
+    const kind = kinds.find((k) => k.plural === plural)!;
     try {
-      const object = (await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: TENANTS, name })) as TenantObject;
-      const result = await reconcileTenant(deps, object);
-      failures.delete(name);
-      if (result) enqueue(name, result.requeueAfterMs);
+      const object = (await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as CustomObject;
+      const result = await kind.reconcile(object);
+      failures.delete(key);
+      if (result) enqueue(key, result.requeueAfterMs);
     } catch (error) {
       if ((error as { code?: number }).code === 404) return;
-      const attempt = (failures.get(name) ?? 0) + 1;
-      failures.set(name, attempt);
-      log(`reconcile ${name} failed (attempt ${attempt}): ${(error as Error).message}`);
-      enqueue(name, Math.min(30_000, 250 * 2 ** attempt));
+      const attempt = (failures.get(key) ?? 0) + 1;
+      failures.set(key, attempt);
+      log(`reconcile ${key} failed (attempt ${attempt}): ${(error as Error).message}`);
+      enqueue(key, Math.min(30_000, 250 * 2 ** attempt));
     } finally {
-      running.delete(name);
+      running.delete(key);
     }
   }
 
   function pump(): void {
     if (!leading) return;
     const now = Date.now();
-    for (const [name, at] of due) {
+    for (const [key, at] of due) {
       if (running.size >= concurrency) break;
-      if (at > now || running.has(name)) continue;
-      due.delete(name);
-      void reconcileByName(name).then(pump);
+      if (at > now || running.has(key)) continue;
+      due.delete(key);
+      void reconcileEntry(key).then(pump);
     }
   }
 
   async function resync(): Promise<void> {
-    try {
-      const list = (await kube.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: TENANTS })) as { items: TenantObject[] };
-      for (const item of list.items) enqueue(item.metadata.name);
-    } catch (error) {
-      log(`resync failed: ${(error as Error).message}`);
+    for (const kind of kinds) {
+      try {
+        const list = (await kube.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: kind.plural })) as { items: CustomObject[] };
+        for (const item of list.items) enqueue(entry(kind, item.metadata.name));
+      } catch (error) {
+        log(`resync of ${kind.plural} failed: ${(error as Error).message}`);
+      }
     }
   }
 
-  async function watch(): Promise<void> {
+  const abortWatches = new Map<Reconciled, AbortController>();
+  async function watch(kind: Reconciled): Promise<void> {
     if (!leading) return;
+    const again = () => {
+      if (leading) setTimeout(() => void watch(kind), 1_000).unref();
+    };
     try {
-      abortWatch = await new Watch(options.kubeConfig).watch(
-        TENANTS_PATH,
+      const controller = await new Watch(options.kubeConfig).watch(
+        `/apis/${GROUP}/${VERSION}/${kind.plural}`,
         {},
-        (_phase, object: TenantObject) => enqueue(object.metadata.name),
-        () => {
-          if (leading) setTimeout(() => void watch(), 1_000).unref();
-        },
+        (_phase, object: CustomObject) => enqueue(entry(kind, object.metadata.name)),
+        again,
       );
+      abortWatches.set(kind, controller);
     } catch (error) {
-      log(`watch failed: ${(error as Error).message}`);
-      if (leading) setTimeout(() => void watch(), 1_000).unref();
+      log(`watch of ${kind.plural} failed: ${(error as Error).message}`);
+      again();
     }
   }
 
@@ -153,15 +174,16 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     log,
     onStartedLeading: () => {
       leading = true;
-      log(`${identity} leads; reconciling Tenants`);
+      log(`${identity} leads; reconciling Tenants and Apps`);
       void resync();
-      void watch();
+      for (const kind of kinds) void watch(kind);
       resyncTimer = setInterval(() => void resync(), options.resyncMs ?? 30_000);
       pumpTimer = setInterval(pump, 100);
     },
     onStoppedLeading: () => {
       leading = false;
-      abortWatch?.abort();
+      for (const controller of abortWatches.values()) controller.abort();
+      abortWatches.clear();
       clearInterval(resyncTimer);
       clearInterval(pumpTimer);
       log(`${identity} stopped leading`);

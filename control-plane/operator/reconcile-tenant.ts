@@ -2,11 +2,12 @@ import type { StorageStatus } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { condition, ConditionType, mergeConditions, Reason, storageConditionType } from './conditions.ts';
-import type { Kube } from './kube.ts';
-import { patchTenantStatus } from './status-patch.ts';
+import { TENANT_FINALIZER, TENANTS, type Kube } from './kube.ts';
+import { patchStatus } from './status-patch.ts';
 import { ensureFinalizer, removeFinalizer } from './steps/ensure-finalizer.ts';
 import { ensureNamespace, namespaceOf } from './steps/ensure-namespace.ts';
 import { ensureSecret, SECRET_NAME } from './steps/ensure-secret.ts';
+import type { CustomObject } from './custom-object.ts';
 import type { StepResult, TenantObject } from './tenant-object.ts';
 
 export interface ReconcileTenantDeps {
@@ -16,10 +17,11 @@ export interface ReconcileTenantDeps {
   /** The platform's public origin, for the connection details. */
   publicUrl: string;
   /** Records a Kubernetes Event on the object (reason PascalCase, a short message). */
-  event(tenant: TenantObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
+  event(object: CustomObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
 
 const PROVISIONING_POLL_MS = 1_000;
+const TENANT_FINALIZERS = { plural: TENANTS, finalizer: TENANT_FINALIZER };
 
 function phaseOf(tenant: Tenant, storage: StorageStatus | undefined): 'Provisioning' | 'Ready' | 'Failed' {
   if (tenant.status === 'failed' || storage?.backends.some((b) => b.status === 'failed')) return 'Failed';
@@ -42,11 +44,11 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
   if (object.metadata.deletionTimestamp) {
     await deps.tenants.removeDeclared(object.spec.slug);
     await deps.event(object, 'Normal', 'Deleted', `tenant ${object.spec.slug} soft-deleted`);
-    await removeFinalizer(kube, object);
+    await removeFinalizer(kube, TENANT_FINALIZERS, object);
     return undefined;
   }
 
-  await ensureFinalizer(kube, object);
+  await ensureFinalizer(kube, TENANT_FINALIZERS, object);
   let tenant: Tenant;
   try {
     tenant = await deps.tenants.declare({
@@ -61,7 +63,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await patchTenantStatus(kube, object.metadata.name, {
+    await patchStatus(kube, TENANTS, object.metadata.name, {
       phase: 'Failed',
       observedGeneration: generation,
       conditions: mergeConditions(object.status?.conditions, [
@@ -103,7 +105,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
       ? condition(ConditionType.Degraded, 'True', Reason.ProvisionFailed, failure, generation)
       : condition(ConditionType.Degraded, 'False', Reason.AsExpected, 'no failures', generation),
   ];
-  await patchTenantStatus(kube, object.metadata.name, {
+  await patchStatus(kube, TENANTS, object.metadata.name, {
     phase,
     observedGeneration: generation,
     tenantId: tenant.id,

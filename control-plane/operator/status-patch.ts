@@ -1,16 +1,14 @@
-import { GROUP, mergePatch, statusOf, TENANTS, VERSION, FIELD_MANAGER, type Kube } from './kube.ts';
+import { GROUP, mergePatch, statusOf, VERSION, FIELD_MANAGER, type Kube } from './kube.ts';
 
 /**
- * Writes a Tenant's status through the status subresource with a merge patch, the one way the
- * operator changes status. A conflict (the object moved on) is retried a few times.
+ * Writes an object's status through the status subresource with a merge patch, the one way the
+ * operator changes status. A conflict (the object moved on) is retried a few times; an object
+ * that is gone needs no status.
  */
-export async function patchTenantStatus(kube: Kube, name: string, status: Record<string, unknown>): Promise<void> {
+export async function patchStatus(kube: Kube, plural: string, name: string, status: Record<string, unknown>): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
-      await kube.custom.patchClusterCustomObjectStatus(
-        { group: GROUP, version: VERSION, plural: TENANTS, name, body: { status }, fieldManager: FIELD_MANAGER },
-        mergePatch,
-      );
+      await kube.custom.patchClusterCustomObjectStatus({ group: GROUP, version: VERSION, plural, name, body: { status }, fieldManager: FIELD_MANAGER }, mergePatch);
       return;
     } catch (error) {
       if (statusOf(error) === 404) return;

@@ -1,17 +1,10 @@
-import type { Condition } from './conditions.ts';
+import type { CustomObject } from './custom-object.ts';
+
+export type { StepResult } from './custom-object.ts';
 
 /** A `Tenant` custom object as the operator reads it (see crds/tenants.platform.svc.dev.yaml). */
-export interface TenantObject {
-  apiVersion: string;
+export interface TenantObject extends CustomObject {
   kind: 'Tenant';
-  metadata: {
-    name: string;
-    uid: string;
-    generation: number;
-    resourceVersion?: string;
-    finalizers?: string[];
-    deletionTimestamp?: string;
-  };
   spec: {
     name: string;
     slug: string;
@@ -23,13 +16,4 @@ export interface TenantObject {
     homeRegion?: 'au' | 'ca' | 'eu';
     storageBackends?: string[];
   };
-  status?: {
-    phase?: string;
-    observedGeneration?: number;
-    conditions?: Condition[];
-    [key: string]: unknown;
-  };
 }
-
-/** A reconcile step ensures one thing: `undefined` to go on, or when to look again. */
-export type StepResult = undefined | { requeueAfterMs: number };

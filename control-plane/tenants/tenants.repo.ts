@@ -63,6 +63,18 @@ export async function softDeleteTenant(tx: Tx, id: string): Promise<void> {
   await tx`update tenants set status = 'deleted', deleted_at = now(), updated_at = now() where id = ${id}::uuid and deleted_at is null`;
 }
 
+/** Whether `tenantId` is `ancestorId` or a live tenant below it. */
+export async function isWithin(tx: Tx, tenantId: string, ancestorId: string): Promise<boolean> {
+  const [row] = await tx<{ within: boolean }[]>`
+    with recursive chain (id, parent_id) as (
+      select id, parent_id from tenants where id = ${tenantId}::uuid and deleted_at is null
+      union all
+      select t.id, t.parent_id from tenants t join chain c on t.id = c.parent_id where t.deleted_at is null
+    )
+    select exists (select 1 from chain where id = ${ancestorId}::uuid) as within`;
+  return row?.within ?? false;
+}
+
 export async function countLiveChildren(tx: Tx, id: string): Promise<number> {
   const [row] = await tx<{ count: number }[]>`select count(*)::int as count from tenants where parent_id = ${id}::uuid and deleted_at is null`;
   return row?.count ?? 0;

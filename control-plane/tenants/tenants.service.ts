@@ -88,6 +88,15 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
     return created;
   }
 
+  /** A child of `parentRef` (id or slug), in the parent's home region unless another is given; optionally with a first administrator. */
+  async function createChildOf(parentRef: string, input: CreateChildTenantInput, firstAdminId?: string): Promise<Tenant> {
+    const parent = await db.system((tx) => findTenant(tx, parentRef));
+    if (!parent) throw new NotFoundError('tenant');
+    const homeRegion = input.homeRegion ?? parent.homeRegion;
+    if (!homeRegion) throw ValidationError.field('homeRegion', 'is required: the parent tenant has no home region');
+    return create({ ...input, homeRegion, parentId: parent.id }, firstAdminId);
+  }
+
   /** Tenants in which the principal holds `tenants.manage` (active tenants only). */
   async function managedTenantIds(principal: Principal): Promise<Set<string>> {
     const memberships = await db.system((tx) => listActiveMemberships(tx, principal.userId));
@@ -104,12 +113,10 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
 
     /** A child of the actor's tenant, in the parent's home region unless another is given. No one is its member yet. */
     async createChild(actor: Actor, input: CreateChildTenantInput): Promise<Tenant> {
-      const parent = await db.system((tx) => findTenant(tx, actor.tenantId));
-      if (!parent) throw new NotFoundError('tenant');
-      const homeRegion = input.homeRegion ?? parent.homeRegion;
-      if (!homeRegion) throw ValidationError.field('homeRegion', 'is required: the parent tenant has no home region');
-      return create({ ...input, homeRegion, parentId: parent.id });
+      return createChildOf(actor.tenantId, input);
     },
+
+    createChildOf,
 
     /** Makes the actor (an administrator of the parent) `tenant-admin` of a direct child; idempotent. */
     async bootstrapAdmin(actor: Actor, childRef: string): Promise<MembershipGrant> {

@@ -1,3 +1,4 @@
+import type { AppsService } from '../apps/apps.service.ts';
 import type { HealthService } from '../health/health.service.ts';
 import type { Identity } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
@@ -16,6 +17,7 @@ export interface Services {
   orchestrate: OrchestrateService;
   storage: StorageService;
   tenants: TenantsService;
+  apps: AppsService;
   health: HealthService;
 }
 

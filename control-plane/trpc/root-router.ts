@@ -1,3 +1,4 @@
+import { appsRouter } from '../apps/apps.router.ts';
 import { healthRouter } from '../health/health.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
@@ -16,6 +17,7 @@ export const appRouter = t.router({
   storage: storageRouter,
   identity: identityRouter,
   tenants: tenantsRouter,
+  apps: appsRouter,
   health: healthRouter,
 });
 

@@ -19,9 +19,12 @@ const tenantObject = (slug: string, spec: Record<string, unknown> = {}) => ({
   spec: { name: `Operator ${slug}`, slug, homeRegion: 'eu', domains: [`${slug}.example`], ...spec },
 });
 
-const readyCondition = (tenant: any) => tenant?.status?.conditions?.find((c: any) => c.type === 'Ready');
+const readyCondition = (object: any) => object?.status?.conditions?.find((c: any) => c.type === 'Ready');
 
-describe('Tenant operator on a real Kubernetes API server', () => {
+const appObject = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'platform.svc.dev/v1alpha1', kind: 'App', metadata: { name }, spec });
+const getApp = async (name: string) => JSON.parse(await kubectl(['get', 'app', name, '-o', 'json']));
+
+describe('Tenant and App operator on a real Kubernetes API server', () => {
   let stack: TestStack;
   const operators: RunningPlatform[] = [];
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
@@ -105,6 +108,64 @@ describe('Tenant operator on a real Kubernetes API server', () => {
   it('rejects an invalid spec at the API server, before the operator sees it', async () => {
     await expect(kubectl(['create', '-f', '-'], tenantObject('Bad_Slug'))).rejects.toThrow(/slug/);
     await expect(kubectl(['create', '-f', '-'], tenantObject(`op-${randomUUID().slice(0, 8)}`, { homeRegion: undefined }))).rejects.toThrow(/homeRegion/);
+  }, 180_000);
+
+  it('enrolls an App once its company tenant exists, with a child tenant; reconciles changes; removes it through the finalizer', async () => {
+    const id = randomUUID().slice(0, 8);
+    const company = `co-${id}`;
+    const name = `portal-${id}`;
+    await kubectl(['create', '-f', '-'], appObject(name, {
+      name: `Citizen Portal ${id}`,
+      companyTenant: company,
+      template: 'council-portal',
+      appUrl: 'https://portal.example/app',
+      childTenant: { name: `Portal Tenant ${id}`, slug: `portal-${id}` },
+    }));
+    const pending = await until(() => getApp(name), (a) => readyCondition(a)?.reason === 'CompanyTenantNotFound');
+    expect(pending.status).toMatchObject({ phase: 'Pending', key: `citizen-portal-${id}` });
+
+    await kubectl(['create', '-f', '-'], tenantObject(company));
+    const app = await until(() => getApp(name), (a) => readyCondition(a)?.status === 'True', 90_000);
+    const companyId = (await getTenant(company)).status.tenantId;
+    expect(app.status).toMatchObject({ phase: 'Ready', observedGeneration: 1, key: `citizen-portal-${id}`, companyTenantId: companyId });
+    expect(app.metadata.finalizers).toContain('platform.svc.dev/app-cleanup');
+    const enrollment = async () =>
+      (await sql<{ tenantId: string; data: any }[]>`select tenant_id::text as "tenantId", data from resources where id = ${app.status.appId}::uuid`)[0];
+    expect(await enrollment()).toEqual({
+      tenantId: companyId,
+      data: {
+        key: `citizen-portal-${id}`,
+        name: `Citizen Portal ${id}`,
+        template: 'council-portal',
+        source: 'svc-cli',
+        appUrl: 'https://portal.example/app',
+        status: 'pending',
+        childTenantId: app.status.childTenantId,
+        childTenantSlug: `portal-${id}`,
+      },
+    });
+    const child = async () =>
+      (await sql<{ parentId: string; status: string; starterTemplate: string; deleted: boolean }[]>`
+        select parent_id::text as "parentId", status, starter_template as "starterTemplate", deleted_at is not null as deleted
+        from tenants where id = ${app.status.childTenantId}::uuid`)[0];
+    expect(await child()).toEqual({ parentId: companyId, status: 'active', starterTemplate: 'council-portal', deleted: false });
+    const reasons = () => kubectl(['get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${name},involvedObject.kind=App`, '-o', 'json']).then((out) => JSON.parse(out).items.map((e: any) => e.reason));
+    expect(await until(reasons, (r: string[]) => r.includes('Enrolled'), 10_000)).toEqual(expect.arrayContaining(['CompanyTenantNotFound', 'Enrolled']));
+
+    // A changed spec reaches the enrollment; the key stays the one recorded at creation.
+    await kubectl(['patch', 'app', name, '--type', 'merge', '-p', JSON.stringify({ spec: { name: 'Renamed Portal', lifecycleStatus: 'active' } })]);
+    await until(enrollment, (row) => row?.data.status === 'active' && row.data.name === 'Renamed Portal');
+    expect((await until(() => getApp(name), (a) => a.status?.observedGeneration === 2)).status).toMatchObject({ phase: 'Ready', key: `citizen-portal-${id}` });
+    // A key added later must be the recorded one.
+    await kubectl(['patch', 'app', name, '--type', 'merge', '-p', JSON.stringify({ spec: { key: 'another-key' } })]);
+    const mismatch = await until(() => getApp(name), (a) => readyCondition(a)?.reason === 'KeyMismatch');
+    expect(mismatch.status.phase).toBe('Failed');
+    expect(mismatch.status.conditions.find((c: any) => c.type === 'Degraded')).toMatchObject({ status: 'True', reason: 'KeyMismatch' });
+
+    await kubectl(['delete', 'app', name, '--wait=true', '--timeout=60s']);
+    await expect(kubectl(['get', 'app', name])).rejects.toThrow(/not found/i);
+    expect(await enrollment()).toBeUndefined();
+    expect((await child())!.deleted).toBe(true);
   }, 180_000);
 
   it('converges after the operator is stopped mid-way; one of two replicas leads, the other takes over', async () => {

@@ -4,8 +4,8 @@ import type { RequestCalls } from '../../request-context.ts';
 import { jsonObjectBody } from '../v3/shape.ts';
 
 /**
- * v4 platform: tenants (root, children, bootstrap of a child's admin, soft delete) and user
- * lookups and grants. The tenant segment after `/platform/tenants/` is always `:tenantId` (the
+ * v4 platform: tenants (root, children, bootstrap of a child's admin, soft delete), app
+ * enrollments, and user lookups and grants. The tenant segment after `/platform/tenants/` is always `:tenantId` (the
  * router allows one parameter name per position); for the `children` routes it is the parent.
  */
 export function v4PlatformRoutes(cp: ControlPlane, calls: RequestCalls) {
@@ -24,6 +24,11 @@ export function v4PlatformRoutes(cp: ControlPlane, calls: RequestCalls) {
       const grant = await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'bootstrapAdmin', { childId: params.childId });
       set.status = grant.created ? 201 : 200;
       return grant.membership;
+    })
+    .post('/platform/tenants/:tenantId/apps', async ({ request, params, body, set }) => {
+      const app = await cp.mutation(calls.of(request, params.tenantId), 'apps', 'create', jsonObjectBody(body) as never);
+      set.status = 201;
+      return app;
     })
     .post('/platform/tenants/:tenantId/delete', async ({ request, params, set }) => {
       await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'delete', { tenantId: params.tenantId });

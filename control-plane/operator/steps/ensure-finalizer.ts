@@ -1,24 +1,30 @@
-import { GROUP, mergePatch, TENANT_FINALIZER, TENANTS, VERSION, type Kube } from '../kube.ts';
-import type { StepResult, TenantObject } from '../tenant-object.ts';
+import { GROUP, mergePatch, VERSION, type Kube } from '../kube.ts';
+import type { CustomObject, StepResult } from '../custom-object.ts';
 
-/** Ensures the finalizer that lets the operator soft-delete the tenant before the object goes. Idempotent. */
-export async function ensureFinalizer(kube: Kube, tenant: TenantObject): Promise<StepResult> {
-  const finalizers = tenant.metadata.finalizers ?? [];
-  if (finalizers.includes(TENANT_FINALIZER)) return undefined;
+/** Which objects (`plural`) and which of the operator's finalizers. */
+export interface FinalizerOf {
+  plural: string;
+  finalizer: string;
+}
+
+/** Ensures the finalizer that lets the operator clean up before the object goes. Idempotent. */
+export async function ensureFinalizer(kube: Kube, of: FinalizerOf, object: CustomObject): Promise<StepResult> {
+  const finalizers = object.metadata.finalizers ?? [];
+  if (finalizers.includes(of.finalizer)) return undefined;
   await kube.custom.patchClusterCustomObject(
-    { group: GROUP, version: VERSION, plural: TENANTS, name: tenant.metadata.name, body: { metadata: { finalizers: [...finalizers, TENANT_FINALIZER] } } },
+    { group: GROUP, version: VERSION, plural: of.plural, name: object.metadata.name, body: { metadata: { finalizers: [...finalizers, of.finalizer] } } },
     mergePatch,
   );
-  tenant.metadata.finalizers = [...finalizers, TENANT_FINALIZER];
+  object.metadata.finalizers = [...finalizers, of.finalizer];
   return undefined;
 }
 
 /** Removes the operator's finalizer, letting Kubernetes delete the object. Idempotent. */
-export async function removeFinalizer(kube: Kube, tenant: TenantObject): Promise<void> {
-  const finalizers = tenant.metadata.finalizers ?? [];
-  if (!finalizers.includes(TENANT_FINALIZER)) return;
+export async function removeFinalizer(kube: Kube, of: FinalizerOf, object: CustomObject): Promise<void> {
+  const finalizers = object.metadata.finalizers ?? [];
+  if (!finalizers.includes(of.finalizer)) return;
   await kube.custom.patchClusterCustomObject(
-    { group: GROUP, version: VERSION, plural: TENANTS, name: tenant.metadata.name, body: { metadata: { finalizers: finalizers.filter((f) => f !== TENANT_FINALIZER) } } },
+    { group: GROUP, version: VERSION, plural: of.plural, name: object.metadata.name, body: { metadata: { finalizers: finalizers.filter((f) => f !== of.finalizer) } } },
     mergePatch,
   );
 }

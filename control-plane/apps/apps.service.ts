@@ -1,0 +1,115 @@
+import type { Db } from '../db/client.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
+import { membershipPermissions } from '../identity/identity.repo.ts';
+import type { Actor } from '../identity/identity.schema.ts';
+import { findTenant, isWithin } from '../tenants/tenants.repo.ts';
+import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
+import type { TenantsService } from '../tenants/tenants.service.ts';
+import { deleteApp, findAppByKey, insertApp, writeAppData } from './apps.repo.ts';
+import { kebabCase, type App, type AppData, type AppDeclaration, type CreateAppInput } from './apps.schema.ts';
+
+export type AppsService = ReturnType<typeof createAppsService>;
+
+const keyTaken = (key: string) => new ConflictError(`app key "${key}" is already taken in this tenant`, { field: 'key' });
+
+/** The enrollment's stored fields, without absent optional ones. */
+function appData(fields: Omit<AppData, 'childTenantId' | 'childTenantSlug'>, child: Tenant | undefined): AppData {
+  return {
+    key: fields.key,
+    name: fields.name,
+    ...(fields.template ? { template: fields.template } : {}),
+    source: fields.source,
+    ...(fields.appUrl ? { appUrl: fields.appUrl } : {}),
+    status: fields.status,
+    ...(child ? { childTenantId: child.id, childTenantSlug: child.slug } : {}),
+  };
+}
+
+/**
+ * App (vertical) enrollments of a company tenant, kept as `tenant-vertical-enrollment` resources
+ * there. An app may bring a child tenant, created through the tenants service like any other
+ * child (so it is provisioned by the same workflow). v4 creates apps; the operator declares them.
+ */
+export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 'createChildOf' | 'declare' | 'removeDeclared'> }) {
+  const { db } = deps;
+
+  return {
+    /**
+     * Enrolls an app in the actor's tenant. The key defaults to the kebab-case of the name and
+     * must be free; a child tenant, when asked for, is created first (the caller becomes its
+     * `tenant-admin`), under the company tenant or under `parentTenant`, a tenant below it that
+     * the caller also manages.
+     */
+    async create(actor: Actor, input: CreateAppInput): Promise<App> {
+      const key = input.key ?? kebabCase(input.name);
+      if (!key) throw ValidationError.field('key', 'cannot be derived from the name; give a kebab-case key');
+      if (await db.inTenant(actor.tenantId, (tx) => findAppByKey(tx, key))) throw keyTaken(key);
+
+      let child: Tenant | undefined;
+      if (input.childTenant) {
+        const slug = input.childTenant.slug ?? kebabCase(input.childTenant.name);
+        if (!slug) throw ValidationError.field('childTenant.slug', 'cannot be derived from the name; give a kebab-case slug');
+        const parentId = await db.system(async (tx) => {
+          if (!input.parentTenant) return actor.tenantId;
+          const parent = await findTenant(tx, input.parentTenant);
+          if (!parent || !(await isWithin(tx, parent.id, actor.tenantId))) throw new NotFoundError(`parent tenant "${input.parentTenant}"`);
+          if (parent.id !== actor.tenantId && !(await membershipPermissions(tx, actor.userId, parent.id))?.includes('tenants.manage')) {
+            throw new ForbiddenError(`missing permission tenants.manage in tenant "${input.parentTenant}"`);
+          }
+          return parent.id;
+        });
+        child = await deps.tenants.createChildOf(
+          parentId,
+          { name: input.childTenant.name, slug, domains: [], usecase: 'generic', starterTemplate: input.template ?? DEFAULT_STARTER_TEMPLATE },
+          actor.userId,
+        );
+      }
+      const app = await db.inTenant(actor.tenantId, (tx) => insertApp(tx, appData({ ...input, key }, child), actor.userId));
+      if (!app) throw keyTaken(key);
+      return app;
+    },
+
+    /**
+     * Brings the app a declaration describes to that state, for the operator: its child tenant
+     * declared (a tenant with that slug must be a child of the company tenant), the enrollment
+     * inserted or updated. Idempotent. The company tenant must exist.
+     */
+    async declare(declaration: AppDeclaration): Promise<{ app: App; company: Tenant; child?: Tenant }> {
+      const company = await db.system((tx) => findTenant(tx, declaration.companyTenant));
+      if (!company) throw new NotFoundError(`company tenant "${declaration.companyTenant}"`);
+      let child: Tenant | undefined;
+      if (declaration.childTenant) {
+        const existing = await db.system((tx) => findTenant(tx, declaration.childTenant!.slug));
+        if (existing && existing.parentId !== company.id) {
+          throw new ConflictError(`tenant "${declaration.childTenant.slug}" exists and is not a child of "${company.slug}"`, { field: 'childTenant.slug' });
+        }
+        child = await deps.tenants.declare({
+          slug: declaration.childTenant.slug,
+          name: declaration.childTenant.name,
+          parent: company.slug,
+          domains: existing?.domains ?? [],
+          usecase: existing?.usecase ?? 'generic',
+          industry: existing?.industry ?? undefined,
+          starterTemplate: declaration.template ?? DEFAULT_STARTER_TEMPLATE,
+        });
+      }
+      const data = appData(declaration, child);
+      const app = await db.inTenant(company.id, async (tx) => {
+        const current = await findAppByKey(tx, declaration.key);
+        if (current) return writeAppData(tx, current.id, data);
+        return (await insertApp(tx, data, null)) ?? (await findAppByKey(tx, declaration.key))!;
+      });
+      return { app, company, child };
+    },
+
+    /** Removes a declared app and soft-deletes its child tenant, for the operator; an app already gone is fine. */
+    async removeDeclared(companyTenant: string, key: string): Promise<void> {
+      const company = await db.system((tx) => findTenant(tx, companyTenant));
+      if (!company) return;
+      const app = await db.inTenant(company.id, (tx) => findAppByKey(tx, key));
+      if (!app) return;
+      if (app.childTenantSlug) await deps.tenants.removeDeclared(app.childTenantSlug);
+      await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
+    },
+  };
+}

@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ADMIN, GLOBEX_ADMIN, MEMBER, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { until } from '../harness/until.ts';
+
+const APP_KEYS = ['appUrl', 'childTenantId', 'childTenantSlug', 'companyTenantId', 'createdAt', 'id', 'key', 'name', 'source', 'status', 'template', 'updatedAt'];
+
+/** v4 app (vertical) enrollments: POST /v4/platform/tenants/{companyTenantId}/apps. */
+describe('v4 apps', { timeout: 120_000 }, () => {
+  const run = randomUUID().slice(0, 8);
+  let stack: TestStack;
+  let sql: postgres.Sql;
+  let acmeId: string;
+  let globexId: string;
+
+  const createApp = (tenantId: string, body: unknown, as = ADMIN) => stack.request('POST', `/v4/platform/tenants/${tenantId}/apps`, { as, body });
+  const enrollments = async (tenantId: string, as: string) =>
+    (await stack.request('GET', `${V3}/resources?type=tenant-vertical-enrollment&limit=100`, { as, headers: { 'x-tenant-id': tenantId } })).body;
+  const appRows = async () =>
+    (await sql<{ count: number }[]>`select count(*)::int as count from resources where type = 'tenant-vertical-enrollment'`)[0]!.count;
+  const tenantRows = async () => (await sql<{ count: number }[]>`select count(*)::int as count from tenants`)[0]!.count;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    acmeId = (await stack.request('GET', '/v4/identity/tenants', { as: ADMIN })).body.data.find((t: any) => t.slug === 'acme').id;
+    globexId = (await stack.request('GET', '/v4/identity/tenants', { as: GLOBEX_ADMIN })).body.data.find((t: any) => t.slug === 'globex').id;
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await sql?.end();
+  });
+
+  it('enrolls an app with the defaults: key from the name, source svc-cli, status pending', async () => {
+    const created = await createApp(acmeId, { name: `Field Service ${run}` });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(Object.keys(created.body).sort()).toEqual(APP_KEYS);
+    expect(created.body).toMatchObject({
+      key: `field-service-${run}`,
+      name: `Field Service ${run}`,
+      template: null,
+      source: 'svc-cli',
+      appUrl: null,
+      status: 'pending',
+      companyTenantId: acmeId,
+      childTenantId: null,
+      childTenantSlug: null,
+    });
+    // Enrollments are resources of the company tenant, which the resource routes list.
+    const listed = await enrollments(acmeId, ADMIN);
+    const { createdAt, updatedAt, ...listedApp } = listed.data.find((r: any) => r.id === created.body.id);
+    expect(listedApp).toEqual({
+      id: created.body.id,
+      type: 'tenant-vertical-enrollment',
+      key: `field-service-${run}`,
+      name: `Field Service ${run}`,
+      source: 'svc-cli',
+      status: 'pending',
+    });
+    expect([createdAt, updatedAt]).toEqual([created.body.createdAt, created.body.updatedAt]);
+  });
+
+  it('keeps every given field', async () => {
+    const body = { name: 'Inspections', key: `inspections-${run}`, template: 'council-inspections', source: 'console', appUrl: 'https://inspections.example/app', status: 'active' };
+    const created = await createApp(acmeId, body);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body).toMatchObject({ ...body, childTenantId: null });
+  });
+
+  it('refuses a taken key with 409 and bad input with 400, changing nothing', async () => {
+    const before = { apps: await appRows(), tenants: await tenantRows() };
+    const taken = await createApp(acmeId, { name: 'Again', key: `field-service-${run}`, childTenant: { name: 'Never made', slug: `never-${run}` } });
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'key' } });
+
+    const cases: Array<[unknown, string]> = [
+      [{}, 'name'],
+      [{ name: '   ' }, 'name'],
+      [{ name: 'A', key: 'Not Kebab' }, 'key'],
+      [{ name: 'A', status: 'archived' }, 'status'],
+      [{ name: 'A', appUrl: 'ftp://files.example' }, 'appUrl'],
+      [{ name: 'A', appUrl: 'not a url' }, 'appUrl'],
+      [{ name: 'A', template: 'Bad Template' }, 'template'],
+      [{ name: 'A', parentTenant: acmeId }, 'parentTenant'],
+      [{ name: 'A', childTenant: { name: 'C', slug: 'Bad Slug' } }, 'childTenant.slug'],
+      [{ name: 'A', colour: 'blue' }, 'colour'],
+      [{ name: '!!!' }, 'key'],
+    ];
+    for (const [body, field] of cases) {
+      const refused = await createApp(acmeId, body);
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error.code).toBe('VALIDATION_ERROR');
+      expect(refused.body.error.details.field, JSON.stringify(body)).toBe(field);
+    }
+    expect((await stack.request('POST', `/v4/platform/tenants/${acmeId}/apps`, { as: ADMIN, rawBody: '{"name":' })).status).toBe(400);
+    expect({ apps: await appRows(), tenants: await tenantRows() }).toEqual(before);
+  });
+
+  it('creates the child tenant under the company tenant, provisioned, with the caller as its tenant-admin', async () => {
+    const created = await createApp(acmeId, { name: `Portal ${run}`, template: 'retail-portal', childTenant: { name: `Portal Tenant ${run}` } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const childSlug = `portal-tenant-${run}`;
+    expect(created.body).toMatchObject({ key: `portal-${run}`, childTenantSlug: childSlug });
+    const childId = created.body.childTenantId;
+    const memberships = await until(
+      () => stack.request('GET', '/v4/identity/tenants', { as: ADMIN }),
+      (r) => r.body.data.some((t: any) => t.id === childId && t.status === 'active'),
+    );
+    expect(memberships.body.data.find((t: any) => t.id === childId)).toMatchObject({ slug: childSlug, parentId: acmeId, roles: ['tenant-admin'] });
+    const [row] = await sql<{ starter_template: string }[]>`select starter_template from tenants where id = ${childId}::uuid`;
+    expect(row!.starter_template).toBe('retail-portal');
+
+    // A taken child slug is a 409 and enrolls nothing.
+    const before = await appRows();
+    const clash = await createApp(acmeId, { name: `Clash ${run}`, childTenant: { name: 'Clash', slug: childSlug } });
+    expect(clash.status).toBe(409);
+    expect(await appRows()).toBe(before);
+
+    // parentTenant: a tenant below the company tenant that the caller manages; nothing outside it.
+    const nested = await createApp(acmeId, { name: `Nested ${run}`, parentTenant: childSlug, childTenant: { name: 'Nested', slug: `nested-${run}` } });
+    expect(nested.status, JSON.stringify(nested.body)).toBe(201);
+    const [nestedRow] = await sql<{ parent_id: string }[]>`select parent_id::text from tenants where id = ${nested.body.childTenantId}::uuid`;
+    expect(nestedRow!.parent_id).toBe(childId);
+    const outside = await createApp(acmeId, { name: `Outside ${run}`, parentTenant: globexId, childTenant: { name: 'Outside', slug: `outside-${run}` } });
+    expect(outside.status).toBe(404);
+    expect(outside.body.error.code).toBe('NOT_FOUND');
+  });
+
+  it('needs tenants.manage in the company tenant, and keeps enrollments inside it', async () => {
+    const before = await appRows();
+    const member = await createApp(acmeId, { name: `By member ${run}` }, MEMBER);
+    expect(member.status).toBe(403);
+    expect(member.body.error.code).toBe('FORBIDDEN');
+    expect((await createApp(acmeId, { name: `By globex ${run}` }, GLOBEX_ADMIN)).status).toBe(403);
+    expect((await stack.request('POST', `/v4/platform/tenants/${acmeId}/apps`, { body: { name: 'Anonymous' } })).status).toBe(401);
+    expect(await appRows()).toBe(before);
+
+    // The same key is free in another tenant; neither tenant sees the other's enrollments.
+    const globexApp = await createApp(globexId, { name: `Field Service ${run}` }, GLOBEX_ADMIN);
+    expect(globexApp.status, JSON.stringify(globexApp.body)).toBe(201);
+    const seenByGlobex = await enrollments(globexId, GLOBEX_ADMIN);
+    expect(seenByGlobex.data.map((r: any) => r.id)).toEqual([globexApp.body.id]);
+    const seenByAcme = await enrollments(acmeId, ADMIN);
+    expect(seenByAcme.data.map((r: any) => r.id)).not.toContain(globexApp.body.id);
+    expect((await stack.request('GET', `${V3}/resources/tenant-vertical-enrollment/${globexApp.body.id}`, { as: ADMIN })).status).toBe(404);
+  });
+});
