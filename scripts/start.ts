@@ -90,15 +90,17 @@ const platform = await startPlatform({
   seedDevelopmentData: !externalIdentity && env.SVC_DEV_SEED !== 'false',
   rateLimits: { policies: rateLimitPolicies() },
   operator: role === 'all' || role === 'operator' ? operatorSettings() : undefined,
+  // The chart sets HEALTH_PORT; locally the two roles get ports of their own, and 0 picks a free one.
+  healthPort: role === 'worker' || role === 'operator' ? Number(env.HEALTH_PORT ?? (role === 'worker' ? 8090 : 8091)) : undefined,
   log,
 });
 
 const temporalLine = temporal ? `\n  Temporal:      ${temporal.address}${temporal.uiUrl ? ` (UI ${temporal.uiUrl})` : ''}` : '';
-const operatorLine = role === 'all' || role === 'operator' ? `\n  operator:      ${operatorSettings() ? 'reconciling Tenant objects (kubeconfig found)' : 'off (no kubeconfig)'}` : '';
+const operatorLine = role === 'all' || role === 'operator' ? `\n  operator:      ${operatorSettings() ? 'reconciling Tenant and App objects (kubeconfig found)' : 'off (no kubeconfig)'}` : '';
 if (role === 'operator') {
-  console.log(`operator running${operatorLine}`);
+  console.log(`operator running${operatorLine}\n  health:        ${platform.url}/health`);
 } else if (role === 'worker') {
-  console.log(`worker running on task queue ${env.TEMPORAL_TASK_QUEUE ?? 'svc-platform'}${temporalLine}`);
+  console.log(`worker running on task queue ${env.TEMPORAL_TASK_QUEUE ?? 'svc-platform'}${temporalLine}\n  health:        ${platform.url}/health`);
 } else if (role === 'control-plane') {
   console.log(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}`);
 } else {

@@ -20,8 +20,12 @@ function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
 }
 
 export interface RunningWorker {
+  /** Whether the worker polls its task queue and the Temporal frontend answers (within 2 s). */
+  health(): Promise<{ worker: string; temporal: 'ok' | 'unreachable' }>;
   shutdown(): Promise<void>;
 }
+
+const HEALTH_TIMEOUT_MS = 2_000;
 
 /** Starts a worker on `taskQueue` that runs the platform's workflows with activities over `services`. */
 export async function startWorker(options: {
@@ -41,6 +45,13 @@ export async function startWorker(options: {
   });
   const running = worker.run();
   return {
+    async health() {
+      const serving = await Promise.race([
+        connection.healthService.check({}).then((reply) => reply.status === 1, () => false),
+        new Promise<false>((resolve) => setTimeout(resolve, HEALTH_TIMEOUT_MS, false).unref()),
+      ]);
+      return { worker: worker.getState().toLowerCase(), temporal: serving ? 'ok' : 'unreachable' };
+    },
     async shutdown() {
       worker.shutdown();
       await running;

@@ -119,7 +119,7 @@ describe('Helm chart charts/platform', () => {
   });
 
   it('runs one image with a role argument per Deployment, with probes, resources and the PostgreSQL URL from a Secret', () => {
-    const probePaths: Record<string, string | undefined> = { edge: '/health', 'control-plane': '/health.check', worker: undefined, operator: undefined };
+    const probePaths: Record<string, string | undefined> = { edge: '/health', 'control-plane': '/health.check', worker: '/health', operator: '/health' };
     for (const role of ['edge', 'control-plane', 'worker', 'operator']) {
       const deployment = find('Deployment', `svc-platform-${role}`)!;
       const pod = deployment.spec.template.spec;

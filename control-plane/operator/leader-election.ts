@@ -18,11 +18,13 @@ export interface LeaderElectionOptions {
  * or expired, renews it while it leads, and steps down when a renewal fails or another holder
  * took over. Writes carry the resourceVersion they read, so two replicas can never both win.
  */
-export function startLeaderElection(kube: Kube, options: LeaderElectionOptions): { stop(): Promise<void> } {
+export function startLeaderElection(kube: Kube, options: LeaderElectionOptions): { stop(): Promise<void>; lastAnswerAt(): number } {
   const duration = options.leaseDurationSeconds ?? 15;
   const every = options.renewEveryMs ?? 2_000;
   let leading = false;
   let stopped = false;
+  /** When the API server last answered this loop (a refusal is an answer too); 0 before it did. */
+  let answeredAt = 0;
 
   const setLeading = (value: boolean) => {
     if (value === leading) return;
@@ -39,6 +41,7 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
     } catch (error) {
       if (statusOf(error) !== 404) throw error;
     }
+    answeredAt = Date.now();
     if (!lease) {
       await kube.coordination.createNamespacedLease({
         namespace: options.namespace,
@@ -81,6 +84,7 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
         await attempt();
       } catch (error) {
         // A conflict means another replica wrote first; any failure to renew means stepping down.
+        if (statusOf(error) !== undefined) answeredAt = Date.now();
         if (statusOf(error) !== 409) options.log?.(`leader election: ${(error as Error).message}`);
         setLeading(false);
       }
@@ -89,6 +93,7 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
   })();
 
   return {
+    lastAnswerAt: () => answeredAt,
     async stop() {
       stopped = true;
       await loop;

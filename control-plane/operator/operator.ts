@@ -27,6 +27,8 @@ export interface OperatorOptions {
 
 export interface RunningOperator {
   isLeader(): boolean;
+  /** `kubernetes` is `ok` while the leader-election loop hears from the API server; `leader` is informational. */
+  health(): { kubernetes: 'ok' | 'unreachable'; leader: 'leading' | 'standby' };
   stop(): Promise<void>;
 }
 
@@ -190,8 +192,14 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     },
   });
 
+  // The election loop asks the API server every 2 s; several missed answers in a row mean it is gone.
+  const unreachableAfterMs = 10_000;
   return {
     isLeader: () => leading,
+    health: () => ({
+      kubernetes: Date.now() - election.lastAnswerAt() < unreachableAfterMs ? 'ok' : 'unreachable',
+      leader: leading ? 'leading' : 'standby',
+    }),
     async stop() {
       await election.stop();
       while (running.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));

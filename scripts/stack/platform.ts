@@ -23,6 +23,7 @@ import { createTemporalWorkflows, type TemporalSettings } from '../../control-pl
 import { startWorker } from '../../workers/worker.ts';
 import { loadKubeConfig } from '../../control-plane/operator/kube.ts';
 import { startOperator } from '../../control-plane/operator/operator.ts';
+import { startHealthServer, type HealthReport } from './health-server.ts';
 import { stateDir } from './state-dir.ts';
 
 export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operator';
@@ -41,6 +42,8 @@ export interface PlatformOptions {
   temporal?: TemporalSettings;
   /** Directory of the local blob store (tenant areas under `tenants/<id>/`); default `<state dir>/blobs`. */
   blobRoot?: string;
+  /** Roles `worker` and `operator`: where `GET /health` is served (0 picks a port; omitted: not served). */
+  healthPort?: number;
   /** Whether role `all` runs a worker in-process (default true); false leaves the work to `worker` processes. */
   runWorker?: boolean;
   /** Runs the Kubernetes operator (roles `all` and `operator`) with this kubeconfig (in-cluster config when no path). */
@@ -124,7 +127,15 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   };
 
   if (options.role === 'worker' || options.role === 'operator') {
-    return { url: '', close: async () => (await closeBackground(), await db!.close()) };
+    const report = async (): Promise<HealthReport> => {
+      const checks: Record<string, string> = { database: (await services!.health.check()).checks.database };
+      if (worker) Object.assign(checks, await worker.health());
+      if (operator) Object.assign(checks, operator.health());
+      const healthy = checks.database === 'ok' && (!worker || (checks.worker === 'running' && checks.temporal === 'ok')) && (!operator || checks.kubernetes === 'ok');
+      return { status: healthy ? 'ok' : 'unavailable', checks };
+    };
+    const health = options.healthPort === undefined ? undefined : await startHealthServer({ host, port: options.healthPort, report });
+    return { url: health?.url ?? '', close: async () => (await health?.close(), await closeBackground(), await db!.close()) };
   }
 
   if (options.role === 'control-plane') {

@@ -15,6 +15,7 @@ function startWorkerProcess(stack: TestStack): ChildProcess {
       TEMPORAL_ADDRESS: stack.temporal.address,
       TEMPORAL_NAMESPACE: stack.temporal.namespace,
       TEMPORAL_TASK_QUEUE: stack.temporal.taskQueue,
+      HEALTH_PORT: '0',
     },
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],

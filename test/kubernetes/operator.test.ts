@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -38,7 +41,12 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
       publicUrl: stack.url,
       temporal: stack.temporal,
       operator: { kubeconfigPath: inject('kubeconfigPath'), namespace: leaseNamespace, identity },
+      healthPort: 0,
     });
+  const health = async (operator: RunningPlatform) => {
+    const response = await fetch(`${operator.url}/health`);
+    return { status: response.status, body: await response.json() };
+  };
 
   beforeAll(async () => {
     await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager=svc-operator-test', '-f', CRDS_DIR]);
@@ -104,6 +112,27 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(declared).toEqual({ ...v4, storage: declared!.storage });
     expect(declared!.storage.every((s) => s.endsWith(':ready'))).toBe(true);
   }, 180_000);
+
+  it('reports an API server it cannot reach on GET /health with 503', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
+    const kubeconfigPath = join(dir, 'config');
+    writeFileSync(kubeconfigPath, JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'gone', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'nobody', user: { token: 'none' } }],
+      contexts: [{ name: 'gone', context: { cluster: 'gone', user: 'nobody' } }],
+      'current-context': 'gone',
+    }));
+    const lost = await startPlatform({ role: 'operator', databaseUrl: inject('databaseUrl'), port: 0, healthPort: 0, publicUrl: stack.url, temporal: stack.temporal, operator: { kubeconfigPath, namespace: leaseNamespace, identity: 'lost' } });
+    try {
+      expect(await health(lost)).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'ok', kubernetes: 'unreachable', leader: 'standby' } } });
+      expect((await fetch(`${lost.url}/metrics`)).status).toBe(404);
+    } finally {
+      await lost.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('rejects an invalid spec at the API server, before the operator sees it', async () => {
     await expect(kubectl(['create', '-f', '-'], tenantObject('Bad_Slug'))).rejects.toThrow(/slug/);
@@ -180,6 +209,8 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const leader = await holder();
     expect(['replica-a2', 'replica-b']).toContain(leader);
     const [leading, standby] = leader === 'replica-a2' ? [a, b] : [b, a];
+    expect(await health(leading)).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok', kubernetes: 'ok', leader: 'leading' } } });
+    expect(await health(standby)).toEqual({ status: 200, body: { status: 'ok', checks: { database: 'ok', kubernetes: 'ok', leader: 'standby' } } });
     await leading.close();
     operators.splice(operators.indexOf(leading), 1);
     await until(holder, (h) => h === (standby === a ? 'replica-a2' : 'replica-b'), 60_000);
