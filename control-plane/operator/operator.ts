@@ -6,6 +6,7 @@ import type { AppObject } from './app-object.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APPS, GROUP, kubeFromConfig, TENANTS, VERSION, type Kube } from './kube.ts';
 import { startLeaderElection } from './leader-election.ts';
+import { createWorkQueue } from './work-queue.ts';
 import { reconcileApp } from './reconcile-app.ts';
 import { reconcileTenant, type ReconcileTenantDeps } from './reconcile-tenant.ts';
 import type { TenantObject } from './tenant-object.ts';
@@ -18,7 +19,7 @@ export interface OperatorOptions {
   namespace?: string;
   leaseName?: string;
   identity?: string;
-  /** How often every object is listed again, to catch missed watch events. */
+  /** How often every object is listed again and reconciled in the background, to catch missed events. Default 5 minutes. */
   resyncMs?: number;
   /** Objects reconciled at once. */
   concurrency?: number;
@@ -32,11 +33,20 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-/** A kind the operator reconciles: its plural and how one object of it is brought to its spec. */
+/** A kind the operator reconciles: its plural, how one object of it is brought to its spec, and the tenants (slugs) its state follows. */
 interface Reconciled {
   plural: string;
   reconcile(object: CustomObject): Promise<StepResult>;
+  follows(object: CustomObject): string[];
 }
+
+/**
+ * Whether a watched object is settled: its spec observed, its finalizer on, not being deleted.
+ * Watch events about settled objects (the echo of the operator's own status writes, a re-listed
+ * watch) need no reconcile; what changes on the platform's side arrives as a status notification.
+ */
+const settled = (object: CustomObject) =>
+  !object.metadata.deletionTimestamp && object.status?.observedGeneration === object.metadata.generation && (object.metadata.finalizers?.length ?? 0) > 0;
 
 /** Records an Event on an object; failures to record are logged, never fatal. */
 function eventRecorder(kube: Kube, namespace: string, identity: string, log: (m: string) => void): ReconcileTenantDeps['event'] {
@@ -75,7 +85,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const kube = kubeFromConfig(options.kubeConfig);
   const namespace = options.namespace ?? 'default';
   const identity = options.identity ?? `operator-${randomUUID().slice(0, 8)}`;
-  const concurrency = options.concurrency ?? 8;
+  const concurrency = options.concurrency ?? 16;
   const system = (tenantId: string): Actor => ({ userId: '', email: '', tenantId, tenantSlug: '', roles: [], permissions: new Set() });
   // Events about cluster-scoped objects belong in the `default` namespace (the API server insists).
   const event = eventRecorder(kube, 'default', identity, log);
@@ -88,61 +98,56 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   };
   const appDeps = { kube, apps: options.services.apps, tenants: options.services.tenants, event };
   const kinds: Reconciled[] = [
-    { plural: TENANTS, reconcile: (object) => reconcileTenant(tenantDeps, object as TenantObject) },
-    { plural: APPS, reconcile: (object) => reconcileApp(appDeps, object as AppObject) },
+    { plural: TENANTS, reconcile: (object) => reconcileTenant(tenantDeps, object as TenantObject), follows: (object) => [(object as TenantObject).spec.slug] },
+    {
+      plural: APPS,
+      reconcile: (object) => reconcileApp(appDeps, object as AppObject),
+      follows: ({ spec }: AppObject) => [spec.companyTenant, ...(spec.childTenant ? [spec.childTenant.slug] : [])],
+    } as Reconciled,
   ];
   /** Queue entries name an object by kind and name. */
   const entry = (kind: Reconciled, name: string) => `${kind.plural}/${name}`;
 
-  const due = new Map<string, number>();
-  const running = new Set<string>();
   const failures = new Map<string, number>();
+  /** Queue entries of the objects whose state follows a tenant, by the tenant's slug. */
+  const followers = new Map<string, Set<string>>();
   let leading = false;
   let resyncTimer: NodeJS.Timeout | undefined;
-  let pumpTimer: NodeJS.Timeout | undefined;
-
-  const enqueue = (key: string, delayMs = 0) => {
-    const at = Date.now() + delayMs;
-    const current = due.get(key);
-    if (current === undefined || at < current) due.set(key, at);
-  };
 
   async function reconcileEntry(key: string): Promise<void> {
-    running.add(key);
     const [plural, name] = key.split('/') as [string, string];
     const kind = kinds.find((k) => k.plural === plural)!;
     try {
       const object = (await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as CustomObject;
+      for (const slug of kind.follows(object)) followers.set(slug, (followers.get(slug) ?? new Set()).add(key));
       const result = await kind.reconcile(object);
       failures.delete(key);
-      if (result) enqueue(key, result.requeueAfterMs);
+      if (result) queue.add(key, { delayMs: result.requeueAfterMs });
     } catch (error) {
       if ((error as { code?: number }).code === 404) return;
       const attempt = (failures.get(key) ?? 0) + 1;
       failures.set(key, attempt);
       log(`reconcile ${key} failed (attempt ${attempt}): ${(error as Error).message}`);
-      enqueue(key, Math.min(30_000, 250 * 2 ** attempt));
-    } finally {
-      running.delete(key);
+      queue.add(key, { delayMs: Math.min(30_000, 250 * 2 ** attempt) });
     }
   }
+  const queue = createWorkQueue({ concurrency, run: reconcileEntry });
 
-  function pump(): void {
-    if (!leading) return;
-    const now = Date.now();
-    for (const [key, at] of due) {
-      if (running.size >= concurrency) break;
-      if (at > now || running.has(key)) continue;
-      due.delete(key);
-      void reconcileEntry(key).then(pump);
-    }
-  }
+  // A tenant's status changed on the platform: what follows it is looked at now, not at its next poll.
+  const statusChanges = options.services.tenants
+    .onStatusChange((slug) => {
+      if (leading) for (const key of followers.get(slug) ?? []) queue.add(key);
+    })
+    .catch((error: unknown) => {
+      log(`tenant status notifications are unavailable, polling only: ${(error as Error).message}`);
+      return undefined;
+    });
 
   async function resync(): Promise<void> {
     for (const kind of kinds) {
       try {
         const list = (await kube.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: kind.plural })) as { items: CustomObject[] };
-        for (const item of list.items) enqueue(entry(kind, item.metadata.name));
+        for (const item of list.items) queue.add(entry(kind, item.metadata.name), { background: settled(item) });
       } catch (error) {
         log(`resync of ${kind.plural} failed: ${(error as Error).message}`);
       }
@@ -159,7 +164,9 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       const controller = await new Watch(options.kubeConfig).watch(
         `/apis/${GROUP}/${VERSION}/${kind.plural}`,
         {},
-        (_phase, object: CustomObject) => enqueue(entry(kind, object.metadata.name)),
+        (_phase, object: CustomObject) => {
+          if (!settled(object)) queue.add(entry(kind, object.metadata.name));
+        },
         again,
       );
       abortWatches.set(kind, controller);
@@ -177,17 +184,17 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     onStartedLeading: () => {
       leading = true;
       log(`${identity} leads; reconciling Tenants and Apps`);
+      queue.setOpen(true);
       void resync();
       for (const kind of kinds) void watch(kind);
-      resyncTimer = setInterval(() => void resync(), options.resyncMs ?? 30_000);
-      pumpTimer = setInterval(pump, 100);
+      resyncTimer = setInterval(() => void resync(), options.resyncMs ?? 300_000);
     },
     onStoppedLeading: () => {
       leading = false;
       for (const controller of abortWatches.values()) controller.abort();
       abortWatches.clear();
       clearInterval(resyncTimer);
-      clearInterval(pumpTimer);
+      queue.setOpen(false);
       log(`${identity} stopped leading`);
     },
   });
@@ -202,7 +209,9 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     }),
     async stop() {
       await election.stop();
-      while (running.size > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      queue.close();
+      await (await statusChanges)?.stop();
+      while (queue.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     },
   };
 }

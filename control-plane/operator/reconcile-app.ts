@@ -19,7 +19,8 @@ export interface ReconcileAppDeps {
 type Phase = 'Pending' | 'Provisioning' | 'Ready' | 'Failed';
 
 const APP_FINALIZERS = { plural: APPS, finalizer: APP_FINALIZER };
-const PROVISIONING_POLL_MS = 1_000;
+/** Fallbacks: the operator hears of tenant status changes at once through the tenants service. */
+const PROVISIONING_POLL_MS = 5_000;
 const WAITING_POLL_MS = 5_000;
 const FAILED_RETRY_MS = 10_000;
 
@@ -93,7 +94,7 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
       ? condition(ConditionType.Ready, 'False', Reason.CompanyTenantNotFound, `company tenant "${object.spec.companyTenant}" does not exist`, generation)
       : condition(ConditionType.Ready, 'False', Reason.WaitingForCompanyTenant, `company tenant "${company.slug}" is ${company.status}`, generation);
     await report('Pending', ready);
-    return { requeueAfterMs: company?.status === 'provisioning' ? PROVISIONING_POLL_MS : WAITING_POLL_MS };
+    return { requeueAfterMs: company ? PROVISIONING_POLL_MS : WAITING_POLL_MS };
   }
 
   let declared: { app: { id: string }; company: Tenant; child?: Tenant };

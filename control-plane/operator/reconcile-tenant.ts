@@ -20,7 +20,8 @@ export interface ReconcileTenantDeps {
   event(object: CustomObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
 
-const PROVISIONING_POLL_MS = 1_000;
+/** A fallback: the operator hears of status changes at once through the tenants service. */
+const PROVISIONING_POLL_MS = 5_000;
 const TENANT_FINALIZERS = { plural: TENANTS, finalizer: TENANT_FINALIZER };
 
 function phaseOf(tenant: Tenant, storage: StorageStatus | undefined): 'Provisioning' | 'Ready' | 'Failed' {

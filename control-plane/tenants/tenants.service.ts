@@ -38,6 +38,9 @@ export const PROVISION_WORKFLOW_KEY = 'tenant-provision';
 export const TENANT_ADMIN_ROLE = 'tenant-admin';
 export const MEMBER_ROLE = 'member';
 
+/** The channel on which the database announces tenant status changes (migration 0008). */
+const TENANT_STATUS_CHANNEL = 'tenant_status';
+
 const isUniqueViolation = (error: unknown, constraint: string) =>
   (error as { code?: string })?.code === '23505' && (error as { constraint_name?: string }).constraint_name === constraint;
 
@@ -236,6 +239,15 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       if (!tenant) return;
       deps.identity.forgetTenant(tenant.id);
       if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id));
+    },
+
+    /**
+     * Calls `listener` with a tenant's slug whenever its lifecycle status changes (the database
+     * announces it at commit), for the operator. The subscription survives reconnects.
+     */
+    async onStatusChange(listener: (slug: string) => void): Promise<{ stop(): Promise<void> }> {
+      const subscription = await db.sql.listen(TENANT_STATUS_CHANNEL, listener);
+      return { stop: () => subscription.unlisten() };
     },
 
     /** A live tenant by id or slug, for the operator. */
