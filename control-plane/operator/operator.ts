@@ -33,6 +33,9 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
+/** The longest wait between two looks at an object that asked to be looked at again. */
+const MAX_REQUEUE_MS = 30_000;
+
 /** A kind the operator reconciles: its plural, how one object of it is brought to its spec, and the tenants (slugs) its state follows. */
 interface Reconciled {
   plural: string;
@@ -109,6 +112,8 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const entry = (kind: Reconciled, name: string) => `${kind.plural}/${name}`;
 
   const failures = new Map<string, number>();
+  /** Requeues in a row per entry: a waiting object is looked at less and less often (its notification comes first). */
+  const requeues = new Map<string, number>();
   /** Queue entries of the objects whose state follows a tenant, by the tenant's slug. */
   const followers = new Map<string, Set<string>>();
   let leading = false;
@@ -122,9 +127,18 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       for (const slug of kind.follows(object)) followers.set(slug, (followers.get(slug) ?? new Set()).add(key));
       const result = await kind.reconcile(object);
       failures.delete(key);
-      if (result) queue.add(key, { delayMs: result.requeueAfterMs });
+      if (result) {
+        const inARow = requeues.get(key) ?? 0;
+        requeues.set(key, inARow + 1);
+        queue.add(key, { delayMs: Math.min(MAX_REQUEUE_MS, result.requeueAfterMs * 2 ** Math.min(inARow, 5)) });
+      } else {
+        requeues.delete(key);
+      }
     } catch (error) {
-      if ((error as { code?: number }).code === 404) return;
+      if ((error as { code?: number }).code === 404) {
+        requeues.delete(key);
+        return;
+      }
       const attempt = (failures.get(key) ?? 0) + 1;
       failures.set(key, attempt);
       log(`reconcile ${key} failed (attempt ${attempt}): ${(error as Error).message}`);

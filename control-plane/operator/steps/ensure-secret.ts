@@ -4,6 +4,10 @@ import { namespaceOf, ownerReference } from './ensure-namespace.ts';
 
 export const SECRET_NAME = 'tenant-connection';
 
+/** Equal key by key: the API server returns a Secret's keys sorted, whatever order they were written in. */
+const sameData = (a: Record<string, string>, b: Record<string, string>) =>
+  Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
+
 /**
  * Ensures the Secret `tenant-connection` in the tenant's Namespace holds its connection details
  * (tenant id and slug, home region, API base URLs, storage locations); replaced only when they change.
@@ -18,7 +22,7 @@ export async function ensureSecret(kube: Kube, tenant: TenantObject, details: Re
   };
   try {
     const current = await kube.core.readNamespacedSecret({ name: SECRET_NAME, namespace });
-    if (JSON.stringify(current.data ?? {}) === JSON.stringify(data)) return undefined;
+    if (sameData(current.data ?? {}, data)) return undefined;
     await kube.core.replaceNamespacedSecret({ name: SECRET_NAME, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } } });
   } catch (error) {
     if (statusOf(error) !== 404) throw error;
