@@ -1,6 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CLK_TCK, cpuSnapshot as snapshot, readProcess, type CpuSnapshot } from './process-cpu.ts';
 
 /** CPU used during a window, in percent of one core, by the platform, PostgreSQL and the load generator. */
 export interface CpuSplit {
@@ -13,57 +12,7 @@ export interface CpuSplit {
   other: number;
 }
 
-interface ProcessTicks {
-  comm: string;
-  parent: number;
-  ticks: number;
-}
-
-interface Snapshot {
-  at: number;
-  processes: Map<number, ProcessTicks>;
-  machineBusy: number;
-}
-
-const CLK_TCK = clockTicks();
-
-function clockTicks(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-}
-
-function readProcess(pid: number): ProcessTicks | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const close = stat.lastIndexOf(')');
-    const fields = stat.slice(close + 2).split(' ');
-    return { comm: stat.slice(stat.indexOf('(') + 1, close), parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
-  } catch {
-    return undefined;
-  }
-}
-
-function machineBusyTicks(): number {
-  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
-  const ticks = values.map(Number);
-  const total = ticks.slice(0, 8).reduce((a, b) => a + b, 0);
-  return total - ticks[3]! - ticks[4]!;
-}
-
-function snapshot(): Snapshot {
-  const processes = new Map<number, ProcessTicks>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const info = readProcess(Number(entry));
-    if (info) processes.set(Number(entry), info);
-  }
-  return { at: performance.now(), processes, machineBusy: machineBusyTicks() };
-}
-
-function split(before: Snapshot, after: Snapshot, pids: WatchedPids): CpuSplit {
+function split(before: CpuSnapshot, after: CpuSnapshot, pids: WatchedPids): CpuSplit {
   const seconds = (after.at - before.at) / 1000;
   const percent = (ticks: number) => Math.round((ticks / CLK_TCK / seconds) * 100);
   const used = { node: 0, postgres: 0, loadGenerator: 0 };

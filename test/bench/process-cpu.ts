@@ -19,7 +19,8 @@ export interface CpuSnapshot {
   machineBusy: number;
 }
 
-const CLK_TCK = clockTicks();
+/** Kernel clock ticks per second, the unit of /proc CPU times. */
+export const CLK_TCK = clockTicks();
 
 function clockTicks(): number {
   try {
@@ -29,7 +30,8 @@ function clockTicks(): number {
   }
 }
 
-function readProcess(pid: number): ProcessTicks | undefined {
+/** One process's name, parent and CPU ticks so far, from /proc; undefined when it is gone. */
+export function readProcess(pid: number): ProcessTicks | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const close = stat.lastIndexOf(')');
