@@ -1,12 +1,11 @@
 import { z } from 'zod';
-import { TenantRefSchema } from '../tenants/tenants.schema.ts';
+import { KEBAB_CASE, oneOf, TenantRefSchema } from '../tenants/tenants.schema.ts';
 
 /** App enrollments are resources of this built-in type in the company tenant. */
 export const APP_OBJECT_TYPE = 'tenant-vertical-enrollment';
 export const APP_STATUSES = ['pending', 'active', 'suspended', 'retired'] as const;
 export const DEFAULT_APP_SOURCE = 'svc-cli';
 
-const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const MAX_KEY_LENGTH = 63;
 
 /**
@@ -35,9 +34,6 @@ const isHttpUrl = (value: string) => {
     return false;
   }
 };
-
-const oneOf = (values: readonly string[]) => (issue: { input?: unknown }) =>
-  issue.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`;
 
 const kebabKey = (max: number, what: string) =>
   z.string().max(max, `must be at most ${max} characters`).regex(KEBAB_CASE, `must be a kebab-case ${what}: lowercase letters and digits in groups joined by single hyphens`);
@@ -95,14 +91,8 @@ export interface AppData {
 }
 
 /** An app as a Kubernetes `App` declares it (the CRD enforces the same field rules as v4). */
-export interface AppDeclaration {
+export type AppDeclaration = Omit<AppData, 'childTenantId' | 'childTenantSlug'> & {
   /** Slug of the company tenant. */
   companyTenant: string;
-  key: string;
-  name: string;
-  template?: string;
-  source: string;
-  appUrl?: string;
-  status: (typeof APP_STATUSES)[number];
   childTenant?: { name: string; slug: string };
-}
+};

@@ -6,10 +6,12 @@ export const HOME_REGIONS = ['au', 'ca', 'eu'] as const;
 export const TENANT_STATUSES = ['provisioning', 'active', 'failed', 'deleted'] as const;
 export const DEFAULT_STARTER_TEMPLATE = 'blank-vertical-template';
 
-const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** Slugs and keys: lowercase letters and digits in groups joined by single hyphens. */
+export const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
 
-const oneOf = (values: readonly string[]) => (issue: { input?: unknown }) =>
+/** The issue for an enum field: missing, or not one of `values`. */
+export const oneOf = (values: readonly string[]) => (issue: { input?: unknown }) =>
   issue.input === undefined ? 'is required' : `must be one of ${values.join(', ')}`;
 
 const TenantFieldsSchema = z
