@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runCommand, runKubectl } from '../../scripts/stack/kubernetes.ts';
+import { until } from '../../test/harness/until.ts';
 
 const CHART_DIR = fileURLToPath(new URL('.', import.meta.url));
 const REPO_CRDS = fileURLToPath(new URL('../../crds/', import.meta.url));
@@ -210,6 +211,8 @@ describe('Helm chart charts/platform', () => {
       ['create', 'clusterrolebindings'],
       ['get', 'configmaps', '-n', NAMESPACE],
     ];
+    // The API server's authorizer reads roles and bindings from a cache that follows the apply.
+    await until(() => Promise.all(allowed.map((args) => can(...args))), (answers) => answers.every((answer) => answer === 'yes'), 15_000).catch(() => {});
     for (const args of allowed) expect(await can(...args), args.join(' ')).toBe('yes');
     for (const args of denied) expect(await can(...args), args.join(' ')).toBe('no');
     const workload = `system:serviceaccount:${NAMESPACE}:svc-platform-workload`;

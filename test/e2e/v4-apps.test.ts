@@ -17,9 +17,15 @@ describe('v4 apps', { timeout: 120_000 }, () => {
   const createApp = (tenantId: string, body: unknown, as = ADMIN) => stack.request('POST', `/v4/platform/tenants/${tenantId}/apps`, { as, body });
   const enrollments = async (tenantId: string, as: string) =>
     (await stack.request('GET', `${V3}/resources?type=tenant-vertical-enrollment&limit=100`, { as, headers: { 'x-tenant-id': tenantId } })).body;
-  const appRows = async () =>
-    (await sql<{ count: number }[]>`select count(*)::int as count from resources where type = 'tenant-vertical-enrollment'`)[0]!.count;
-  const tenantRows = async () => (await sql<{ count: number }[]>`select count(*)::int as count from tenants`)[0]!.count;
+  // Other test files write to the same database at the same time, so "changed nothing" counts
+  // only the rows that the refused requests could have made.
+  const appRows = async (names: string[]) =>
+    (
+      await sql<{ count: number }[]>`select count(*)::int as count from resources
+        where type = 'tenant-vertical-enrollment' and data ->> 'name' in ${sql(names)}`
+    )[0]!.count;
+  const tenantRows = async () =>
+    (await sql<{ count: number }[]>`select count(*)::int as count from tenants where slug = ${`never-${run}`} or name in ('Never made', 'C')`)[0]!.count;
 
   beforeAll(async () => {
     stack = await startTestStack();
@@ -69,7 +75,8 @@ describe('v4 apps', { timeout: 120_000 }, () => {
   });
 
   it('refuses a taken key with 409 and bad input with 400, changing nothing', async () => {
-    const before = { apps: await appRows(), tenants: await tenantRows() };
+    const refusedNames = ['Again', 'A', '   ', '!!!'];
+    const before = { apps: await appRows(refusedNames), tenants: await tenantRows() };
     const taken = await createApp(acmeId, { name: 'Again', key: `field-service-${run}`, childTenant: { name: 'Never made', slug: `never-${run}` } });
     expect(taken.status).toBe(409);
     expect(taken.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'key' } });
@@ -94,7 +101,7 @@ describe('v4 apps', { timeout: 120_000 }, () => {
       expect(refused.body.error.details.field, JSON.stringify(body)).toBe(field);
     }
     expect((await stack.request('POST', `/v4/platform/tenants/${acmeId}/apps`, { as: ADMIN, rawBody: '{"name":' })).status).toBe(400);
-    expect({ apps: await appRows(), tenants: await tenantRows() }).toEqual(before);
+    expect({ apps: await appRows(refusedNames), tenants: await tenantRows() }).toEqual(before);
   });
 
   it('creates the child tenant under the company tenant, provisioned, with the caller as its tenant-admin', async () => {
@@ -112,10 +119,10 @@ describe('v4 apps', { timeout: 120_000 }, () => {
     expect(row!.starter_template).toBe('retail-portal');
 
     // A taken child slug is a 409 and enrolls nothing.
-    const before = await appRows();
+    const before = await appRows([`Clash ${run}`]);
     const clash = await createApp(acmeId, { name: `Clash ${run}`, childTenant: { name: 'Clash', slug: childSlug } });
     expect(clash.status).toBe(409);
-    expect(await appRows()).toBe(before);
+    expect(await appRows([`Clash ${run}`])).toBe(before);
 
     // parentTenant: a tenant below the company tenant that the caller manages; nothing outside it.
     const nested = await createApp(acmeId, { name: `Nested ${run}`, parentTenant: childSlug, childTenant: { name: 'Nested', slug: `nested-${run}` } });
@@ -128,13 +135,14 @@ describe('v4 apps', { timeout: 120_000 }, () => {
   });
 
   it('needs tenants.manage in the company tenant, and keeps enrollments inside it', async () => {
-    const before = await appRows();
+    const refusedNames = [`By member ${run}`, `By globex ${run}`, 'Anonymous'];
+    const before = await appRows(refusedNames);
     const member = await createApp(acmeId, { name: `By member ${run}` }, MEMBER);
     expect(member.status).toBe(403);
     expect(member.body.error.code).toBe('FORBIDDEN');
     expect((await createApp(acmeId, { name: `By globex ${run}` }, GLOBEX_ADMIN)).status).toBe(403);
     expect((await stack.request('POST', `/v4/platform/tenants/${acmeId}/apps`, { body: { name: 'Anonymous' } })).status).toBe(401);
-    expect(await appRows()).toBe(before);
+    expect(await appRows(refusedNames)).toBe(before);
 
     // The same key is free in another tenant; neither tenant sees the other's enrollments.
     const globexApp = await createApp(globexId, { name: `Field Service ${run}` }, GLOBEX_ADMIN);
