@@ -24,6 +24,7 @@ ENV SVC_STATE_DIR=/tmp/svc/state SVC_CACHE_DIR=/tmp/svc/cache
 USER node
 EXPOSE 8080 8081 8090
 # `node --import tsx` rather than `npm start`: npm start would check (and, on a mismatch, reinstall)
-# node_modules, which a read-only root filesystem forbids.
-ENTRYPOINT ["node", "--import", "tsx", "scripts/start.ts"]
+# node_modules, which a read-only root filesystem forbids. The young generation's semi-space of 64 MB
+# as in `npm start` (docs/decisions.md).
+ENTRYPOINT ["node", "--max-semi-space-size=64", "--import", "tsx", "scripts/start.ts"]
 CMD ["--role", "all"]

@@ -19,6 +19,15 @@ function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } }));
 }
 
+/**
+ * Replays a recorded history (as `temporal workflow show --output json` writes it) with this
+ * worker's workflows; rejects when they would not issue the same commands.
+ */
+export async function replayHistory(history: unknown): Promise<void> {
+  installRuntime();
+  await Worker.runReplayHistory({ workflowBundle: await workflowBundle() }, history);
+}
+
 export interface RunningWorker {
   /** Whether the worker polls its task queue and the Temporal frontend answers (within 2 s). */
   health(): Promise<{ worker: string; temporal: 'ok' | 'unreachable' }>;

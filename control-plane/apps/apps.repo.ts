@@ -1,14 +1,12 @@
 import type { Tx } from '../db/client.ts';
 import { APP_OBJECT_TYPE, type App, type AppData } from './apps.schema.ts';
-
-const TS = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const NOW = `date_trunc('milliseconds', now())`;
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
 /** An enrollment row shaped as the App record. */
 const APP_COLUMNS = `id::text as id, data ->> 'key' as key, data ->> 'name' as name, data ->> 'template' as template,
   data ->> 'source' as source, data ->> 'appUrl' as "appUrl", data ->> 'status' as status,
   tenant_id::text as "companyTenantId", data ->> 'childTenantId' as "childTenantId", data ->> 'childTenantSlug' as "childTenantSlug",
-  ${TS('created_at')} as "createdAt", ${TS('updated_at')} as "updatedAt"`;
+  ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
 
 /** The current tenant's app with this key. */
 export async function findAppByKey(tx: Tx, key: string): Promise<App | undefined> {
@@ -24,7 +22,7 @@ export async function findAppByKey(tx: Tx, key: string): Promise<App | undefined
 export async function insertApp(tx: Tx, data: AppData, createdBy: string | null): Promise<App | undefined> {
   const rows = await tx.unsafe<App[]>(
     `insert into resources (tenant_id, type, data, created_by, created_at, updated_at)
-     values (current_tenant_id(), '${APP_OBJECT_TYPE}', $1::text::jsonb, $2::uuid, ${NOW}, ${NOW})
+     values (current_tenant_id(), '${APP_OBJECT_TYPE}', $1::text::jsonb, $2::uuid, ${NOW_MS}, ${NOW_MS})
      on conflict (tenant_id, (data ->> 'key')) where type = '${APP_OBJECT_TYPE}' do nothing
      returning ${APP_COLUMNS}`,
     [JSON.stringify(data), createdBy],
@@ -36,7 +34,7 @@ export async function insertApp(tx: Tx, data: AppData, createdBy: string | null)
 /** Replaces an app's data when it differs; returns the stored app. */
 export async function writeAppData(tx: Tx, id: string, data: AppData): Promise<App> {
   const rows = await tx.unsafe<App[]>(
-    `update resources set data = $2::text::jsonb, version = version + 1, updated_at = ${NOW}
+    `update resources set data = $2::text::jsonb, version = version + 1, updated_at = ${NOW_MS}
      where tenant_id = current_tenant_id() and type = '${APP_OBJECT_TYPE}' and id = $1::uuid and data <> $2::text::jsonb
      returning ${APP_COLUMNS}`,
     [id, JSON.stringify(data)],

@@ -1,6 +1,7 @@
 import type { Tx } from '../db/client.ts';
 import type { TenantMembership } from '../tenants/tenants.schema.ts';
 import type { Me } from './identity.schema.ts';
+import { isoTimestamp } from '../db/sql-fragments.ts';
 
 export interface MembershipRow {
   tenantId: string;
@@ -24,7 +25,7 @@ export async function findUserBySubject(tx: Tx, subject: string): Promise<(UserR
 /** Binds a token subject to a user provisioned ahead by email (seeded or invited) who has not signed in yet. */
 export async function claimUserByEmail(tx: Tx, email: string, subject: string): Promise<UserRow | undefined> {
   const rows = await tx<UserRow[]>`
-    update users set subject = ${subject}, updated_at = now()
+    update users set subject = ${subject}, updated_at = date_trunc('milliseconds', now())
     where lower(email) = lower(${email}) and subject is null
     returning id::text as id, email, platform_roles as "platformRoles"`;
   return rows[0];
@@ -53,12 +54,10 @@ export async function listActiveMemberships(tx: Tx, userId: string): Promise<Mem
     order by m.created_at, t.slug`;
 }
 
-const TS = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 export async function findMe(tx: Tx, userId: string): Promise<Me | undefined> {
   const rows = await tx.unsafe<Me[]>(
     `select id::text as id, email, name, avatar, status, preferences, platform_roles as "platformRoles",
-       ${TS('created_at')} as "createdAt", ${TS('last_login_at')} as "lastLoginAt"
+       ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('last_login_at')} as "lastLoginAt"
      from users where id = $1::uuid`,
     [userId],
     { prepare: true },

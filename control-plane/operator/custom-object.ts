@@ -20,5 +20,9 @@ export interface CustomObject {
   };
 }
 
-/** A reconcile step ensures one thing: `undefined` to go on, or when to look again. */
-export type StepResult = undefined | { requeueAfterMs: number };
+/**
+ * A reconcile step ensures one thing: `undefined` to go on, or when to look again. `untilNotified`:
+ * the wait ends with a tenant status change, which the operator hears of, so the look is only a
+ * fallback for a lost notification.
+ */
+export type StepResult = undefined | { requeueAfterMs: number; untilNotified?: boolean };

@@ -61,3 +61,14 @@ export async function createIfAbsent(create: () => Promise<unknown>): Promise<vo
     if (statusOf(error) !== 409) throw error;
   }
 }
+
+/** Runs `read` and tells whether the object is there (404: it is not). */
+export async function exists(read: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await read();
+    return true;
+  } catch (error) {
+    if (statusOf(error) === 404) return false;
+    throw error;
+  }
+}

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Watch, type KubeConfig } from '@kubernetes/client-node';
+import { Watch, type CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { Services } from '../trpc/context.ts';
 import type { AppObject } from './app-object.ts';
@@ -36,10 +36,10 @@ export interface RunningOperator {
 /** The longest wait between two looks at an object that asked to be looked at again. */
 const MAX_REQUEUE_MS = 30_000;
 
-/** A kind the operator reconciles: its plural, how one object of it is brought to its spec, and the tenants (slugs) its state follows. */
+/** A kind the operator reconciles: its plural, how one object of it is brought to its spec (through `kube`), and the tenants (slugs) its state follows. */
 interface Reconciled {
   plural: string;
-  reconcile(object: CustomObject): Promise<StepResult>;
+  reconcile(object: CustomObject, kube: Kube): Promise<StepResult>;
   follows(object: CustomObject): string[];
 }
 
@@ -50,6 +50,25 @@ interface Reconciled {
  */
 const settled = (object: CustomObject) =>
   !object.metadata.deletionTimestamp && object.status?.observedGeneration === object.metadata.generation && (object.metadata.finalizers?.length ?? 0) > 0;
+
+/**
+ * `kube`, noting in `written` the resource version of every patch of `read` it sends. A patch's
+ * answer shows any change made meanwhile, so a version that carries a spec change or a deletion
+ * the reconcile did not read is not noted: its watch event must still be reconciled.
+ */
+function notingWrites(kube: Kube, read: CustomObject, written: Set<string>): Kube {
+  const note = (answer: unknown) => {
+    const metadata = (answer as Partial<CustomObject> | undefined)?.metadata;
+    const unseen = metadata?.generation !== read.metadata.generation || !!metadata?.deletionTimestamp !== !!read.metadata.deletionTimestamp;
+    if (metadata?.resourceVersion && !unseen) written.add(metadata.resourceVersion);
+    return answer;
+  };
+  const custom = Object.create(kube.custom) as CustomObjectsApi;
+  custom.patchClusterCustomObject = (...args: Parameters<CustomObjectsApi['patchClusterCustomObject']>) => kube.custom.patchClusterCustomObject(...args).then(note);
+  custom.patchClusterCustomObjectStatus = (...args: Parameters<CustomObjectsApi['patchClusterCustomObjectStatus']>) =>
+    kube.custom.patchClusterCustomObjectStatus(...args).then(note);
+  return { ...kube, custom };
+}
 
 /** Records an Event on an object; failures to record are logged, never fatal. */
 function eventRecorder(kube: Kube, namespace: string, identity: string, log: (m: string) => void): ReconcileTenantDeps['event'] {
@@ -95,16 +114,20 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const tenantDeps: ReconcileTenantDeps = {
     kube,
     tenants: options.services.tenants,
-    storageStatus: (tenantId) => options.services.storage.status(system(tenantId)),
+    storageReadiness: (tenantId) => options.services.storage.readiness(system(tenantId)),
     publicUrl: options.publicUrl,
     event,
   };
   const appDeps = { kube, apps: options.services.apps, tenants: options.services.tenants, event };
   const kinds: Reconciled[] = [
-    { plural: TENANTS, reconcile: (object) => reconcileTenant(tenantDeps, object as TenantObject), follows: (object) => [(object as TenantObject).spec.slug] },
+    {
+      plural: TENANTS,
+      reconcile: (object, writer) => reconcileTenant({ ...tenantDeps, kube: writer }, object as TenantObject),
+      follows: (object) => [(object as TenantObject).spec.slug],
+    },
     {
       plural: APPS,
-      reconcile: (object) => reconcileApp(appDeps, object as AppObject),
+      reconcile: (object, writer) => reconcileApp({ ...appDeps, kube: writer }, object as AppObject),
       follows: ({ spec }: AppObject) => [spec.companyTenant, ...(spec.childTenant ? [spec.childTenant.slug] : [])],
     } as Reconciled,
   ];
@@ -114,6 +137,13 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const failures = new Map<string, number>();
   /** Requeues in a row per entry: a waiting object is looked at less and less often (its notification comes first). */
   const requeues = new Map<string, number>();
+  /**
+   * Resource versions the operator's last reconcile of an entry wrote. A watch event carrying one
+   * is the echo of that write: the reconcile already knew that state, so it needs no other look.
+   */
+  const ownWrites = new Map<string, Set<string>>();
+  /** Whether tenant status notifications are subscribed to (else waiting objects are polled). */
+  let notified = false;
   /** Queue entries of the objects whose state follows a tenant, by the tenant's slug. */
   const followers = new Map<string, Set<string>>();
   let leading = false;
@@ -125,18 +155,22 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     try {
       const object = (await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as CustomObject;
       for (const slug of kind.follows(object)) followers.set(slug, (followers.get(slug) ?? new Set()).add(key));
-      const result = await kind.reconcile(object);
+      const written = new Set<string>();
+      ownWrites.set(key, written);
+      const result = await kind.reconcile(object, notingWrites(kube, object, written));
       failures.delete(key);
       if (result) {
         const inARow = requeues.get(key) ?? 0;
         requeues.set(key, inARow + 1);
-        queue.add(key, { delayMs: Math.min(MAX_REQUEUE_MS, result.requeueAfterMs * 2 ** Math.min(inARow, 5)) });
+        const backedOff = Math.min(MAX_REQUEUE_MS, result.requeueAfterMs * 2 ** Math.min(inARow, 5));
+        queue.add(key, { delayMs: result.untilNotified && notified ? MAX_REQUEUE_MS : backedOff });
       } else {
         requeues.delete(key);
       }
     } catch (error) {
       if ((error as { code?: number }).code === 404) {
         requeues.delete(key);
+        ownWrites.delete(key);
         return;
       }
       const attempt = (failures.get(key) ?? 0) + 1;
@@ -147,11 +181,19 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   }
   const queue = createWorkQueue({ concurrency, run: reconcileEntry });
 
-  // A tenant's status changed on the platform: what follows it is looked at now, not at its next poll.
+  // A tenant's status changed on the platform: what follows it is looked at now, not at its next
+  // poll. After the listening connection reconnects, everything that follows a tenant is looked at
+  // again, like a re-list (in the background, so that new objects go first).
   const statusChanges = options.services.tenants
-    .onStatusChange((slug) => {
-      if (leading) for (const key of followers.get(slug) ?? []) queue.add(key);
-    })
+    .onStatusChange(
+      (slug) => {
+        if (leading) for (const key of followers.get(slug) ?? []) queue.add(key);
+      },
+      () => {
+        if (leading) for (const keys of followers.values()) for (const key of keys) queue.add(key, { background: true });
+      },
+    )
+    .then((subscription) => ((notified = true), subscription))
     .catch((error: unknown) => {
       log(`tenant status notifications are unavailable, polling only: ${(error as Error).message}`);
       return undefined;
@@ -179,7 +221,9 @@ export function startOperator(options: OperatorOptions): RunningOperator {
         `/apis/${GROUP}/${VERSION}/${kind.plural}`,
         {},
         (_phase, object: CustomObject) => {
-          if (!settled(object)) queue.add(entry(kind, object.metadata.name));
+          const key = entry(kind, object.metadata.name);
+          const echo = object.metadata.resourceVersion !== undefined && ownWrites.get(key)?.has(object.metadata.resourceVersion);
+          if (!settled(object) && !echo) queue.add(key);
         },
         again,
       );

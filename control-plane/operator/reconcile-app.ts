@@ -53,7 +53,7 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
 
   const report = async (phase: Phase, ready: Omit<Condition, 'lastTransitionTime'>, fields: Record<string, unknown> = {}) => {
     const failed = phase === 'Failed';
-    await patchStatus(kube, APPS, object.metadata.name, {
+    await patchStatus(kube, APPS, object, {
       phase,
       observedGeneration: generation,
       ...(key ? { key } : {}),
@@ -94,7 +94,7 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
       ? condition(ConditionType.Ready, 'False', Reason.CompanyTenantNotFound, `company tenant "${object.spec.companyTenant}" does not exist`, generation)
       : condition(ConditionType.Ready, 'False', Reason.WaitingForCompanyTenant, `company tenant "${company.slug}" is ${company.status}`, generation);
     await report('Pending', ready);
-    return { requeueAfterMs: company ? PROVISIONING_POLL_MS : WAITING_POLL_MS };
+    return company ? { requeueAfterMs: PROVISIONING_POLL_MS, untilNotified: true } : { requeueAfterMs: WAITING_POLL_MS };
   }
 
   let declared: { app: { id: string }; company: Tenant; child?: Tenant };
@@ -124,7 +124,7 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
   }
   if (child && child.status !== 'active') {
     await report('Provisioning', condition(ConditionType.Ready, 'False', Reason.ChildTenantProvisioning, `child tenant "${child.slug}" is ${child.status}`, generation), fields);
-    return { requeueAfterMs: PROVISIONING_POLL_MS };
+    return { requeueAfterMs: PROVISIONING_POLL_MS, untilNotified: true };
   }
   await report('Ready', condition(ConditionType.Ready, 'True', Reason.Enrolled, `app ${key} is enrolled in ${company.slug}`, generation), fields);
   return undefined;

@@ -1,4 +1,4 @@
-import type { StorageStatus } from '../storage/storage.schema.ts';
+import type { StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { condition, ConditionType, mergeConditions, Reason, storageConditionType } from './conditions.ts';
@@ -13,18 +13,18 @@ import type { StepResult, TenantObject } from './tenant-object.ts';
 export interface ReconcileTenantDeps {
   kube: Kube;
   tenants: Pick<TenantsService, 'declare' | 'removeDeclared'>;
-  storageStatus(tenantId: string): Promise<StorageStatus>;
+  storageReadiness(tenantId: string): Promise<StorageReadiness>;
   /** The platform's public origin, for the connection details. */
   publicUrl: string;
   /** Records a Kubernetes Event on the object (reason PascalCase, a short message). */
   event(object: CustomObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
 
-/** A fallback: the operator hears of status changes at once through the tenants service. */
+/** A fallback when status notifications are unavailable (the operator hears of changes through the tenants service). */
 const PROVISIONING_POLL_MS = 5_000;
 const TENANT_FINALIZERS = { plural: TENANTS, finalizer: TENANT_FINALIZER };
 
-function phaseOf(tenant: Tenant, storage: StorageStatus | undefined): 'Provisioning' | 'Ready' | 'Failed' {
+function phaseOf(tenant: Tenant, storage: StorageReadiness | undefined): 'Provisioning' | 'Ready' | 'Failed' {
   if (tenant.status === 'failed' || storage?.backends.some((b) => b.status === 'failed')) return 'Failed';
   if (tenant.status === 'active' && storage?.ready) return 'Ready';
   return 'Provisioning';
@@ -64,7 +64,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await patchStatus(kube, TENANTS, object.metadata.name, {
+    await patchStatus(kube, TENANTS, object, {
       phase: 'Failed',
       observedGeneration: generation,
       conditions: mergeConditions(object.status?.conditions, [
@@ -77,7 +77,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
   }
 
   await ensureNamespace(kube, object);
-  const storage = tenant.status === 'active' || tenant.status === 'failed' ? await deps.storageStatus(tenant.id) : undefined;
+  const storage = tenant.status === 'active' || tenant.status === 'failed' ? await deps.storageReadiness(tenant.id) : undefined;
   await ensureSecret(kube, object, {
     TENANT_ID: tenant.id,
     TENANT_SLUG: tenant.slug,
@@ -106,7 +106,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
       ? condition(ConditionType.Degraded, 'True', Reason.ProvisionFailed, failure, generation)
       : condition(ConditionType.Degraded, 'False', Reason.AsExpected, 'no failures', generation),
   ];
-  await patchStatus(kube, TENANTS, object.metadata.name, {
+  await patchStatus(kube, TENANTS, object, {
     phase,
     observedGeneration: generation,
     tenantId: tenant.id,
@@ -122,5 +122,6 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     if (phase === 'Failed') await deps.event(object, 'Warning', Reason.ProvisionFailed, failure);
     if (phase === 'Provisioning') await deps.event(object, 'Normal', Reason.Provisioning, `provisioning tenant ${tenant.slug} (${tenant.id})`);
   }
-  return phase === 'Provisioning' ? { requeueAfterMs: PROVISIONING_POLL_MS } : undefined;
+  // Only the tenant's own status is announced; storage that is still catching up is polled.
+  return phase === 'Provisioning' ? { requeueAfterMs: PROVISIONING_POLL_MS, untilNotified: tenant.status === 'provisioning' } : undefined;
 }

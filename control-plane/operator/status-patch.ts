@@ -1,14 +1,27 @@
+import { sameJson } from '../json/same-json.ts';
+import type { CustomObject } from './custom-object.ts';
 import { GROUP, mergePatch, statusOf, VERSION, FIELD_MANAGER, type Kube } from './kube.ts';
+
+/** Whether merging `status` into the object's status would change nothing. */
+export function statusUnchanged(object: CustomObject, status: Record<string, unknown>): boolean {
+  const current = object.status ?? {};
+  return Object.entries(status).every(([field, value]) => sameJson(value, current[field]));
+}
 
 /**
  * Writes an object's status through the status subresource with a merge patch, the one way the
- * operator changes status. A conflict (the object moved on) is retried a few times; an object
+ * operator changes status; a patch that would change nothing is not sent (a settled object is
+ * looked at again and again). A conflict (the object moved on) is retried a few times; an object
  * that is gone needs no status.
  */
-export async function patchStatus(kube: Kube, plural: string, name: string, status: Record<string, unknown>): Promise<void> {
+export async function patchStatus(kube: Kube, plural: string, object: CustomObject, status: Record<string, unknown>): Promise<void> {
+  if (statusUnchanged(object, status)) return;
   for (let attempt = 0; ; attempt++) {
     try {
-      await kube.custom.patchClusterCustomObjectStatus({ group: GROUP, version: VERSION, plural, name, body: { status }, fieldManager: FIELD_MANAGER }, mergePatch);
+      await kube.custom.patchClusterCustomObjectStatus(
+        { group: GROUP, version: VERSION, plural, name: object.metadata.name, body: { status }, fieldManager: FIELD_MANAGER },
+        mergePatch,
+      );
       return;
     } catch (error) {
       if (statusOf(error) === 404) return;

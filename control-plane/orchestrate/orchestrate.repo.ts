@@ -1,9 +1,9 @@
 import type { Tx } from '../db/client.ts';
 import type { Execution, ExecutionState, StepDefinition, StepState, WorkflowDefinition } from './orchestrate.schema.ts';
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
-const TS = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 const EXECUTION_COLUMNS = `id::text as id, workflow_id as "workflowId", state, input, output, error, metadata, steps,
-  ${TS('started_at')} as "startedAt", ${TS('completed_at')} as "completedAt"`;
+  ${isoTimestamp('started_at')} as "startedAt", ${isoTimestamp('completed_at')} as "completedAt"`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function listDefinitions(tx: Tx): Promise<WorkflowDefinition[]> {
@@ -79,7 +79,7 @@ export async function closeExecution(
 ): Promise<void> {
   await tx.unsafe(
     `update executions set state = $2, steps = $3::text::jsonb, output = $4::text::jsonb, error = $5::text::jsonb,
-       completed_at = date_trunc('milliseconds', now())
+       completed_at = ${NOW_MS}
      where id = $1::uuid and state = 'running'`,
     [id, outcome.state, JSON.stringify(outcome.steps), outcome.output ? JSON.stringify(outcome.output) : null, outcome.error ? JSON.stringify(outcome.error) : null],
     { prepare: true },

@@ -1,19 +1,13 @@
 import type { Tx } from '../db/client.ts';
 import type { Resource } from './resources.schema.ts';
 import type { SqlText } from '../query/sql-text.ts';
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Columns of a resource row, shaped as the domain record (timestamps as ISO strings). */
 export const RESOURCE_COLUMNS = `id::text as id, type, data, version, created_by::text as "createdBy",
-  to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
-  to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "updatedAt"`;
-
-/**
- * The write time of a row. Timestamps are stored at the millisecond precision the API renders, so
- * that a filter on the value a client was shown (`createdAt.lte`, equality) matches that row.
- */
-const NOW = `date_trunc('milliseconds', now())`;
+  ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
 
 /** The statement that GET-by-id runs; exported so benchmarks replay exactly this SQL. */
 export const GET_RESOURCE_SQL = `select ${RESOURCE_COLUMNS} from resources where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid`;
@@ -35,7 +29,7 @@ export async function findResource(tx: Tx, type: string, id: string, forUpdate =
 export async function insertResource(tx: Tx, type: string, data: Record<string, unknown>, createdBy: string): Promise<Resource> {
   const rows = await tx.unsafe<Resource[]>(
     `insert into resources (tenant_id, type, data, created_by, created_at, updated_at)
-     values (current_tenant_id(), $1, $2::text::jsonb, $3::uuid, ${NOW}, ${NOW}) returning ${RESOURCE_COLUMNS}`,
+     values (current_tenant_id(), $1, $2::text::jsonb, $3::uuid, ${NOW_MS}, ${NOW_MS}) returning ${RESOURCE_COLUMNS}`,
     [type, JSON.stringify(data), createdBy],
     { prepare: true },
   );
@@ -52,7 +46,7 @@ export async function insertResourceOnce(
 ): Promise<Resource | undefined> {
   const rows = await tx.unsafe<Resource[]>(
     `insert into resources (id, tenant_id, type, data, created_by, created_at, updated_at)
-     values ($1::uuid, current_tenant_id(), $2, $3::text::jsonb, $4::uuid, ${NOW}, ${NOW})
+     values ($1::uuid, current_tenant_id(), $2, $3::text::jsonb, $4::uuid, ${NOW_MS}, ${NOW_MS})
      on conflict (id) do nothing returning ${RESOURCE_COLUMNS}`,
     [id, type, JSON.stringify(data), createdBy],
     { prepare: true },
@@ -70,7 +64,7 @@ export async function writeResourceData(
 ): Promise<Resource | undefined> {
   if (!UUID.test(id)) return undefined;
   const rows = await tx.unsafe<Resource[]>(
-    `update resources set data = $3::text::jsonb, version = version + 1, updated_at = ${NOW}
+    `update resources set data = $3::text::jsonb, version = version + 1, updated_at = ${NOW_MS}
      where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid and ($4::text is null or version = $4::text::int)
      returning ${RESOURCE_COLUMNS}`,
     [type, id, JSON.stringify(data), expectedVersion === undefined ? null : String(expectedVersion)],

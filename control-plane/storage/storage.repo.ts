@@ -2,9 +2,7 @@ import type { Sql } from 'postgres';
 import type { Tx } from '../db/client.ts';
 import type { IndexSpec } from './indexes.ts';
 import type { StorageBackend, StorageLocation, StorageStatusValue } from './storage.schema.ts';
-
-const TS = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const NOW = `date_trunc('milliseconds', now())`;
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
 export interface StorageRow {
   backend: StorageBackend;
@@ -19,7 +17,7 @@ export interface StorageRow {
 
 export async function listStorageRows(tx: Tx): Promise<StorageRow[]> {
   return tx.unsafe<StorageRow[]>(
-    `select backend, status, location, error, ${TS('provisioned_at')} as "provisionedAt", ${TS('updated_at')} as "updatedAt"
+    `select backend, status, location, error, ${isoTimestamp('provisioned_at')} as "provisionedAt", ${isoTimestamp('updated_at')} as "updatedAt"
      from tenant_storage where tenant_id = current_tenant_id() order by backend`,
     [],
     { prepare: true },
@@ -30,7 +28,7 @@ export async function listStorageRows(tx: Tx): Promise<StorageRow[]> {
 export async function markProvisioning(tx: Tx, backend: StorageBackend, location: StorageLocation): Promise<void> {
   await tx.unsafe(
     `insert into tenant_storage (tenant_id, backend, status, location) values (current_tenant_id(), $1, 'provisioning', $2::text::jsonb)
-     on conflict (tenant_id, backend) do update set status = 'provisioning', error = null, updated_at = ${NOW}
+     on conflict (tenant_id, backend) do update set status = 'provisioning', error = null, updated_at = ${NOW_MS}
      where tenant_storage.status <> 'ready'`,
     [backend, JSON.stringify(location)],
     { prepare: true },
@@ -40,10 +38,10 @@ export async function markProvisioning(tx: Tx, backend: StorageBackend, location
 /** Records a backend `ready` at `location`; a row that already says so is left untouched. */
 export async function recordReady(tx: Tx, backend: StorageBackend, location: StorageLocation): Promise<void> {
   await tx.unsafe(
-    `insert into tenant_storage (tenant_id, backend, status, location, provisioned_at) values (current_tenant_id(), $1, 'ready', $2::text::jsonb, ${NOW})
+    `insert into tenant_storage (tenant_id, backend, status, location, provisioned_at) values (current_tenant_id(), $1, 'ready', $2::text::jsonb, ${NOW_MS})
      on conflict (tenant_id, backend) do update set status = 'ready', location = excluded.location, error = null,
        provisioned_at = case when tenant_storage.status = 'ready' then tenant_storage.provisioned_at else excluded.provisioned_at end,
-       updated_at = ${NOW}
+       updated_at = ${NOW_MS}
      where tenant_storage.status <> 'ready' or tenant_storage.location <> excluded.location`,
     [backend, JSON.stringify(location)],
     { prepare: true },
@@ -53,7 +51,7 @@ export async function recordReady(tx: Tx, backend: StorageBackend, location: Sto
 export async function recordFailed(tx: Tx, backend: StorageBackend, location: StorageLocation, error: string): Promise<void> {
   await tx.unsafe(
     `insert into tenant_storage (tenant_id, backend, status, location, error) values (current_tenant_id(), $1, 'failed', $2::text::jsonb, $3)
-     on conflict (tenant_id, backend) do update set status = 'failed', error = excluded.error, updated_at = ${NOW}`,
+     on conflict (tenant_id, backend) do update set status = 'failed', error = excluded.error, updated_at = ${NOW_MS}`,
     [backend, JSON.stringify(location), error],
     { prepare: true },
   );
@@ -148,7 +146,7 @@ export async function projectionDelta(tx: Tx): Promise<ProjectionDelta> {
 export async function projectResources(tx: Tx): Promise<{ created: number; updated: number }> {
   const rows = await tx.unsafe<Array<{ created: boolean }>>(
     `insert into search_projections (tenant_id, source_type, source_id, object_type, title, body, source_version, source_updated_at, projected_at)
-     select r.tenant_id, 'resource', r.id, r.type, ${PROJECTED}, r.version, r.updated_at, ${NOW}
+     select r.tenant_id, 'resource', r.id, r.type, ${PROJECTED}, r.version, r.updated_at, ${NOW_MS}
      from resources r left join search_projections p on p.tenant_id = r.tenant_id and p.source_type = 'resource' and p.source_id = r.id
      where r.tenant_id = current_tenant_id() and (p.source_id is null or ${STALE})
      on conflict (tenant_id, source_type, source_id) do update set object_type = excluded.object_type, title = excluded.title,

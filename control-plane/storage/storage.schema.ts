@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { STORAGE_BACKENDS } from './storage.constants.ts';
 
-/** A tenant's storage backends, in the order provisioning ensures them. */
-export const STORAGE_BACKENDS = ['postgresql', 'documentdb', 'blob', 'search'] as const;
+export { STORAGE_BACKENDS };
 export const StorageBackendSchema = z.enum(STORAGE_BACKENDS);
 export type StorageBackend = z.infer<typeof StorageBackendSchema>;
 
@@ -11,7 +11,7 @@ export type BackendSelection = z.infer<typeof BackendSelectionSchema>;
 /** A backend as a client names it: `mongodb` is accepted and normalised to `documentdb`. */
 const clientBackend = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === 'mongodb' ? 'documentdb' : value), schema);
 
-/** What the `provisionStorage` workflow receives (the tenant lifecycle runs it as a child workflow too). */
+/** What the `provisionStorage` workflow receives. */
 export const ProvisionStorageRequestSchema = z.object({
   tenantId: z.string(),
   backend: BackendSelectionSchema,
@@ -74,6 +74,8 @@ export const StorageStatusSchema = z.object({
   workflow: z.object({ id: z.string(), status: z.string().nullable() }),
 });
 export type StorageStatus = z.infer<typeof StorageStatusSchema>;
+/** The backends' state without the workflow run (which costs a call to Temporal). */
+export type StorageReadiness = Omit<StorageStatus, 'workflow'>;
 
 export const CHECK_RESULTS = ['ok', 'warn', 'fail'] as const;
 export type CheckResult = (typeof CHECK_RESULTS)[number];

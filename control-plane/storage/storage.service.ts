@@ -1,7 +1,9 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { Db } from '../db/client.ts';
 import { DomainError, NotFoundError } from '../errors.ts';
+import { sameJson } from '../json/same-json.ts';
 import type { Actor } from '../identity/identity.schema.ts';
+import { provisionWorkflowId } from '../tenants/tenants.service.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { BackendDeps, BackendDriver } from './backends/backend.ts';
 import { createBlobBackend } from './backends/blob.ts';
@@ -22,6 +24,7 @@ import {
   type StorageBackend,
   type StorageChange,
   type StorageLocation,
+  type StorageReadiness,
   type StorageStatus,
   type SyncSchemaInput,
   type SyncSchemaOutcome,
@@ -36,17 +39,6 @@ export const PROVISION_STORAGE_KEY = 'provision-storage';
 const PROVISION_WAIT_MS = 20_000;
 
 export const backendsOf = (selection: BackendSelection): StorageBackend[] => (selection === 'all' ? [...STORAGE_BACKENDS] : [selection]);
-
-/** Compares two JSON values regardless of key order (jsonb returns keys in its own order). */
-function sameJson(a: unknown, b: unknown): boolean {
-  const canonical = (value: unknown): unknown =>
-    Array.isArray(value)
-      ? value.map(canonical)
-      : value && typeof value === 'object'
-        ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => (x < y ? -1 : 1)).map(([k, v]) => [k, canonical(v)]))
-        : value;
-  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
-}
 
 const routingChange = (backend: StorageBackend, location: StorageLocation): StorageChange => ({
   backend,
@@ -99,13 +91,16 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
     const driver = drivers[backend];
     const changes = await driver.reconcile(tenantId, { apply, rebuildSearch });
     const location = await driver.location(tenantId);
-    const row = (await rowsByBackend(tenantId)).get(backend);
-    if (row?.status === 'ready' && sameJson(row.location, location)) return changes;
-    if (apply) await db.inTenant(tenantId, (tx) => recordReady(tx, backend, location));
-    return [...changes, routingChange(backend, location)];
+    const routed = await db.inTenant(tenantId, async (tx) => {
+      const row = (await listStorageRows(tx)).find((r) => r.backend === backend);
+      if (row?.status === 'ready' && sameJson(row.location, location)) return true;
+      if (apply) await recordReady(tx, backend, location);
+      return false;
+    });
+    return routed ? changes : [...changes, routingChange(backend, location)];
   }
 
-  async function status(tenantId: string): Promise<StorageStatus> {
+  async function readiness(tenantId: string): Promise<StorageReadiness> {
     const rows = await rowsByBackend(tenantId);
     const backends: BackendStatus[] = [];
     for (const backend of STORAGE_BACKENDS) {
@@ -116,9 +111,25 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
           : { backend, status: 'not_provisioned', location: await drivers[backend].location(tenantId), provisionedAt: null, updatedAt: null, error: null },
       );
     }
-    let run: string | null = null;
-    if (deps.workflows) run = (await deps.workflows.status(storageWorkflowId(tenantId)).catch(() => 'unknown')) ?? null;
-    return { tenantId, ready: backends.every((b) => b.status === 'ready'), backends, workflow: { id: storageWorkflowId(tenantId), status: run } };
+    return { tenantId, ready: backends.every((b) => b.status === 'ready'), backends };
+  }
+
+  async function status(tenantId: string): Promise<StorageStatus> {
+    return { ...(await readiness(tenantId)), workflow: await provisioningRun(tenantId) };
+  }
+
+  /**
+   * The run that provisions the tenant's storage: `tenant-<id>-storage` if the storage routes have
+   * started one, else the tenant's own provisioning, which provisions a new tenant's storage.
+   */
+  async function provisioningRun(tenantId: string): Promise<StorageStatus['workflow']> {
+    const never = { id: storageWorkflowId(tenantId), status: null };
+    if (!deps.workflows) return never;
+    for (const id of [storageWorkflowId(tenantId), provisionWorkflowId(tenantId)]) {
+      const run = await deps.workflows.status(id).catch(() => 'unknown');
+      if (run !== undefined) return { id, status: run };
+    }
+    return never;
   }
 
   function statusCheck(backend: StorageBackend, row: StorageRow | undefined, location: StorageLocation): DoctorCheck {
@@ -134,6 +145,9 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
   return {
     /** Routing and provisioning status of every backend of the actor's tenant. */
     status: (actor: Actor) => status(actor.tenantId),
+
+    /** The same without the workflow run, for the operator: it looks often, and Temporal need not answer each time. */
+    readiness: (actor: Actor) => readiness(actor.tenantId),
 
     /** Runs every backend's checks; changes nothing the tenant can see (the blob probe removes itself). */
     async doctor(actor: Actor): Promise<DoctorReport> {
@@ -185,10 +199,11 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
     /** Activity: marks the backends `provisioning` (those already `ready` stay so). */
     async beginProvisioning(request: { tenantId: string; backends: StorageBackend[] }): Promise<void> {
       await requireTenant(request.tenantId);
-      for (const backend of request.backends) {
-        const location = await drivers[backend].location(request.tenantId);
-        await db.inTenant(request.tenantId, (tx) => markProvisioning(tx, backend, location));
-      }
+      const locations: Array<{ backend: StorageBackend; location: StorageLocation }> = [];
+      for (const backend of request.backends) locations.push({ backend, location: await drivers[backend].location(request.tenantId) });
+      await db.inTenant(request.tenantId, async (tx) => {
+        for (const { backend, location } of locations) await markProvisioning(tx, backend, location);
+      });
     },
 
     /** Activity: ensures one backend for the tenant and records it `ready`; returns what changed. Safe to retry. */

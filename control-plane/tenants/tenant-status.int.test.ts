@@ -10,8 +10,12 @@ import { createTenantsService, type TenantsService } from './tenants.service.ts'
 describe('tenant status notifications', () => {
   let db: Db;
   let tenants: TenantsService;
+  // Its own application name, so that the test can find its listening connection among the suite's.
+  const application = `tenant-status-test-${randomUUID().slice(0, 8)}`;
   beforeAll(() => {
-    db = createDb(inject('databaseUrl'));
+    const url = new URL(inject('databaseUrl'));
+    url.searchParams.set('application_name', application);
+    db = createDb(url.toString());
     tenants = createTenantsService({ db, identity: createIdentityService({ db }) });
   });
   afterAll(() => db.close());
@@ -32,6 +36,26 @@ describe('tenant status notifications', () => {
       await tenants.removeDeclared(active);
       await until(async () => heard.filter((s) => s === active || s === failed), (mine) => mine.length >= 3);
       expect(heard.filter((s) => s === active || s === failed)).toEqual([active, failed, active]);
+    } finally {
+      await subscription.stop();
+    }
+  });
+
+  it('listens again after its connection is lost, and tells the caller, who may have missed announcements meanwhile', async () => {
+    const heard: string[] = [];
+    let resumed = 0;
+    const subscription = await tenants.onStatusChange((slug) => heard.push(slug), () => resumed++);
+    try {
+      expect(resumed).toBe(0);
+      const killed = await db.sql<{ killed: boolean }[]>`
+        select pg_terminate_backend(pid) as killed from pg_stat_activity
+        where application_name = ${application} and pid <> pg_backend_pid() and query ilike 'listen %tenant_status%'`;
+      expect(killed.map((k) => k.killed)).toEqual([true]);
+      await until(async () => resumed, (count) => count === 1);
+      const s = `notify-resumed-${randomUUID().slice(0, 8)}`;
+      const tenant = await db.system((tx) => insertTenant(tx, { slug: s, name: s, domains: [], usecase: 'generic', starterTemplate: 'blank-vertical-template', homeRegion: 'eu', parentId: null }));
+      await tenants.activate(tenant.id);
+      await until(async () => heard, (slugs) => slugs.includes(s));
     } finally {
       await subscription.stop();
     }

@@ -1,14 +1,14 @@
 import type { Tx } from '../db/client.ts';
 import type { CreateRootTenantInput, HOME_REGIONS, Membership, PlatformUser, Tenant } from './tenants.schema.ts';
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const TS = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const TENANT_COLUMNS = `id::text as id, slug, name, parent_id::text as "parentId", domains, usecase, industry,
   starter_template as "starterTemplate", home_region as "homeRegion", status, status_reason as "statusReason",
-  ${TS('created_at')} as "createdAt", ${TS('updated_at')} as "updatedAt"`;
-const MEMBERSHIP_COLUMNS = `tenant_id::text as "tenantId", user_id::text as "userId", roles, status, ${TS('created_at')} as "createdAt"`;
-const USER_COLUMNS = `id::text as id, email, name, status, ${TS('created_at')} as "createdAt", ${TS('last_login_at')} as "lastLoginAt"`;
+  ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
+const MEMBERSHIP_COLUMNS = `tenant_id::text as "tenantId", user_id::text as "userId", roles, status, ${isoTimestamp('created_at')} as "createdAt"`;
+const USER_COLUMNS = `id::text as id, email, name, status, ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('last_login_at')} as "lastLoginAt"`;
 
 export type NewTenant = Omit<CreateRootTenantInput, 'homeRegion'> & { homeRegion: (typeof HOME_REGIONS)[number]; parentId: string | null };
 
@@ -42,7 +42,7 @@ export async function updateTenantProfile(
   profile: { name: string; domains: string[]; usecase: string; industry: string | null },
 ): Promise<boolean> {
   const rows = await tx.unsafe(
-    `update tenants set name = $2, domains = $3::text[], usecase = $4, industry = $5, updated_at = date_trunc('milliseconds', now())
+    `update tenants set name = $2, domains = $3::text[], usecase = $4, industry = $5, updated_at = ${NOW_MS}
      where id = $1::uuid and deleted_at is null
        and (name, domains, usecase, industry) is distinct from ($2, $3::text[], $4, $5)
      returning id`,
@@ -55,12 +55,12 @@ export async function updateTenantProfile(
 /** Moves a tenant out of `provisioning`; a tenant in any other status (deleted included) is left as it is. */
 export async function finishProvisioning(tx: Tx, id: string, status: 'active' | 'failed', reason: string | null): Promise<void> {
   await tx`
-    update tenants set status = ${status}, status_reason = ${reason}, updated_at = now()
+    update tenants set status = ${status}, status_reason = ${reason}, updated_at = date_trunc('milliseconds', now())
     where id = ${id}::uuid and status = 'provisioning' and deleted_at is null`;
 }
 
 export async function softDeleteTenant(tx: Tx, id: string): Promise<void> {
-  await tx`update tenants set status = 'deleted', deleted_at = now(), updated_at = now() where id = ${id}::uuid and deleted_at is null`;
+  await tx`update tenants set status = 'deleted', deleted_at = date_trunc('milliseconds', now()), updated_at = date_trunc('milliseconds', now()) where id = ${id}::uuid and deleted_at is null`;
 }
 
 /** Whether `tenantId` is `ancestorId` or a live tenant below it. */

@@ -243,10 +243,15 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
 
     /**
      * Calls `listener` with a tenant's slug whenever its lifecycle status changes (the database
-     * announces it at commit), for the operator. The subscription survives reconnects.
+     * announces it at commit), for the operator. The subscription survives reconnects; changes
+     * announced while the connection was down are lost, so `resumed` is called after each reconnect.
      */
-    async onStatusChange(listener: (slug: string) => void): Promise<{ stop(): Promise<void> }> {
-      const subscription = await db.sql.listen(TENANT_STATUS_CHANNEL, listener);
+    async onStatusChange(listener: (slug: string) => void, resumed: () => void = () => {}): Promise<{ stop(): Promise<void> }> {
+      let listening = false;
+      const subscription = await db.sql.listen(TENANT_STATUS_CHANNEL, listener, () => {
+        if (listening) resumed();
+        listening = true;
+      });
       return { stop: () => subscription.unlisten() };
     },
 

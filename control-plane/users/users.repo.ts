@@ -1,5 +1,6 @@
 import type { Tx } from '../db/client.ts';
 import type { User } from './users.schema.ts';
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -9,8 +10,7 @@ const USER_SELECT = `
     array(select distinct p from roles r, unnest(r.permissions) p
           where r.tenant_id = m.tenant_id and r.name = any(m.roles) order by p) as permissions,
     m.tenant_id::text as "tenantId", m.status, u.preferences,
-    to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "createdAt",
-    to_char(u.last_login_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as "lastLoginAt"
+    ${isoTimestamp('u.created_at')} as "createdAt", ${isoTimestamp('u.last_login_at')} as "lastLoginAt"
   from users u join memberships m on m.user_id = u.id and m.tenant_id = current_tenant_id()`;
 
 export async function findMember(tx: Tx, id: string): Promise<User | undefined> {
@@ -51,7 +51,7 @@ export async function listMembers(
 
 export async function updateUserProfile(tx: Tx, id: string, changes: { name?: string; preferences?: Record<string, unknown> }): Promise<void> {
   await tx.unsafe(
-    `update users set name = coalesce($2, name), preferences = coalesce($3::text::jsonb, preferences), updated_at = now() where id = $1::uuid`,
+    `update users set name = coalesce($2, name), preferences = coalesce($3::text::jsonb, preferences), updated_at = ${NOW_MS} where id = $1::uuid`,
     [id, changes.name ?? null, changes.preferences ? JSON.stringify(changes.preferences) : null],
     { prepare: true },
   );

@@ -353,7 +353,9 @@ function report(results: Result[]): void {
         .map((name) => ({ name, ms: median(r.histories.map((h) => h.activityRunMs.get(name) ?? 0)) }))
         .sort((a, b) => b.ms - a.ms)
         .map((a) => `${a.name} ${a.ms.toFixed(0)}`);
-      console.log(`  ${r.workload}: activity run ms ${perActivity.join(', ')}`);
+      const local = median(r.histories.map((h) => h.localActivities));
+      const queued = perActivity.length ? `; queued activities, run ms: ${perActivity.join(', ')}` : '';
+      console.log(`  ${r.workload}: ${local} local activities (their time is in wf-task run)${queued}`);
     }
   }
 
@@ -375,11 +377,10 @@ function report(results: Result[]): void {
 
 /** Starts `scripts/start.ts` with a role; its output is kept and shown on failure (or with BENCH_VERBOSE). */
 function startRole(role: 'worker' | 'operator', env: NodeJS.ProcessEnv, profileDir: string | undefined): Running {
-  const profile = profileDir ? ` --cpu-prof --cpu-prof-dir=${join(profileDir, role)}` : '';
+  // Node refuses --cpu-prof in NODE_OPTIONS: the flags go on node's own command line, tsx as a loader.
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, role)}`] : [];
   if (profileDir) mkdirSync(join(profileDir, role), { recursive: true });
-  return start('node_modules/.bin/tsx', ['scripts/start.ts', '--role', role], {
-    env: { ...env, HEALTH_PORT: '0', NODE_OPTIONS: `${env.NODE_OPTIONS ?? ''}${profile}`.trim() },
-  });
+  return start(process.execPath, [...profile, '--max-semi-space-size=64', '--import', 'tsx', 'scripts/start.ts', '--role', role], { env: { ...env, HEALTH_PORT: '0' } });
 }
 
 /** Waits for `ready`, failing early (with its output) when the process ends first. */

@@ -17,6 +17,8 @@ export interface ProvisionHistory {
   childStartMs: number;
   /** Activity attempts after the first. */
   retries: number;
+  /** Local activities run inside workflow tasks (recorded as markers). */
+  localActivities: number;
 }
 
 interface HistoryEvent {
@@ -77,15 +79,17 @@ function addHistory(events: HistoryEvent[], into: ProvisionHistory): void {
       const name = scheduled ? activityName(scheduled) : 'activity';
       into.activityRunMs.set(name, (into.activityRunMs.get(name) ?? 0) + t - at(finished.startedEventId));
     }
+    if (attrs(event, 'markerRecordedEventAttributes')?.markerName === 'core_local_activity') into.localActivities++;
     const childStarted = attrs(event, 'childWorkflowExecutionStartedEventAttributes');
     if (childStarted) into.childStartMs += t - at(childStarted.initiatedEventId);
   }
 }
 
-/** The histories of `tenant-<id>-provision` and its child `tenant-<id>-storage`, broken down. */
+/** The history of `tenant-<id>-provision`, and of its child `tenant-<id>-storage` when it started one (runs of earlier versions), broken down. */
 export async function provisionHistory(client: Client, tenantId: string): Promise<ProvisionHistory> {
   const provision = (await client.workflow.getHandle(provisionWorkflowId(tenantId)).fetchHistory()).events as HistoryEvent[];
-  const storage = (await client.workflow.getHandle(`tenant-${tenantId}-storage`).fetchHistory()).events as HistoryEvent[];
+  const hasChild = provision.some((e) => attrs(e, 'childWorkflowExecutionStartedEventAttributes'));
+  const storage = hasChild ? ((await client.workflow.getHandle(`tenant-${tenantId}-storage`).fetchHistory()).events as HistoryEvent[]) : [];
   const history: ProvisionHistory = {
     totalMs: millis(provision.at(-1)) - millis(provision[0]),
     workflowTaskQueueMs: 0,
@@ -94,6 +98,7 @@ export async function provisionHistory(client: Client, tenantId: string): Promis
     activityRunMs: new Map(),
     childStartMs: 0,
     retries: 0,
+    localActivities: 0,
   };
   addHistory(provision, history);
   addHistory(storage, history);

@@ -185,6 +185,10 @@ describe('v4 storage', () => {
       expect(run.type).toBe('provisionStorage');
       expect(run.typedSearchAttributes.get(TENANT_ID)).toBe(tenantA);
       expect(run.typedSearchAttributes.get(WORKFLOW_KEY)).toBe('provision-storage');
+      // Storage of a tenant that may hold data: every step a queued activity, each with its own timeout.
+      const { events } = await client.workflow.getHandle(`tenant-${tenantA}-storage`).fetchHistory();
+      const scheduled = events!.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+      expect(scheduled).toEqual(['beginStorageProvisioning', ...Array(4).fill('ensureStorageBackend')]);
     } finally {
       await connection.close();
     }

@@ -98,14 +98,20 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
         expect(description.status.name).toBe('COMPLETED');
         expect(description.typedSearchAttributes.get(TENANT_ID)).toBe(tenantId);
         expect(description.typedSearchAttributes.get(WORKFLOW_KEY)).toBe('tenant-provision');
-        const storage = await new Client({ connection, namespace: inject('temporalNamespace') }).workflow.getHandle(`tenant-${tenantId}-storage`).describe();
-        expect(storage.type).toBe('provisionStorage');
-        expect(storage.status.name).toBe('COMPLETED');
-        expect(storage.parentExecution?.workflowId).toBe(`tenant-${tenantId}-provision`);
-        expect(storage.typedSearchAttributes.get(TENANT_ID)).toBe(tenantId);
+        // Every step, storage included, ran in this one workflow as a local activity: recorded as a
+        // marker, never queued on the server, no child workflow.
+        const { events } = await handle.fetchHistory();
+        expect(events!.filter((e) => e.activityTaskScheduledEventAttributes || e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
+        // Roles, example workflows, storage begun and its four backends, activation.
+        expect(events!.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(8);
       } finally {
         await connection.close();
       }
+
+      // The storage routes show that run as the one that provisioned the tenant's storage.
+      const storage = await stack.request('GET', `/v4/data/resources/${tenantId}/storage`, { as: PLATFORM_ADMIN });
+      expect(storage.status, JSON.stringify(storage.body)).toBe(200);
+      expect(storage.body).toMatchObject({ tenantId, ready: true, workflow: { id: `tenant-${tenantId}-provision`, status: 'completed' } });
 
       const me = await stack.request('GET', `${V3}/users/me`, { as: PLATFORM_ADMIN, headers: { 'x-tenant-id': tenantId } });
       expect(me.status).toBe(200);

@@ -1,35 +1,47 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
-import { CancellationScope, executeChild, proxyActivities } from '@temporalio/workflow';
+import { CancellationScope, executeChild, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { STORAGE_BACKENDS } from '../../control-plane/storage/storage.constants.ts';
 import type { ProvisionTenantPlan } from '../../control-plane/tenants/tenants.schema.ts';
 import type { Activities } from '../activities/index.ts';
+import { ensureStorageBackends, localStorageSteps } from './storage-steps.ts';
 
-const { ensureDefaultRoles, ensureExampleWorkflows, activateTenant, failTenantProvisioning } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
-});
+const STEP_OPTIONS = { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 5, initialInterval: '1 second' } } as const;
+/** How runs started before LOCAL_STEPS take the steps: each one a task on the server's queue, storage in a child workflow. */
+const queuedSteps = proxyActivities<Activities>(STEP_OPTIONS);
+/** Each step is a few milliseconds of SQL: the worker runs it inside the workflow task and records a marker. */
+const localSteps = proxyLocalActivities<Activities>(STEP_OPTIONS);
+/** Histories recorded before the steps ran locally lack this marker, and replay with `queuedSteps`. */
+const LOCAL_STEPS = 'provision-tenant-local-steps';
 
 const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
 const WORKFLOW_KEY = defineSearchAttributeKey('WorkflowKey', SearchAttributeType.KEYWORD);
 
 /**
  * Provisions a tenant (workflow id `tenant-<id>-provision`): default roles, the example workflows
- * and its storage (the `provisionStorage` child workflow, `tenant-<id>-storage`), then marks it
- * `active`. Every step is idempotent, so a retried or replayed run changes nothing twice. On
- * failure or cancellation the tenant is marked `failed` with the reason (a deleted tenant stays deleted).
+ * and its storage, then marks it `active`. Every step is a local activity and idempotent, so a
+ * retried or replayed run changes nothing twice. On failure or cancellation the tenant is marked
+ * `failed` with the reason (a deleted tenant stays deleted). Runs started before the steps ran
+ * locally provision storage in the child workflow `tenant-<id>-storage`.
  */
 export async function provisionTenant(plan: ProvisionTenantPlan): Promise<void> {
   const { tenantId } = plan;
+  const local = patched(LOCAL_STEPS);
+  const { ensureDefaultRoles, ensureExampleWorkflows, activateTenant, failTenantProvisioning } = local ? localSteps : queuedSteps;
   try {
     await ensureDefaultRoles(tenantId);
     await ensureExampleWorkflows(tenantId);
-    await executeChild('provisionStorage', {
-      workflowId: `tenant-${tenantId}-storage`,
-      args: [{ tenantId, backend: 'all', dryRun: false, rebuildSearch: false }],
-      typedSearchAttributes: [
-        { key: TENANT_ID, value: tenantId },
-        { key: WORKFLOW_KEY, value: 'tenant-storage' },
-      ],
-    });
+    if (local) {
+      await ensureStorageBackends(localStorageSteps, { tenantId, backends: [...STORAGE_BACKENDS], rebuildSearch: false });
+    } else {
+      await executeChild('provisionStorage', {
+        workflowId: `tenant-${tenantId}-storage`,
+        args: [{ tenantId, backend: 'all', dryRun: false, rebuildSearch: false }],
+        typedSearchAttributes: [
+          { key: TENANT_ID, value: tenantId },
+          { key: WORKFLOW_KEY, value: 'tenant-storage' },
+        ],
+      });
+    }
     await activateTenant(tenantId);
   } catch (error) {
     const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;

@@ -1,12 +1,9 @@
+import { sameJson } from '../../json/same-json.ts';
 import { statusOf, type Kube } from '../kube.ts';
 import type { TenantObject } from '../tenant-object.ts';
 import { namespaceOf, ownerReference } from './ensure-namespace.ts';
 
 export const SECRET_NAME = 'tenant-connection';
-
-/** Equal key by key: the API server returns a Secret's keys sorted, whatever order they were written in. */
-const sameData = (a: Record<string, string>, b: Record<string, string>) =>
-  Object.keys(a).length === Object.keys(b).length && Object.entries(b).every(([key, value]) => a[key] === value);
 
 /**
  * Ensures the Secret `tenant-connection` in the tenant's Namespace holds its connection details
@@ -22,7 +19,8 @@ export async function ensureSecret(kube: Kube, tenant: TenantObject, details: Re
   };
   try {
     const current = await kube.core.readNamespacedSecret({ name: SECRET_NAME, namespace });
-    if (sameData(current.data ?? {}, data)) return undefined;
+    // The API server returns a Secret's keys sorted, whatever order they were written in.
+    if (sameJson(current.data ?? {}, data)) return undefined;
     await kube.core.replaceNamespacedSecret({ name: SECRET_NAME, namespace, body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata?.resourceVersion } } });
   } catch (error) {
     if (statusOf(error) !== 404) throw error;
