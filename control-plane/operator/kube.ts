@@ -49,6 +49,13 @@ export function loadKubeConfig(path?: string): KubeConfig {
   return config;
 }
 
+/**
+ * What the operator has ensured since its last resync (a Namespace, a Secret's contents), by
+ * object: a step that finds its object here with the same value sends nothing. The operator
+ * clears it at every resync, so everything is checked against the API server again then.
+ */
+export type Ensured = Map<string, string>;
+
 export const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 export const statusOf = (error: unknown): number | undefined => (error instanceof ApiException ? error.code : undefined);
@@ -59,16 +66,5 @@ export async function createIfAbsent(create: () => Promise<unknown>): Promise<vo
     await create();
   } catch (error) {
     if (statusOf(error) !== 409) throw error;
-  }
-}
-
-/** Runs `read` and tells whether the object is there (404: it is not). */
-export async function exists(read: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await read();
-    return true;
-  } catch (error) {
-    if (statusOf(error) === 404) return false;
-    throw error;
   }
 }

@@ -4,7 +4,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { Services } from '../trpc/context.ts';
 import type { AppObject } from './app-object.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
-import { APPS, GROUP, kubeFromConfig, TENANTS, VERSION, type Kube } from './kube.ts';
+import { APPS, GROUP, kubeFromConfig, TENANTS, VERSION, type Ensured, type Kube } from './kube.ts';
 import { startLeaderElection } from './leader-election.ts';
 import { createWorkQueue } from './work-queue.ts';
 import { reconcileApp } from './reconcile-app.ts';
@@ -54,13 +54,15 @@ const settled = (object: CustomObject) =>
 /**
  * `kube`, noting in `written` the resource version of every patch of `read` it sends. A patch's
  * answer shows any change made meanwhile, so a version that carries a spec change or a deletion
- * the reconcile did not read is not noted: its watch event must still be reconciled.
+ * the reconcile did not read is not noted: its watch event must still be reconciled. Each answer
+ * goes to `keep`, the operator's copy of the object.
  */
-function notingWrites(kube: Kube, read: CustomObject, written: Set<string>): Kube {
+function notingWrites(kube: Kube, read: CustomObject, written: Set<string>, keep: (object: CustomObject) => void): Kube {
   const note = (answer: unknown) => {
     const metadata = (answer as Partial<CustomObject> | undefined)?.metadata;
     const unseen = metadata?.generation !== read.metadata.generation || !!metadata?.deletionTimestamp !== !!read.metadata.deletionTimestamp;
     if (metadata?.resourceVersion && !unseen) written.add(metadata.resourceVersion);
+    if (metadata?.resourceVersion) keep(answer as CustomObject);
     return answer;
   };
   const custom = Object.create(kube.custom) as CustomObjectsApi;
@@ -111,11 +113,20 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const system = (tenantId: string): Actor => ({ userId: '', email: '', tenantId, tenantSlug: '', roles: [], permissions: new Set() });
   // Events about cluster-scoped objects belong in the `default` namespace (the API server insists).
   const event = eventRecorder(kube, 'default', identity, log);
+  /**
+   * The newest copy of each object the operator has seen (watch events, lists, its own patches'
+   * answers), so that a reconcile needs no read. A copy that is behind converges all the same:
+   * the change it misses has its own watch event, which queues the object again.
+   */
+  const latest = new Map<string, CustomObject>();
+  /** The Namespaces and Secrets ensured since the last resync. */
+  const ensured: Ensured = new Map();
   const tenantDeps: ReconcileTenantDeps = {
     kube,
     tenants: options.services.tenants,
     storageReadiness: (tenantId) => options.services.storage.readiness(system(tenantId)),
     publicUrl: options.publicUrl,
+    ensured,
     event,
   };
   const appDeps = { kube, apps: options.services.apps, tenants: options.services.tenants, event };
@@ -153,11 +164,16 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     const [plural, name] = key.split('/') as [string, string];
     const kind = kinds.find((k) => k.plural === plural)!;
     try {
-      const object = (await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as CustomObject;
+      const object = latest.get(key) ?? ((await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as CustomObject);
       for (const slug of kind.follows(object)) followers.set(slug, (followers.get(slug) ?? new Set()).add(key));
       const written = new Set<string>();
       ownWrites.set(key, written);
-      const result = await kind.reconcile(object, notingWrites(kube, object, written));
+      // An answer replaces the copy only if nothing newer than what this reconcile wrote came meanwhile.
+      const keep = (answer: CustomObject) => {
+        const current = latest.get(key)?.metadata.resourceVersion;
+        if (current === undefined || current === object.metadata.resourceVersion || written.has(current)) latest.set(key, answer);
+      };
+      const result = await kind.reconcile(object, notingWrites(kube, object, written, keep));
       failures.delete(key);
       if (result) {
         const inARow = requeues.get(key) ?? 0;
@@ -171,6 +187,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       if ((error as { code?: number }).code === 404) {
         requeues.delete(key);
         ownWrites.delete(key);
+        latest.delete(key);
         return;
       }
       const attempt = (failures.get(key) ?? 0) + 1;
@@ -200,10 +217,16 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     });
 
   async function resync(): Promise<void> {
+    ensured.clear();
     for (const kind of kinds) {
       try {
         const list = (await kube.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: kind.plural })) as { items: CustomObject[] };
-        for (const item of list.items) queue.add(entry(kind, item.metadata.name), { background: settled(item) });
+        const listed = new Set(list.items.map((item) => entry(kind, item.metadata.name)));
+        for (const key of latest.keys()) if (key.startsWith(`${kind.plural}/`) && !listed.has(key)) latest.delete(key);
+        for (const item of list.items) {
+          latest.set(entry(kind, item.metadata.name), item);
+          queue.add(entry(kind, item.metadata.name), { background: settled(item) });
+        }
       } catch (error) {
         log(`resync of ${kind.plural} failed: ${(error as Error).message}`);
       }
@@ -220,8 +243,10 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       const controller = await new Watch(options.kubeConfig).watch(
         `/apis/${GROUP}/${VERSION}/${kind.plural}`,
         {},
-        (_phase, object: CustomObject) => {
+        (phase, object: CustomObject) => {
           const key = entry(kind, object.metadata.name);
+          if (phase === 'DELETED') latest.delete(key);
+          else latest.set(key, object);
           const echo = object.metadata.resourceVersion !== undefined && ownWrites.get(key)?.has(object.metadata.resourceVersion);
           if (!settled(object) && !echo) queue.add(key);
         },

@@ -2,7 +2,7 @@ import type { StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { condition, ConditionType, mergeConditions, Reason, storageConditionType } from './conditions.ts';
-import { TENANT_FINALIZER, TENANTS, type Kube } from './kube.ts';
+import { TENANT_FINALIZER, TENANTS, type Ensured, type Kube } from './kube.ts';
 import { patchStatus } from './status-patch.ts';
 import { ensureFinalizer, removeFinalizer } from './steps/ensure-finalizer.ts';
 import { ensureNamespace, namespaceOf } from './steps/ensure-namespace.ts';
@@ -16,6 +16,8 @@ export interface ReconcileTenantDeps {
   storageReadiness(tenantId: string): Promise<StorageReadiness>;
   /** The platform's public origin, for the connection details. */
   publicUrl: string;
+  /** The Namespaces and Secrets ensured since the last resync. */
+  ensured: Ensured;
   /** Records a Kubernetes Event on the object (reason PascalCase, a short message). */
   event(object: CustomObject, type: 'Normal' | 'Warning', reason: string, message: string): Promise<void>;
 }
@@ -33,8 +35,9 @@ function phaseOf(tenant: Tenant, storage: StorageReadiness | undefined): 'Provis
 /**
  * Brings one Tenant object to its declared state, in order: the finalizer; the platform tenant
  * (created or updated through the same tenants service as v4, whose provisioning workflow
- * `tenant-<id>-provision` does the work); the Namespace and connection Secret; then status
- * (phase, Ready / StorageProvisioned per backend / Degraded, observedGeneration). A deleted
+ * `tenant-<id>-provision` does the work); the Namespace, and once provisioning has ended the
+ * connection Secret; then status (phase, Ready / StorageProvisioned per backend / Degraded,
+ * observedGeneration). A deleted
  * object soft-deletes its tenant before the finalizer goes. Every step is idempotent, so a
  * restarted operator simply converges; it requeues while provisioning is under way.
  */
@@ -76,16 +79,24 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     return { requeueAfterMs: 10_000 };
   }
 
-  await ensureNamespace(kube, object);
+  await ensureNamespace(kube, object, deps.ensured);
   const storage = tenant.status === 'active' || tenant.status === 'failed' ? await deps.storageReadiness(tenant.id) : undefined;
-  await ensureSecret(kube, object, {
-    TENANT_ID: tenant.id,
-    TENANT_SLUG: tenant.slug,
-    HOME_REGION: tenant.homeRegion ?? '',
-    API_V4_URL: `${deps.publicUrl}/v4`,
-    API_V3_URL: `${deps.publicUrl}/api/svc/v3`,
-    ...Object.fromEntries((storage?.backends ?? []).map((b) => [`STORAGE_${b.backend.toUpperCase()}`, JSON.stringify(b.location)])),
-  });
+  // The connection details are complete once provisioning has ended: the Secret is written then, once.
+  if (storage) {
+    await ensureSecret(
+      kube,
+      object,
+      {
+        TENANT_ID: tenant.id,
+        TENANT_SLUG: tenant.slug,
+        HOME_REGION: tenant.homeRegion ?? '',
+        API_V4_URL: `${deps.publicUrl}/v4`,
+        API_V3_URL: `${deps.publicUrl}/api/svc/v3`,
+        ...Object.fromEntries(storage.backends.map((b) => [`STORAGE_${b.backend.toUpperCase()}`, JSON.stringify(b.location)])),
+      },
+      deps.ensured,
+    );
+  }
 
   const phase = phaseOf(tenant, storage);
   const failure = tenant.statusReason ?? storage?.backends.find((b) => b.status === 'failed')?.error ?? 'provisioning failed';
@@ -112,7 +123,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     tenantId: tenant.id,
     homeRegion: tenant.homeRegion ?? undefined,
     namespace: namespaceOf(object),
-    secretName: SECRET_NAME,
+    secretName: storage ? SECRET_NAME : undefined,
     provisioningWorkflowId: `tenant-${tenant.id}-provision`,
     storage: (storage?.backends ?? []).map((b) => ({ backend: b.backend, status: b.status, ...(b.error ? { message: b.error } : {}) })),
     conditions: mergeConditions(object.status?.conditions, conditions, new Date().toISOString()),

@@ -211,14 +211,16 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
      * workflow started again while it is still provisioning. Idempotent.
      */
     async declare(declaration: TenantDeclaration): Promise<Tenant> {
-      const existing = await db.system((tx) => findTenant(tx, declaration.slug));
       const profile = { name: declaration.name, domains: declaration.domains, usecase: declaration.usecase, industry: declaration.industry ?? null };
+      const existing = await db.system(async (tx) => {
+        const found = await findTenant(tx, declaration.slug);
+        if (!found || !(await updateTenantProfile(tx, found.id, profile))) return found && { tenant: found, changed: false };
+        return { tenant: (await findTenant(tx, found.id))!, changed: true };
+      });
       if (existing) {
-        if (await db.system((tx) => updateTenantProfile(tx, existing.id, profile))) {
-          deps.identity.forgetTenant(existing.id);
-        }
-        if (existing.status === 'provisioning') await startProvisioning(existing.id);
-        return (await db.system((tx) => findTenant(tx, existing.id)))!;
+        if (existing.changed) deps.identity.forgetTenant(existing.tenant.id);
+        if (existing.tenant.status === 'provisioning') await startProvisioning(existing.tenant.id);
+        return existing.tenant;
       }
       const parent = declaration.parent ? await db.system((tx) => findTenant(tx, declaration.parent!)) : undefined;
       if (declaration.parent && !parent) throw new NotFoundError(`parent tenant "${declaration.parent}"`);

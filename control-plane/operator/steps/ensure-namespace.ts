@@ -1,5 +1,5 @@
 import type { V1OwnerReference } from '@kubernetes/client-node';
-import { createIfAbsent, exists, type Kube } from '../kube.ts';
+import { createIfAbsent, type Ensured, type Kube } from '../kube.ts';
 import type { TenantObject } from '../tenant-object.ts';
 
 export const namespaceOf = (tenant: TenantObject) => `tenant-${tenant.spec.slug}`;
@@ -14,21 +14,23 @@ export const ownerReference = (tenant: TenantObject): V1OwnerReference => ({
 });
 
 /**
- * Ensures the tenant's Namespace `tenant-<slug>`, owned by the Tenant object. Idempotent. Looks
- * before it creates: a read is far cheaper for the API server than a create that it refuses.
+ * Ensures the tenant's Namespace `tenant-<slug>`, owned by the Tenant object. Idempotent: one
+ * create, "already exists" included, and none while `ensured` remembers it.
  */
-export async function ensureNamespace(kube: Kube, tenant: TenantObject): Promise<undefined> {
-  if (await exists(() => kube.core.readNamespace({ name: namespaceOf(tenant) }))) return undefined;
+export async function ensureNamespace(kube: Kube, tenant: TenantObject, ensured: Ensured): Promise<undefined> {
+  const name = namespaceOf(tenant);
+  if (ensured.get(`namespace/${name}`) === tenant.metadata.uid) return undefined;
   await createIfAbsent(() =>
     kube.core.createNamespace({
       body: {
         metadata: {
-          name: namespaceOf(tenant),
+          name,
           labels: { 'app.kubernetes.io/managed-by': 'svc-platform-operator', 'platform.svc.dev/tenant': tenant.spec.slug },
           ownerReferences: [ownerReference(tenant)],
         },
       },
     }),
   );
+  ensured.set(`namespace/${name}`, tenant.metadata.uid);
   return undefined;
 }

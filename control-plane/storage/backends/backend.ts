@@ -37,6 +37,29 @@ export class StorageUnavailableError extends DomainError {
   }
 }
 
+/** How long a healthy platform-wide fact (tables isolated, role, migration indexes) is trusted before it is read again. */
+export const PLATFORM_FACTS_TTL_MS = 60_000;
+
+/**
+ * `read`, answered from memory for `ttlMs` once an answer is `healthy`. Provisioning checks
+ * platform-wide facts (the migrations' row-level security, the app role) before it builds on
+ * them; they hold for every tenant, so one read serves every provisioning in that time. An
+ * unhealthy answer or a failure is never kept: the next call reads again.
+ */
+export function remembered<T>(read: () => Promise<T>, healthy: (value: T) => boolean, ttlMs = PLATFORM_FACTS_TTL_MS): () => Promise<T> {
+  let kept: { value: Promise<T>; until: number } | undefined;
+  return () => {
+    if (kept && Date.now() < kept.until) return kept.value;
+    const entry = { value: read(), until: Date.now() + ttlMs };
+    kept = entry;
+    const forget = () => {
+      if (kept === entry) kept = undefined;
+    };
+    entry.value.then((value) => healthy(value) || forget(), forget);
+    return entry.value;
+  };
+}
+
 export const ok = (backend: StorageBackend, name: string, message: string): DoctorCheck => ({ backend, name, result: 'ok', message, hint: null });
 export const warn = (backend: StorageBackend, name: string, message: string, hint: string): DoctorCheck => ({ backend, name, result: 'warn', message, hint });
 export const fail = (backend: StorageBackend, name: string, message: string, hint: string): DoctorCheck => ({ backend, name, result: 'fail', message, hint });

@@ -1,6 +1,6 @@
 import { ensureCollection, listCollections, tableIsolation } from '../storage.repo.ts';
 import type { DoctorCheck } from '../storage.schema.ts';
-import { fail, isolationCheck, ok, requireIsolation, warn, type BackendDeps, type BackendDriver } from './backend.ts';
+import { fail, isolationCheck, isolationProblems, ok, remembered, requireIsolation, warn, type BackendDeps, type BackendDriver } from './backend.ts';
 
 const TABLES = ['docstore_collections', 'docstore_documents'] as const;
 
@@ -10,6 +10,7 @@ export const DEFAULT_COLLECTION = 'default';
 /** The tenant's JSON document store: collections of documents in PostgreSQL, isolated by row-level security. */
 export function createDocumentdbBackend(deps: BackendDeps): BackendDriver {
   const tables = () => deps.db.system((tx) => tableIsolation(tx, TABLES));
+  const isolatedTables = remembered(tables, (t) => isolationProblems(t).length === 0);
 
   return {
     backend: 'documentdb',
@@ -20,10 +21,13 @@ export function createDocumentdbBackend(deps: BackendDeps): BackendDriver {
     },
 
     async reconcile(tenantId, { apply }) {
-      requireIsolation('documentdb', await tables());
-      const collections = await deps.db.inTenant(tenantId, (tx) => listCollections(tx));
-      if (collections.some((c) => c.name === DEFAULT_COLLECTION)) return [];
-      if (apply) await deps.db.inTenant(tenantId, (tx) => ensureCollection(tx, DEFAULT_COLLECTION));
+      requireIsolation('documentdb', await isolatedTables());
+      const present = await deps.db.inTenant(tenantId, async (tx) => {
+        if ((await listCollections(tx)).some((c) => c.name === DEFAULT_COLLECTION)) return true;
+        if (apply) await ensureCollection(tx, DEFAULT_COLLECTION);
+        return false;
+      });
+      if (present) return [];
       return [{ backend: 'documentdb', action: 'create', object: 'collection', name: DEFAULT_COLLECTION, description: `create the tenant's collection "${DEFAULT_COLLECTION}"` }];
     },
 

@@ -14,7 +14,7 @@ import {
   type IndexClaim,
 } from '../storage.repo.ts';
 import type { DoctorCheck, StorageChange } from '../storage.schema.ts';
-import { fail, isolationCheck, isolationProblems, ok, StorageUnavailableError, warn, type BackendDeps, type BackendDriver } from './backend.ts';
+import { fail, isolationCheck, isolationProblems, ok, remembered, StorageUnavailableError, warn, type BackendDeps, type BackendDriver } from './backend.ts';
 
 /** Tables that other backends own; the postgresql backend covers every other tenant-scoped table. */
 export const BACKEND_TABLES = ['docstore_collections', 'docstore_documents', 'search_projections'] as const;
@@ -113,16 +113,25 @@ export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
     return undefined;
   }
 
+  /** What stands in the way of provisioning on these tables, from memory while there is nothing (the doctor reads afresh). */
+  const isolation = remembered(
+    async () => {
+      const tables = await tenantTables();
+      return { tables, problems: [...isolationProblems(tables), ...[await roleProblem()].filter((p): p is string => p !== undefined)] };
+    },
+    ({ problems }) => problems.length === 0,
+  );
+
   return {
     backend: 'postgresql',
 
     async location() {
       const { database, schema } = await deps.database();
-      return { store: 'postgresql', database, schema, objects: (await tenantTables()).map((t) => t.table), isolation: 'row-level-security' };
+      return { store: 'postgresql', database, schema, objects: (await isolation()).tables.map((t) => t.table), isolation: 'row-level-security' };
     },
 
     async reconcile(tenantId, { apply }) {
-      const problems = [...isolationProblems(await tenantTables()), ...[await roleProblem()].filter((p): p is string => p !== undefined)];
+      const { problems } = await isolation();
       if (problems.length) {
         throw new StorageUnavailableError(`tenant isolation in PostgreSQL is broken: ${problems.join('; ')}`, 'restore the migrations’ row-level security, policies and roles');
       }

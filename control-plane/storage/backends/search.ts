@@ -9,7 +9,7 @@ import {
   tableIsolation,
 } from '../storage.repo.ts';
 import type { DoctorCheck, StorageChange } from '../storage.schema.ts';
-import { fail, isolationCheck, MIGRATIONS_HINT, ok, requireIsolation, StorageUnavailableError, warn, type BackendDeps, type BackendDriver } from './backend.ts';
+import { fail, isolationCheck, isolationProblems, MIGRATIONS_HINT, ok, remembered, requireIsolation, StorageUnavailableError, warn, type BackendDeps, type BackendDriver } from './backend.ts';
 
 const TABLE = 'search_projections';
 const FULLTEXT_INDEX = 'search_projections_tsv';
@@ -31,6 +31,8 @@ const change = (action: StorageChange['action'], count: number, description: str
 export function createSearchBackend(deps: BackendDeps): BackendDriver {
   const tables = () => deps.db.system((tx) => tableIsolation(tx, [TABLE]));
   const fulltextIndex = async () => (await deps.db.system((tx) => physicalIndexes(tx, [FULLTEXT_INDEX]))).get(FULLTEXT_INDEX);
+  const isolatedTables = remembered(tables, (t) => isolationProblems(t).length === 0);
+  const validFulltextIndex = remembered(async () => (await fulltextIndex())?.valid === true, (valid) => valid);
 
   return {
     backend: 'search',
@@ -41,8 +43,8 @@ export function createSearchBackend(deps: BackendDeps): BackendDriver {
     },
 
     async reconcile(tenantId, { apply, rebuildSearch }) {
-      requireIsolation('search', await tables());
-      if (!(await fulltextIndex())?.valid) throw new StorageUnavailableError(`the full-text index ${FULLTEXT_INDEX} is missing or invalid`, MIGRATIONS_HINT);
+      requireIsolation('search', await isolatedTables());
+      if (!(await validFulltextIndex())) throw new StorageUnavailableError(`the full-text index ${FULLTEXT_INDEX} is missing or invalid`, MIGRATIONS_HINT);
       const delta = await deps.db.inTenant(tenantId, (tx) => projectionDelta(tx));
       if (rebuildSearch) {
         if (!apply) return [change('rebuild', delta.resources, `rebuild the projection of all ${delta.resources} resource(s)`)];
