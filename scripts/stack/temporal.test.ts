@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -50,6 +51,8 @@ describe('ensureTemporalDevServer', () => {
     expect(server.address).toBe(`127.0.0.1:${CHECK.port}`);
     expect(server.uiUrl).toBeUndefined();
     expect(server.dbFile).toMatch(/temporal-harness-check\/temporal\.db$/);
+    // The database keeps a write-ahead log beside it.
+    expect(existsSync(`${server.dbFile}-wal`)).toBe(true);
 
     const again = await ensureTemporalDevServer({ ...CHECK, cli });
     expect(again.address).toBe(server.address);

@@ -69,7 +69,15 @@ interface ServerState {
   uiPort: number | null;
   namespace: string;
   dbFile: string;
+  /** SQLite pragmas the server was started with (absent: started before they were set). */
+  sqlitePragmas?: string[];
 }
+
+/**
+ * A write-ahead log instead of the default rollback journal, synced at checkpoints: far fewer
+ * file operations per Temporal transaction, and the database still survives a crash of the server.
+ */
+const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
 
 const CLI_PACKAGE = 'github.com/temporalio/cli/cmd/temporal';
 /** Set at link time as the CLI's release builds do; a plain `go install` reports `0.0.0-DEV`. */
@@ -136,13 +144,14 @@ export async function ensureTemporalDevServer(opts: TemporalDevServerOptions): P
   const dbFile = join(base, 'temporal.db');
   const address = `127.0.0.1:${port}`;
   const cli = opts.cli ?? (await ensureTemporalCli({ log }));
-  const wanted: Omit<ServerState, 'pid'> = { port, uiPort: uiPort ?? null, namespace, dbFile };
+  const wanted: Omit<ServerState, 'pid'> = { port, uiPort: uiPort ?? null, namespace, dbFile, sqlitePragmas: SQLITE_PRAGMAS };
   let pid = 0;
 
   await withLock(join(base, '.lock'), async () => {
     const running = readState(base);
     if (running) {
-      const same = running.port === port && running.uiPort === wanted.uiPort && running.namespace === namespace;
+      const same =
+        running.port === port && running.uiPort === wanted.uiPort && running.namespace === namespace && running.sqlitePragmas?.join() === SQLITE_PRAGMAS.join();
       if (same && (await isServing(cli, address, namespace))) {
         log?.(`reusing Temporal dev server "${name}" on ${address} (pid ${running.pid})`);
         pid = running.pid;
@@ -177,6 +186,7 @@ export async function ensureTemporalDevServer(opts: TemporalDevServerOptions): P
       String(port),
       ...(uiPort === undefined ? ['--headless'] : ['--ui-port', String(uiPort)]),
       ...(namespace === 'default' ? [] : ['--namespace', namespace]),
+      ...SQLITE_PRAGMAS.flatMap((pragma) => ['--sqlite-pragma', pragma]),
       '--log-level',
       'warn',
     ];
