@@ -33,7 +33,7 @@ export interface RunningOperator {
   stop(): Promise<void>;
 }
 
-/** The longest wait between two looks at an object that asked to be looked at again. */
+/** The longest wait between two looks at an object that asked to be looked at again, or whose reconcile failed. */
 const MAX_REQUEUE_MS = 30_000;
 
 /** A kind the operator reconciles: its plural, how one object of it is brought to its spec (through `kube`), and the tenants (slugs) its state follows. */
@@ -193,7 +193,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       const attempt = (failures.get(key) ?? 0) + 1;
       failures.set(key, attempt);
       log(`reconcile ${key} failed (attempt ${attempt}): ${(error as Error).message}`);
-      queue.add(key, { delayMs: Math.min(30_000, 250 * 2 ** attempt) });
+      queue.add(key, { delayMs: Math.min(MAX_REQUEUE_MS, 250 * 2 ** attempt) });
     }
   }
   const queue = createWorkQueue({ concurrency, run: reconcileEntry });
