@@ -169,7 +169,9 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       const written = new Set<string>();
       ownWrites.set(key, written);
       // An answer replaces the copy only if nothing newer than what this reconcile wrote came meanwhile.
+      // One that lets a deleted object go (its last finalizer removed) leaves no copy: the object is gone.
       const keep = (answer: CustomObject) => {
+        if (answer.metadata.deletionTimestamp && !answer.metadata.finalizers?.length) return void latest.delete(key);
         const current = latest.get(key)?.metadata.resourceVersion;
         if (current === undefined || current === object.metadata.resourceVersion || written.has(current)) latest.set(key, answer);
       };

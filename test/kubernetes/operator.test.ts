@@ -93,6 +93,10 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     await expect(kubectl(['get', 'tenant', slug])).rejects.toThrow(/not found/i);
     const [row] = await sql<{ deletedAt: Date | null }[]>`select deleted_at as "deletedAt" from tenants where id = ${ready.status.tenantId}::uuid`;
     expect(row!.deletedAt).toBeInstanceOf(Date);
+    // The soft delete announces a status change; the object is gone by then, so nothing is done twice.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const events = JSON.parse(await kubectl(['get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${slug}`, '-o', 'json']));
+    expect(events.items.filter((e: any) => e.reason === 'Deleted')).toHaveLength(1);
   }, 180_000);
 
   it('ends a Tenant object and a v4-created tenant in the same state', async () => {
