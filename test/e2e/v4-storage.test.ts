@@ -9,6 +9,7 @@ import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
 import { buildListStatements } from '../../control-plane/resources/list-statements.ts';
 import { TENANT_ID, WORKFLOW_KEY } from '../../control-plane/temporal/temporal-workflows.ts';
 import { startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { until } from '../harness/until.ts';
 
 /**
  * v4 storage: routing and status, doctor, provisioning through the `provisionStorage` workflow,
@@ -330,6 +331,49 @@ describe('v4 storage', () => {
 
     expect((await syncSchema(tenantA, { backend: 'blob' })).body).toMatchObject({ backend: 'blob', changes: [], skipped: [] });
     expect((await syncSchema(tenantB, { dryRun: true }, adminB.email)).body.changes).toEqual([]);
+  });
+
+  it('heartbeats a backend step that waits, so one whose worker went away is retried after 30 s', async () => {
+    const widget = `Widget_${suffix}`;
+    const schema = { type: 'object', properties: { code: { type: 'string', maxLength: 32, 'x-indexed': true } } };
+    await sql`insert into object_types (tenant_id, name, schema) values (${tenantA}::uuid, ${widget}, ${sql.json(schema)})`;
+    const planned = await syncSchema(tenantA, { backend: 'postgresql', dryRun: true });
+    expect(planned.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', widget, 'code']]);
+    const lock = `svc-storage-index:${planned.body.changes[0].name}`;
+
+    // Another build of the same index holds its lock, so the step waits for it.
+    const holder = await sql.reserve();
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    let running: ReturnType<typeof provision> | undefined;
+    try {
+      await holder`select pg_advisory_lock(hashtext(${lock}))`;
+      running = provision(tenantA, { backend: 'postgresql' });
+      const handle = new Client({ connection, namespace: inject('temporalNamespace') }).workflow.getHandle(`tenant-${tenantA}-storage`);
+      await until(
+        async () => (await handle.describe()).raw.pendingActivities ?? [],
+        (activities) => activities.some((a) => a.activityType?.name === 'ensureStorageBackend' && a.lastHeartbeatTime),
+      );
+      await holder`select pg_advisory_unlock(hashtext(${lock}))`;
+
+      const done = await running;
+      expect(done.body).toMatchObject({ state: 'completed', error: null });
+      expect(done.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', widget, 'code']]);
+      // Only the backend steps heartbeat; recording progress is one statement.
+      const { events } = await handle.fetchHistory();
+      const timeouts = events!.flatMap((e) => {
+        const scheduled = e.activityTaskScheduledEventAttributes;
+        return scheduled ? [[scheduled.activityType?.name, Number(scheduled.heartbeatTimeout?.seconds ?? 0)]] : [];
+      });
+      expect(timeouts).toEqual([
+        ['beginStorageProvisioning', 0],
+        ['ensureStorageBackend', 30],
+      ]);
+    } finally {
+      await holder`select pg_advisory_unlock_all()`;
+      holder.release();
+      await running?.catch(() => undefined);
+      await connection.close();
+    }
   });
 
   it('records a failed backend with its reason, and recovers on the next run', async () => {

@@ -6,9 +6,18 @@ import { ensureStorageBackends, localStorageSteps, STORAGE_STEP_RETRY } from './
 
 /**
  * A tenant that holds data may need minutes per step (an index built concurrently, every resource
- * projected or re-projected for search): each step a task on the server's queue, with time to finish.
+ * projected or re-projected for search): each step a task on the server's queue, with time to
+ * finish. Ensuring and planning a backend heartbeat, so a step whose worker went away is retried
+ * after 30 s rather than after its 10 minutes; recording progress or a failure is one statement.
  */
-const queuedSteps = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: STORAGE_STEP_RETRY });
+const recordingSteps = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: STORAGE_STEP_RETRY });
+const backendSteps = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: STORAGE_STEP_RETRY });
+const queuedSteps = {
+  beginStorageProvisioning: recordingSteps.beginStorageProvisioning,
+  failStorageProvisioning: recordingSteps.failStorageProvisioning,
+  ensureStorageBackend: backendSteps.ensureStorageBackend,
+  planStorageBackend: backendSteps.planStorageBackend,
+};
 /** Histories recorded before the short steps ran locally lack this marker, and replay with `queuedSteps`. */
 const LOCAL_STEPS = 'provision-storage-local-steps';
 
