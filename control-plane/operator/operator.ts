@@ -4,7 +4,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { Services } from '../trpc/context.ts';
 import type { AppObject } from './app-object.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
-import { APPS, GROUP, kubeFromConfig, TENANTS, VERSION, type Ensured, type Kube } from './kube.ts';
+import { APPS, GROUP, kubeFromConfig, statusOf, TENANTS, VERSION, type Ensured, type Kube } from './kube.ts';
 import { startLeaderElection } from './leader-election.ts';
 import { createWorkQueue } from './work-queue.ts';
 import { reconcileApp } from './reconcile-app.ts';
@@ -51,24 +51,35 @@ interface Reconciled {
 const settled = (object: CustomObject) =>
   !object.metadata.deletionTimestamp && object.status?.observedGeneration === object.metadata.generation && (object.metadata.finalizers?.length ?? 0) > 0;
 
+/** What a reconcile tells the operator's copy of its object: a patch's answer, or that the object is gone. */
+interface CopyKeeper {
+  keep(answer: CustomObject): void;
+  gone(): void;
+}
+
 /**
  * `kube`, noting in `written` the resource version of every patch of `read` it sends. A patch's
  * answer shows any change made meanwhile, so a version that carries a spec change or a deletion
  * the reconcile did not read is not noted: its watch event must still be reconciled. Each answer
- * goes to `keep`, the operator's copy of the object.
+ * goes to `copy`, and so does a patch refused because the object is gone.
  */
-function notingWrites(kube: Kube, read: CustomObject, written: Set<string>, keep: (object: CustomObject) => void): Kube {
+function notingWrites(kube: Kube, read: CustomObject, written: Set<string>, copy: CopyKeeper): Kube {
   const note = (answer: unknown) => {
     const metadata = (answer as Partial<CustomObject> | undefined)?.metadata;
     const unseen = metadata?.generation !== read.metadata.generation || !!metadata?.deletionTimestamp !== !!read.metadata.deletionTimestamp;
     if (metadata?.resourceVersion && !unseen) written.add(metadata.resourceVersion);
-    if (metadata?.resourceVersion) keep(answer as CustomObject);
+    if (metadata?.resourceVersion) copy.keep(answer as CustomObject);
     return answer;
   };
+  const refused = (error: unknown) => {
+    if (statusOf(error) === 404) copy.gone();
+    throw error;
+  };
   const custom = Object.create(kube.custom) as CustomObjectsApi;
-  custom.patchClusterCustomObject = (...args: Parameters<CustomObjectsApi['patchClusterCustomObject']>) => kube.custom.patchClusterCustomObject(...args).then(note);
+  custom.patchClusterCustomObject = (...args: Parameters<CustomObjectsApi['patchClusterCustomObject']>) =>
+    kube.custom.patchClusterCustomObject(...args).then(note, refused);
   custom.patchClusterCustomObjectStatus = (...args: Parameters<CustomObjectsApi['patchClusterCustomObjectStatus']>) =>
-    kube.custom.patchClusterCustomObjectStatus(...args).then(note);
+    kube.custom.patchClusterCustomObjectStatus(...args).then(note, refused);
   return { ...kube, custom };
 }
 
@@ -114,9 +125,11 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   // Events about cluster-scoped objects belong in the `default` namespace (the API server insists).
   const event = eventRecorder(kube, 'default', identity, log);
   /**
-   * The newest copy of each object the operator has seen (watch events, lists, its own patches'
-   * answers), so that a reconcile needs no read. A copy that is behind converges all the same:
-   * the change it misses has its own watch event, which queues the object again.
+   * The newest copy of each object while the operator leads, from its watches (in order, so each
+   * event is newer than the last) and the answers to its own patches, so that a reconcile needs no
+   * read. An object without a copy is read. A copy is dropped when its object is gone, when a
+   * reconcile of it fails (the retry reads it afresh) and when leadership ends; finalizer patches
+   * carry the copy's resource version, so one made from a copy that is behind is refused.
    */
   const latest = new Map<string, CustomObject>();
   /** The Namespaces and Secrets ensured since the last resync. */
@@ -163,19 +176,33 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   async function reconcileEntry(key: string): Promise<void> {
     const [plural, name] = key.split('/') as [string, string];
     const kind = kinds.find((k) => k.plural === plural)!;
+    let object: CustomObject;
     try {
-      const object = latest.get(key) ?? ((await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as CustomObject);
+      object = latest.get(key) ?? ((await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name })) as CustomObject);
+    } catch (error) {
+      if (statusOf(error) === 404) {
+        requeues.delete(key);
+        ownWrites.delete(key);
+        return;
+      }
+      return retry(key, error);
+    }
+    try {
       for (const slug of kind.follows(object)) followers.set(slug, (followers.get(slug) ?? new Set()).add(key));
       const written = new Set<string>();
       ownWrites.set(key, written);
-      // An answer replaces the copy only if nothing newer than what this reconcile wrote came meanwhile.
-      // One that lets a deleted object go (its last finalizer removed) leaves no copy: the object is gone.
-      const keep = (answer: CustomObject) => {
-        if (answer.metadata.deletionTimestamp && !answer.metadata.finalizers?.length) return void latest.delete(key);
-        const current = latest.get(key)?.metadata.resourceVersion;
-        if (current === undefined || current === object.metadata.resourceVersion || written.has(current)) latest.set(key, answer);
+      const copy: CopyKeeper = {
+        // An answer replaces the copy only if nothing newer than what this reconcile wrote came
+        // meanwhile (a copy dropped meanwhile stays dropped). One that lets a deleted object go
+        // (its last finalizer removed) leaves no copy: the object is gone.
+        keep(answer) {
+          if (answer.metadata.deletionTimestamp && !answer.metadata.finalizers?.length) return void latest.delete(key);
+          const current = latest.get(key)?.metadata.resourceVersion;
+          if (current !== undefined && (current === object.metadata.resourceVersion || written.has(current))) latest.set(key, answer);
+        },
+        gone: () => latest.delete(key),
       };
-      const result = await kind.reconcile(object, notingWrites(kube, object, written, keep));
+      const result = await kind.reconcile(object, notingWrites(kube, object, written, copy));
       failures.delete(key);
       if (result) {
         const inARow = requeues.get(key) ?? 0;
@@ -186,17 +213,17 @@ export function startOperator(options: OperatorOptions): RunningOperator {
         requeues.delete(key);
       }
     } catch (error) {
-      if ((error as { code?: number }).code === 404) {
-        requeues.delete(key);
-        ownWrites.delete(key);
-        latest.delete(key);
-        return;
-      }
-      const attempt = (failures.get(key) ?? 0) + 1;
-      failures.set(key, attempt);
-      log(`reconcile ${key} failed (attempt ${attempt}): ${(error as Error).message}`);
-      queue.add(key, { delayMs: Math.min(MAX_REQUEUE_MS, 250 * 2 ** attempt) });
+      latest.delete(key);
+      retry(key, error);
     }
+  }
+
+  /** Looks at `key` again after a failure, backing off. */
+  function retry(key: string, error: unknown): void {
+    const attempt = (failures.get(key) ?? 0) + 1;
+    failures.set(key, attempt);
+    log(`reconcile ${key} failed (attempt ${attempt}): ${(error as Error).message}`);
+    queue.add(key, { delayMs: Math.min(MAX_REQUEUE_MS, 250 * 2 ** attempt) });
   }
   const queue = createWorkQueue({ concurrency, run: reconcileEntry });
 
@@ -223,12 +250,8 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     for (const kind of kinds) {
       try {
         const list = (await kube.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: kind.plural })) as { items: CustomObject[] };
-        const listed = new Set(list.items.map((item) => entry(kind, item.metadata.name)));
-        for (const key of latest.keys()) if (key.startsWith(`${kind.plural}/`) && !listed.has(key)) latest.delete(key);
-        for (const item of list.items) {
-          latest.set(entry(kind, item.metadata.name), item);
-          queue.add(entry(kind, item.metadata.name), { background: settled(item) });
-        }
+        // The list may be older than the watch events already seen, so it leaves the copies alone.
+        for (const item of list.items) queue.add(entry(kind, item.metadata.name), { background: settled(item) });
       } catch (error) {
         log(`resync of ${kind.plural} failed: ${(error as Error).message}`);
       }
@@ -278,6 +301,9 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       leading = false;
       for (const controller of abortWatches.values()) controller.abort();
       abortWatches.clear();
+      // Another replica acts meanwhile: what this one saw is no guide when it leads again.
+      latest.clear();
+      ownWrites.clear();
       clearInterval(resyncTimer);
       queue.setOpen(false);
       log(`${identity} stopped leading`);

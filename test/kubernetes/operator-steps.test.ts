@@ -67,6 +67,17 @@ describe('operator steps: Namespace and connection Secret', () => {
     expect(sent).toEqual(['createNamespace', 'createNamespace']);
   });
 
+  it('forgets a Namespace that went away, so that the retry creates it again', async () => {
+    // Remembered as ensured, but never made (as after someone deleted it).
+    const ensured: Ensured = new Map([[`namespace/${namespaceOf(tenant())}`, tenant().metadata.uid]]);
+    await expect(ensureSecret(counted, tenant(), { TENANT_ID: '1' }, ensured)).rejects.toThrow(`the Namespace ${namespaceOf(tenant())} is missing`);
+    expect(ensured.has(`namespace/${namespaceOf(tenant())}`)).toBe(false);
+    await ensureNamespace(counted, tenant(), ensured);
+    await ensureSecret(counted, tenant(), { TENANT_ID: '1' }, ensured);
+    expect(sent).toEqual(['createNamespacedSecret', 'createNamespace', 'createNamespacedSecret']);
+    expect(await secretData(tenant())).toEqual({ TENANT_ID: '1' });
+  });
+
   it('writes the Secret once, reads it when the status names it, and replaces it only when the details change', async () => {
     const ensured: Ensured = new Map();
     await ensureNamespace(kube, tenant(), ensured);

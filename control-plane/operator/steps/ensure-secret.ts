@@ -42,6 +42,11 @@ export async function ensureSecret(kube: Kube, tenant: TenantObject, details: Re
       return true;
     } catch (error) {
       if (statusOf(error) === 409) return false;
+      // The Namespace went away since it was ensured: the retry creates it again.
+      if (statusOf(error) === 404) {
+        ensured.delete(`namespace/${namespace}`);
+        throw new Error(`the Namespace ${namespace} is missing`, { cause: error });
+      }
       throw error;
     }
   };

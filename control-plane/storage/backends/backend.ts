@@ -55,7 +55,13 @@ export function remembered<T>(read: () => Promise<T>, healthy: (value: T) => boo
     const forget = () => {
       if (kept === entry) kept = undefined;
     };
-    entry.value.then((value) => healthy(value) || forget(), forget);
+    entry.value.then((value) => {
+      try {
+        if (!healthy(value)) forget();
+      } catch {
+        forget();
+      }
+    }, forget);
     return entry.value;
   };
 }

@@ -1,13 +1,19 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { remembered } from './backend.ts';
 
 describe('remembered platform facts', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('shares one read among callers and keeps a healthy answer until it expires', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
     let reads = 0;
-    const fact = remembered(async () => ++reads, () => true, 60);
+    const fact = remembered(async () => ++reads, () => true, 60_000);
     expect(await Promise.all([fact(), fact(), fact()])).toEqual([1, 1, 1]);
+    vi.advanceTimersByTime(59_000);
     expect(await fact()).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 80));
+    vi.advanceTimersByTime(2_000);
     expect(await fact()).toBe(2);
     expect(reads).toBe(2);
   });
