@@ -138,6 +138,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     kube,
     tenants: options.services.tenants,
     storageReadiness: (tenantId) => options.services.storage.readiness(system(tenantId)),
+    provisionStorage: (tenantId, backends) => options.services.storage.startProvisioning(system(tenantId), backends),
     publicUrl: options.publicUrl,
     ensured,
     event,

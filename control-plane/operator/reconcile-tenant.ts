@@ -1,4 +1,5 @@
-import type { StorageReadiness } from '../storage/storage.schema.ts';
+import { namedBackends } from '../storage/storage.constants.ts';
+import type { BackendStatus, StorageBackend, StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { condition, ConditionType, mergeConditions, Reason, storageConditionType } from './conditions.ts';
@@ -14,6 +15,8 @@ export interface ReconcileTenantDeps {
   kube: Kube;
   tenants: Pick<TenantsService, 'declare' | 'removeDeclared'>;
   storageReadiness(tenantId: string): Promise<StorageReadiness>;
+  /** Starts provisioning storage backends of an existing tenant (a run under way is joined). */
+  provisionStorage(tenantId: string, backends: StorageBackend[]): Promise<void>;
   /** The platform's public origin, for the connection details. */
   publicUrl: string;
   /** The Namespaces and Secrets ensured since the last resync. */
@@ -26,9 +29,9 @@ export interface ReconcileTenantDeps {
 const PROVISIONING_POLL_MS = 5_000;
 const TENANT_FINALIZERS = { plural: TENANTS, finalizer: TENANT_FINALIZER };
 
-function phaseOf(tenant: Tenant, storage: StorageReadiness | undefined): 'Provisioning' | 'Ready' | 'Failed' {
-  if (tenant.status === 'failed' || storage?.backends.some((b) => b.status === 'failed')) return 'Failed';
-  if (tenant.status === 'active' && storage?.ready) return 'Ready';
+function phaseOf(tenant: Tenant, storage: BackendStatus[] | undefined): 'Provisioning' | 'Ready' | 'Failed' {
+  if (tenant.status === 'failed' || storage?.some((b) => b.status === 'failed')) return 'Failed';
+  if (tenant.status === 'active' && storage?.every((b) => b.status === 'ready')) return 'Ready';
   return 'Provisioning';
 }
 
@@ -53,6 +56,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
   }
 
   await ensureFinalizer(kube, TENANT_FINALIZERS, object);
+  const backends = namedBackends(object.spec.storageBackends);
   let tenant: Tenant;
   try {
     tenant = await deps.tenants.declare({
@@ -64,6 +68,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
       industry: object.spec.industry,
       starterTemplate: object.spec.starterTemplate ?? 'blank-vertical-template',
       homeRegion: object.spec.homeRegion,
+      storageBackends: backends,
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
@@ -80,7 +85,11 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
   }
 
   await ensureNamespace(kube, object, deps.ensured);
-  const storage = tenant.status === 'active' || tenant.status === 'failed' ? await deps.storageReadiness(tenant.id) : undefined;
+  // The declared backends only; one declared after the tenant was provisioned is provisioned now.
+  const readiness = tenant.status === 'active' || tenant.status === 'failed' ? await deps.storageReadiness(tenant.id) : undefined;
+  const storage = readiness?.backends.filter((b) => backends.includes(b.backend));
+  const missing = (storage ?? []).filter((b) => b.status === 'not_provisioned').map((b) => b.backend);
+  if (tenant.status === 'active' && missing.length) await deps.provisionStorage(tenant.id, missing);
   // The connection details are complete once provisioning has ended: the Secret is written then, once.
   if (storage) {
     await ensureSecret(
@@ -92,21 +101,21 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
         HOME_REGION: tenant.homeRegion ?? '',
         API_V4_URL: `${deps.publicUrl}/v4`,
         API_V3_URL: `${deps.publicUrl}/api/svc/v3`,
-        ...Object.fromEntries(storage.backends.map((b) => [`STORAGE_${b.backend.toUpperCase()}`, JSON.stringify(b.location)])),
+        ...Object.fromEntries(storage.map((b) => [`STORAGE_${b.backend.toUpperCase()}`, JSON.stringify(b.location)])),
       },
       deps.ensured,
     );
   }
 
   const phase = phaseOf(tenant, storage);
-  const failure = tenant.statusReason ?? storage?.backends.find((b) => b.status === 'failed')?.error ?? 'provisioning failed';
+  const failure = tenant.statusReason ?? storage?.find((b) => b.status === 'failed')?.error ?? 'provisioning failed';
   const conditions = [
     phase === 'Ready'
       ? condition(ConditionType.Ready, 'True', Reason.Provisioned, 'tenant and storage are provisioned', generation)
       : phase === 'Failed'
         ? condition(ConditionType.Ready, 'False', Reason.ProvisionFailed, failure, generation)
         : condition(ConditionType.Ready, 'False', Reason.Provisioning, `tenant is ${tenant.status}`, generation),
-    ...(storage?.backends ?? []).map((b) =>
+    ...(storage ?? []).map((b) =>
       b.status === 'ready'
         ? condition(storageConditionType(b.backend), 'True', Reason.StorageReady, `${b.backend} is ready`, generation)
         : b.status === 'failed'
@@ -125,7 +134,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     namespace: namespaceOf(object),
     secretName: storage ? SECRET_NAME : undefined,
     provisioningWorkflowId: `tenant-${tenant.id}-provision`,
-    storage: (storage?.backends ?? []).map((b) => ({ backend: b.backend, status: b.status, ...(b.error ? { message: b.error } : {}) })),
+    storage: (storage ?? []).map((b) => ({ backend: b.backend, status: b.status, ...(b.error ? { message: b.error } : {}) })),
     conditions: mergeConditions(object.status?.conditions, conditions, new Date().toISOString()),
   });
   if (object.status?.phase !== phase) {

@@ -15,6 +15,8 @@ const clientBackend = <T extends z.ZodType>(schema: T) => z.preprocess((value) =
 export const ProvisionStorageRequestSchema = z.object({
   tenantId: z.string(),
   backend: BackendSelectionSchema,
+  /** Several backends, in this order (the operator's, for those a Tenant declares); `backend` is then `all`. */
+  backends: z.array(StorageBackendSchema).optional(),
   dryRun: z.boolean(),
   rebuildSearch: z.boolean(),
 });

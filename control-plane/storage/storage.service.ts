@@ -184,6 +184,15 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
     },
 
     /**
+     * Starts workflow `tenant-<id>-storage` for `backends` without waiting for it (a run under way is
+     * joined), for the operator: it follows the backends' status instead.
+     */
+    async startProvisioning(actor: Actor, backends: StorageBackend[]): Promise<void> {
+      const request: ProvisionStorageRequest = { tenantId: actor.tenantId, backend: 'all', backends, dryRun: false, rebuildSearch: false };
+      await workflows().start(PROVISION_STORAGE_WORKFLOW, { workflowId: storageWorkflowId(actor.tenantId), args: [request], tenantId: actor.tenantId, workflowKey: PROVISION_STORAGE_KEY });
+    },
+
+    /**
      * Reconciles storage with object type metadata: for `postgresql`, the expression indexes that
      * `x-indexed` fields ask for (created concurrently, dropped with their last claim). The other
      * backends derive nothing from object types yet, so they never list changes. Idempotent.

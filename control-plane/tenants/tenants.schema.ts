@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { StorageBackendName } from '../storage/storage.constants.ts';
 
 export const USECASES = ['council', 'retail', 'healthcare', 'finance', 'manufacturing', 'generic'] as const;
 export const HOME_REGIONS = ['au', 'ca', 'eu'] as const;
@@ -109,6 +110,8 @@ export const UserRefSchema = z.string({ error: 'is required' }).min(1, 'is requi
 /** What the `provisionTenant` workflow receives. */
 export interface ProvisionTenantPlan {
   tenantId: string;
+  /** The storage backends to provision, in order; absent (as in runs started before it existed): every backend. */
+  storageBackends?: StorageBackendName[];
 }
 
 /** A tenant as a Kubernetes `Tenant` declares it (the CRD enforces the same rules as the v4 API). */
@@ -121,4 +124,6 @@ export interface TenantDeclaration {
   industry?: string;
   starterTemplate: string;
   homeRegion?: (typeof HOME_REGIONS)[number];
+  /** The storage backends a new tenant's provisioning sets up; absent: every backend. */
+  storageBackends?: StorageBackendName[];
 }

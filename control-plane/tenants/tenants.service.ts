@@ -5,6 +5,7 @@ import { listActiveMemberships, listMemberships, membershipPermissions } from '.
 import type { Actor, Principal } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
+import type { StorageBackendName } from '../storage/storage.constants.ts';
 import {
   countLiveChildren,
   ensureMembership,
@@ -57,10 +58,10 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
   const { db } = deps;
 
   /** Starts (or, for a tenant already provisioning, finds) the tenant's provisioning workflow. */
-  async function startProvisioning(tenantId: string): Promise<void> {
+  async function startProvisioning(tenantId: string, storageBackends?: StorageBackendName[]): Promise<void> {
     try {
       if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
-      const plan: ProvisionTenantPlan = { tenantId };
+      const plan: ProvisionTenantPlan = { tenantId, ...(storageBackends ? { storageBackends } : {}) };
       await deps.workflows.start(PROVISION_TENANT_WORKFLOW, {
         workflowId: provisionWorkflowId(tenantId),
         args: [plan],
@@ -74,7 +75,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
   }
 
   /** Inserts the tenant (optionally with a first administrator) and starts its provisioning. */
-  async function create(tenant: NewTenant, firstAdminId?: string): Promise<Tenant> {
+  async function create(tenant: NewTenant, firstAdminId?: string, storageBackends?: StorageBackendName[]): Promise<Tenant> {
     const created = await db
       .system(async (tx) => {
         const row = await insertTenant(tx, tenant);
@@ -87,7 +88,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         }
         throw error;
       });
-    await startProvisioning(created.id);
+    await startProvisioning(created.id, storageBackends);
     return created;
   }
 
@@ -219,14 +220,18 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       });
       if (existing) {
         if (existing.changed) deps.identity.forgetTenant(existing.tenant.id);
-        if (existing.tenant.status === 'provisioning') await startProvisioning(existing.tenant.id);
+        if (existing.tenant.status === 'provisioning') await startProvisioning(existing.tenant.id, declaration.storageBackends);
         return existing.tenant;
       }
       const parent = declaration.parent ? await db.system((tx) => findTenant(tx, declaration.parent!)) : undefined;
       if (declaration.parent && !parent) throw new NotFoundError(`parent tenant "${declaration.parent}"`);
       const homeRegion = declaration.homeRegion ?? parent?.homeRegion;
       if (!homeRegion) throw ValidationError.field('homeRegion', 'is required for a root tenant');
-      return create({ ...profile, industry: declaration.industry, slug: declaration.slug, starterTemplate: declaration.starterTemplate, homeRegion, parentId: parent?.id ?? null });
+      return create(
+        { ...profile, industry: declaration.industry, slug: declaration.slug, starterTemplate: declaration.starterTemplate, homeRegion, parentId: parent?.id ?? null },
+        undefined,
+        declaration.storageBackends,
+      );
     },
 
     /** Soft-deletes the tenant with this slug, for the operator; a tenant already gone is fine. */

@@ -78,6 +78,38 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(await until(reasons, (r: string[]) => r.includes('Provisioned'), 10_000)).toEqual(expect.arrayContaining(['Provisioning', 'Provisioned']));
   }, 180_000);
 
+  it('provisions the storage backends a Tenant declares, and one declared later', async () => {
+    const slug = `op-${randomUUID().slice(0, 8)}`;
+    await kubectl(['create', '-f', '-'], tenantObject(slug, { storageBackends: ['postgresql', 'mongodb'] }));
+    const ready = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
+    expect(ready.status.storage).toEqual([
+      { backend: 'postgresql', status: 'ready' },
+      { backend: 'documentdb', status: 'ready' },
+    ]);
+    expect(ready.status.conditions.map((c: any) => c.type).filter((t: string) => t.endsWith('StorageProvisioned'))).toEqual([
+      'PostgresqlStorageProvisioned',
+      'DocumentdbStorageProvisioned',
+    ]);
+    const backendsOf = async () =>
+      (await sql<{ backend: string; status: string }[]>`select backend, status from tenant_storage where tenant_id = ${ready.status.tenantId}::uuid order by backend`).map(
+        (r) => `${r.backend}:${r.status}`,
+      );
+    expect(await backendsOf()).toEqual(['documentdb:ready', 'postgresql:ready']);
+    const secret = JSON.parse(await kubectl(['get', 'secret', 'tenant-connection', '-n', `tenant-${slug}`, '-o', 'json']));
+    expect(Object.keys(secret.data).filter((k) => k.startsWith('STORAGE_')).sort()).toEqual(['STORAGE_DOCUMENTDB', 'STORAGE_POSTGRESQL']);
+
+    // Declaring every backend provisions the two missing ones through the storage workflow.
+    await kubectl(['patch', 'tenant', slug, '--type', 'merge', '-p', JSON.stringify({ spec: { storageBackends: ['all'] } })]);
+    const all = await until(
+      () => getTenant(slug),
+      (t) => t.status?.observedGeneration === 2 && readyCondition(t)?.status === 'True' && t.status.storage.length === 4,
+    );
+    expect(all.status.storage.map((b: any) => `${b.backend}:${b.status}`)).toEqual(['postgresql:ready', 'documentdb:ready', 'blob:ready', 'search:ready']);
+    expect(await backendsOf()).toEqual(['blob:ready', 'documentdb:ready', 'postgresql:ready', 'search:ready']);
+    const updated = JSON.parse(await kubectl(['get', 'secret', 'tenant-connection', '-n', `tenant-${slug}`, '-o', 'json']));
+    expect(Object.keys(updated.data).filter((k) => k.startsWith('STORAGE_')).sort()).toEqual(['STORAGE_BLOB', 'STORAGE_DOCUMENTDB', 'STORAGE_POSTGRESQL', 'STORAGE_SEARCH']);
+  }, 180_000);
+
   it('reconciles spec changes and soft-deletes the tenant through the finalizer', async () => {
     const slug = `op-${randomUUID().slice(0, 8)}`;
     await kubectl(['create', '-f', '-'], tenantObject(slug));

@@ -35,7 +35,7 @@ export async function provisionStorage(request: ProvisionStorageRequest): Promis
   // Run as the child of `provisionTenant`: the storage of a new tenant. Started by the storage routes: a tenant's existing data.
   const forNewTenant = workflowInfo().parent !== undefined && !rebuildSearch;
   const steps = patched(LOCAL_STEPS) && forNewTenant ? localStorageSteps : queuedSteps;
-  const backends: StorageBackend[] = request.backend === 'all' ? [...STORAGE_BACKENDS] : [request.backend];
+  const backends: StorageBackend[] = request.backends ?? (request.backend === 'all' ? [...STORAGE_BACKENDS] : [request.backend]);
   if (request.dryRun) {
     const changes: StorageChange[] = [];
     for (const backend of backends) changes.push(...(await steps.planStorageBackend({ tenantId, backend, rebuildSearch })));

@@ -18,10 +18,10 @@ const WORKFLOW_KEY = defineSearchAttributeKey('WorkflowKey', SearchAttributeType
 
 /**
  * Provisions a tenant (workflow id `tenant-<id>-provision`): default roles, the example workflows
- * and its storage, then marks it `active`. Every step is a local activity and idempotent, so a
- * retried or replayed run changes nothing twice. On failure or cancellation the tenant is marked
- * `failed` with the reason (a deleted tenant stays deleted). Runs started before the steps ran
- * locally provision storage in the child workflow `tenant-<id>-storage`.
+ * and its storage (the plan's backends, else every one), then marks it `active`. Every step is a
+ * local activity and idempotent, so a retried or replayed run changes nothing twice. On failure or
+ * cancellation the tenant is marked `failed` with the reason (a deleted tenant stays deleted). Runs
+ * started before the steps ran locally provision storage in the child workflow `tenant-<id>-storage`.
  */
 export async function provisionTenant(plan: ProvisionTenantPlan): Promise<void> {
   const { tenantId } = plan;
@@ -31,7 +31,7 @@ export async function provisionTenant(plan: ProvisionTenantPlan): Promise<void> 
     await ensureDefaultRoles(tenantId);
     await ensureExampleWorkflows(tenantId);
     if (local) {
-      await ensureStorageBackends(localStorageSteps, { tenantId, backends: [...STORAGE_BACKENDS], rebuildSearch: false });
+      await ensureStorageBackends(localStorageSteps, { tenantId, backends: plan.storageBackends ?? [...STORAGE_BACKENDS], rebuildSearch: false });
     } else {
       await executeChild('provisionStorage', {
         workflowId: `tenant-${tenantId}-storage`,
