@@ -109,6 +109,7 @@ describe('CRDs on a real API server', () => {
     const cases: Array<[Json, RegExp]> = [
       [{ ...root, slug: 'Acme_Co' }, /spec\.slug: Invalid value: "Acme_Co": spec\.slug in body should match '\^\[a-z0-9\]\+\(-\[a-z0-9\]\+\)\*\$'/],
       [{ ...root, slug: 'acme--co' }, /spec\.slug: Invalid value: "acme--co"/],
+      [{ ...root, slug: '0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c' }, /spec\.slug: Invalid value: "0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c": slug must not have the form of a tenant id \(a UUID\)/],
       [{ ...root, slug: `a${'b'.repeat(63)}` }, /spec\.slug: Too long: may not be more than 63 (bytes|characters)/],
       [{ ...root, usecase: 'banking' }, /spec\.usecase: Unsupported value: "banking": supported values: "council", "retail", "healthcare", "finance", "manufacturing", "generic"/],
       [{ name: 'Acme', slug: `bad-${id}` }, /spec\.homeRegion: Required value: homeRegion is required for a root tenant \(one without parent\)/],
@@ -194,6 +195,7 @@ describe('CRDs on a real API server', () => {
       [{ ...valid, appUrl: 'ftp://files.acme.example' }, /appUrl must be an absolute http or https URL/],
       [{ ...valid, childTenant: { name: 'Shop' } }, /spec\.childTenant\.slug: Required value/],
       [{ ...valid, childTenant: { name: 'Shop', slug: 'Shop!' } }, /spec\.childTenant\.slug: Invalid value: "Shop!"/],
+      [{ ...valid, childTenant: { name: 'Shop', slug: '0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c' } }, /spec\.childTenant\.slug: .*slug must not have the form of a tenant id \(a UUID\)/],
       [{ ...valid, template: 'Council Portal' }, /spec\.template: Invalid value: "Council Portal"/],
     ];
     for (const [spec, message] of cases) {

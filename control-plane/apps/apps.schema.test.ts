@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kebabCase } from './apps.schema.ts';
+import { CreateAppInputSchema, kebabCase } from './apps.schema.ts';
 
 describe('kebabCase (default app keys and child tenant slugs)', () => {
   it.each([
@@ -14,5 +14,13 @@ describe('kebabCase (default app keys and child tenant slugs)', () => {
     [`${'a'.repeat(62)} b`, 'a'.repeat(62)],
   ])('%s -> %s', (name, key) => {
     expect(kebabCase(name)).toBe(key);
+  });
+});
+
+describe('CreateAppInputSchema', () => {
+  it('refuses a child tenant slug that has the form of a tenant id', () => {
+    const parsed = CreateAppInputSchema.safeParse({ name: 'Shop', childTenant: { name: 'Shop', slug: '0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c' } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues.map((i) => [i.path.join('.'), i.message])).toEqual([['childTenant.slug', 'must not have the form of a tenant id (a UUID)']]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { KEBAB_CASE, oneOf, TenantRefSchema } from '../tenants/tenants.schema.ts';
+import { KEBAB_CASE, NOT_A_UUID, oneOf, TenantRefSchema, UUID_SHAPE } from '../tenants/tenants.schema.ts';
 
 /** App enrollments are resources of this built-in type in the company tenant. */
 export const APP_OBJECT_TYPE = 'tenant-vertical-enrollment';
@@ -51,7 +51,10 @@ export const CreateAppInputSchema = z
     appUrl: z.string().max(2048, 'must be at most 2048 characters').refine(isHttpUrl, 'must be an absolute http or https URL').optional(),
     status: z.enum(APP_STATUSES, { error: oneOf(APP_STATUSES) }).default('pending'),
     /** A child tenant created for the app; its slug defaults to the kebab-case of its name. */
-    childTenant: z.object({ name: DisplayNameSchema, slug: kebabKey(MAX_KEY_LENGTH, 'slug').optional() }).strict().optional(),
+    childTenant: z
+      .object({ name: DisplayNameSchema, slug: kebabKey(MAX_KEY_LENGTH, 'slug').refine((slug) => !UUID_SHAPE.test(slug), NOT_A_UUID).optional() })
+      .strict()
+      .optional(),
     /** Where the child tenant goes: the company tenant (default) or a tenant below it. */
     parentTenant: TenantRefSchema.optional(),
   })

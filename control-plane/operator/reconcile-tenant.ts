@@ -49,8 +49,11 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
   const generation = object.metadata.generation;
 
   if (object.metadata.deletionTimestamp) {
-    await deps.tenants.removeDeclared(object.spec.slug);
-    await deps.event(object, 'Normal', 'Deleted', `tenant ${object.spec.slug} soft-deleted`);
+    // An object that never got its tenant (refused, as one that differs from an existing tenant) leaves tenants alone.
+    if (object.status?.tenantId || object.status?.phase !== 'Failed') {
+      await deps.tenants.removeDeclared(object.spec.slug);
+      await deps.event(object, 'Normal', 'Deleted', `tenant ${object.spec.slug} soft-deleted`);
+    }
     await removeFinalizer(kube, TENANT_FINALIZERS, object);
     return undefined;
   }

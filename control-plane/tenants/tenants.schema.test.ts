@@ -34,6 +34,7 @@ describe('tenant input schemas', () => {
 
   it('accepts kebab-case slugs only', () => {
     for (const slug of ['a', 'acme', 'acme-2', '2-acme-co']) expect(CreateChildTenantInputSchema.safeParse({ name: 'A', slug }).success).toBe(true);
+    expect(issue(CreateChildTenantInputSchema.safeParse({ name: 'A', slug: '0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c' }))).toEqual(['slug', 'must not have the form of a tenant id (a UUID)']);
     for (const slug of ['Acme', 'acme_co', 'acme--co', '-acme', 'acme-', 'ac me', '', 'a'.repeat(64)]) {
       expect(CreateChildTenantInputSchema.safeParse({ name: 'A', slug }).success, slug).toBe(false);
     }

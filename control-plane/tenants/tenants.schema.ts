@@ -9,6 +9,9 @@ export const DEFAULT_STARTER_TEMPLATE = 'blank-vertical-template';
 
 /** Slugs and keys: lowercase letters and digits in groups joined by single hyphens. */
 export const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
+/** A tenant is named by id or slug, so a slug may not look like an id. */
+export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const NOT_A_UUID = 'must not have the form of a tenant id (a UUID)';
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
 
 /** The issue for an enum field: missing, or not one of `values`. */
@@ -21,7 +24,8 @@ const TenantFieldsSchema = z
     slug: z
       .string({ error: 'is required' })
       .max(63, 'must be at most 63 characters')
-      .regex(KEBAB_CASE, 'must be kebab-case: lowercase letters and digits in groups joined by single hyphens'),
+      .regex(KEBAB_CASE, 'must be kebab-case: lowercase letters and digits in groups joined by single hyphens')
+      .refine((slug) => !UUID_SHAPE.test(slug), NOT_A_UUID),
     domains: z
       .array(z.string().trim().toLowerCase().regex(DOMAIN_NAME, 'must be a domain name such as example.com'))
       .max(50, 'must list at most 50 domains')

@@ -209,12 +209,23 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
      * The tenant a declaration (a Kubernetes `Tenant`) describes, for the operator: created through
      * the same path as v4 when absent (the parent named by slug), its changeable fields (name,
      * domains, usecase, industry) brought to the declaration otherwise, and its provisioning
-     * workflow started again while it is still provisioning. Idempotent.
+     * workflow started again while it is still provisioning. An existing tenant whose parent, home
+     * region or starter template differs from the declaration's is a conflict. Idempotent.
      */
     async declare(declaration: TenantDeclaration): Promise<Tenant> {
       const profile = { name: declaration.name, domains: declaration.domains, usecase: declaration.usecase, industry: declaration.industry ?? null };
       const existing = await db.system(async (tx) => {
         const found = await findTenant(tx, declaration.slug);
+        if (found) {
+          // Fields fixed at creation: a declaration that differs names another tenant than this one.
+          const parentSlug = found.parentId ? (await findTenant(tx, found.parentId))?.slug : undefined;
+          const differences = [
+            (declaration.parent ?? undefined) !== parentSlug && `parent ${parentSlug ?? '(none)'}`,
+            declaration.homeRegion && declaration.homeRegion !== found.homeRegion && `home region ${found.homeRegion}`,
+            declaration.starterTemplate !== found.starterTemplate && `starter template ${found.starterTemplate}`,
+          ].filter((difference): difference is string => typeof difference === 'string');
+          if (differences.length) throw new ConflictError(`tenant "${declaration.slug}" exists with ${differences.join(', ')}, which cannot change`);
+        }
         if (!found || !(await updateTenantProfile(tx, found.id, profile))) return found && { tenant: found, changed: false };
         return { tenant: (await findTenant(tx, found.id))!, changed: true };
       });

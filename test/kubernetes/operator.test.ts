@@ -149,6 +149,20 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(declared!.storage.every((s) => s.endsWith(':ready'))).toBe(true);
   }, 180_000);
 
+  it('does not take over an existing tenant whose home region, parent or starter template differs', async () => {
+    const slug = `op-${randomUUID().slice(0, 8)}`;
+    await sql`insert into tenants (slug, name, home_region, status) values (${slug}, ${slug}, 'eu', 'active')`;
+    await kubectl(['create', '-f', '-'], tenantObject(slug, { homeRegion: 'au' }));
+    const failed = await until(() => getTenant(slug), (t) => t.status?.phase === 'Failed');
+    expect(readyCondition(failed)).toMatchObject({ status: 'False', reason: 'ProvisionFailed', message: `tenant "${slug}" exists with home region eu, which cannot change` });
+    const [row] = await sql<{ homeRegion: string; name: string }[]>`select home_region as "homeRegion", name from tenants where slug = ${slug}`;
+    expect(row).toEqual({ homeRegion: 'eu', name: slug });
+    // The object never had the tenant, so deleting it leaves the tenant alone.
+    await kubectl(['delete', 'tenant', slug, '--wait=true', '--timeout=60s']);
+    const [after] = await sql<{ status: string; deletedAt: Date | null }[]>`select status, deleted_at as "deletedAt" from tenants where slug = ${slug}`;
+    expect(after).toEqual({ status: 'active', deletedAt: null });
+  }, 180_000);
+
   it('reports an API server it cannot reach on GET /health with 503', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
     const kubeconfigPath = join(dir, 'config');
