@@ -50,21 +50,24 @@ export function createEdgeApp(deps: EdgeDeps) {
     .onRequest(async ({ request, set }) => {
       const { pathname } = new URL(request.url);
       if (!pathname.startsWith(`${V3_BASE}/`) && !pathname.startsWith(`${V4_BASE}/`)) return;
+      // Every answer carries the rate-limit headers, a refusal (429) included.
+      const limit = async (group: RateLimitGroup, key: string) => {
+        try {
+          Object.assign(set.headers, await deps.rateLimit(group, key));
+        } catch (error) {
+          Object.assign(set.headers, (error as { headers?: object }).headers ?? {});
+          throw error;
+        }
+      };
       let call;
       try {
         call = await authenticate(request, deps.verifyToken, deps.sessionToken);
       } catch (error) {
-        Object.assign(set.headers, await deps.rateLimit('anonymous', clientAddress(request)));
+        await limit('anonymous', clientAddress(request));
         throw error;
       }
       calls.set(request, call);
-      const key = call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`;
-      try {
-        Object.assign(set.headers, await deps.rateLimit(groupOf(pathname), key));
-      } catch (error) {
-        Object.assign(set.headers, (error as { headers?: object }).headers ?? {});
-        throw error;
-      }
+      await limit(groupOf(pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
     })
     .onError(({ code, error, request, set }) => {
       if (code === 'NOT_FOUND') {

@@ -4,7 +4,7 @@ import { ADMIN, GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harn
 
 describe('rate limits', () => {
   const keyPrefix = `shared-${randomUUID()}`;
-  const policies = { resources: { points: 6, durationSeconds: 60 } };
+  const policies = { resources: { points: 6, durationSeconds: 60 }, anonymous: { points: 2, durationSeconds: 60 } };
   let first: TestStack;
   let second: TestStack;
 
@@ -37,6 +37,18 @@ describe('rate limits', () => {
     expect(Number(limited.headers.get('retry-after'))).toBe(limited.body.error.retryAfter);
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(Number(limited.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+  });
+
+  it('limits requests without valid credentials per client, with the same headers on the 401s and the 429', async () => {
+    const answers = [];
+    for (let i = 0; i < 3; i++) answers.push(await first.request('GET', `${V3}/resources?type=project`, { headers: { authorization: 'Bearer not-a-token' } }));
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 429]);
+    expect(answers.map((a) => a.body.error.code)).toEqual(['UNAUTHORIZED', 'UNAUTHORIZED', 'RATE_LIMIT_EXCEEDED']);
+    for (const answer of answers) {
+      expect(answer.headers.get('x-ratelimit-limit')).toBe('2');
+      expect(answer.headers.get('x-ratelimit-reset')).toMatch(/^\d+$/);
+    }
+    expect(answers.map((a) => a.headers.get('x-ratelimit-remaining'))).toEqual(['1', '0', '0']);
   });
 
   it('does not spend other tenants’ or other APIs’ budgets', async () => {
