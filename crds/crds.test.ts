@@ -180,6 +180,9 @@ describe('CRDs on a real API server', () => {
       app('shop', { name: 'Shop', key: 'shop', companyTenant: `acme-${id}`, childTenant: { name: 'Shop Tenant', slug: `shop-${id}` }, lifecycleStatus: 'active' }),
     );
     expect(withChild.spec).toMatchObject({ key: 'shop', childTenant: { name: 'Shop Tenant', slug: `shop-${id}` }, lifecycleStatus: 'active' });
+    // As in v4, the child tenant's slug may be left to the operator (the kebab-case of its name).
+    const derived = await create(app('kiosk', { name: 'Kiosk', companyTenant: `acme-${id}`, childTenant: { name: 'Kiosk Tenant' } }));
+    expect(derived.spec.childTenant).toEqual({ name: 'Kiosk Tenant' });
     expect((await run(['get', 'app', `shop-${id}`])).split('\n')[0]).toMatch(/^NAME\s+KEY\s+COMPANY\s+LIFECYCLE\s+PHASE\s+READY\s+AGE$/);
   });
 
@@ -193,7 +196,7 @@ describe('CRDs on a real API server', () => {
       [{ ...valid, lifecycleStatus: 'live' }, /spec\.lifecycleStatus: Unsupported value: "live": supported values: "pending", "active", "suspended", "retired"/],
       [{ ...valid, appUrl: 'not a url' }, /spec\.appUrl: Invalid value: "not a url": appUrl must be an absolute http or https URL/],
       [{ ...valid, appUrl: 'ftp://files.acme.example' }, /appUrl must be an absolute http or https URL/],
-      [{ ...valid, childTenant: { name: 'Shop' } }, /spec\.childTenant\.slug: Required value/],
+      [{ ...valid, childTenant: { slug: 'shop' } }, /spec\.childTenant\.name: Required value/],
       [{ ...valid, childTenant: { name: 'Shop', slug: 'Shop!' } }, /spec\.childTenant\.slug: Invalid value: "Shop!"/],
       [{ ...valid, childTenant: { name: 'Shop', slug: '0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c' } }, /spec\.childTenant\.slug: .*slug must not have the form of a tenant id \(a UUID\)/],
       [{ ...valid, template: 'Council Portal' }, /spec\.template: Invalid value: "Council Portal"/],

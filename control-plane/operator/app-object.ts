@@ -1,3 +1,4 @@
+import { kebabCase } from '../apps/apps.schema.ts';
 import type { CustomObject } from './custom-object.ts';
 
 /** An `App` custom object as the operator reads it (see crds/apps.platform.svc.dev.yaml). */
@@ -11,6 +12,11 @@ export interface AppObject extends CustomObject {
     appUrl?: string;
     lifecycleStatus?: 'pending' | 'active' | 'suspended' | 'retired';
     companyTenant: string;
-    childTenant?: { name: string; slug: string };
+    /** Without a slug, the child tenant's slug is the kebab-case of its name, as in v4. */
+    childTenant?: { name: string; slug?: string };
   };
 }
+
+/** The slug of the App's child tenant: the declared one, else the kebab-case of its name ('' when none can be derived). */
+export const childSlugOf = (spec: AppObject['spec']): string | undefined =>
+  spec.childTenant ? (spec.childTenant.slug ?? kebabCase(spec.childTenant.name)) : undefined;

@@ -21,6 +21,7 @@ export const Reason = {
   ChildTenantProvisioning: 'ChildTenantProvisioning',
   KeyMismatch: 'KeyMismatch',
   InvalidKey: 'InvalidKey',
+  InvalidChildSlug: 'InvalidChildSlug',
 } as const;
 
 export interface Condition {

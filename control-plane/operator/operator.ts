@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Watch, type CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { Services } from '../trpc/context.ts';
-import type { AppObject } from './app-object.ts';
+import { childSlugOf, type AppObject } from './app-object.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APPS, GROUP, kubeFromConfig, statusOf, TENANTS, VERSION, type Ensured, type Kube } from './kube.ts';
 import { startLeaderElection } from './leader-election.ts';
@@ -153,7 +153,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     {
       plural: APPS,
       reconcile: (object, writer) => reconcileApp({ ...appDeps, kube: writer }, object as AppObject),
-      follows: ({ spec }: AppObject) => [spec.companyTenant, ...(spec.childTenant ? [spec.childTenant.slug] : [])],
+      follows: ({ spec }: AppObject) => [spec.companyTenant, ...(childSlugOf(spec) ? [childSlugOf(spec)!] : [])],
     } as Reconciled,
   ];
   /** Queue entries name an object by kind and name. */

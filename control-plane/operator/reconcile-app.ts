@@ -2,7 +2,7 @@ import { kebabCase } from '../apps/apps.schema.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
-import type { AppObject } from './app-object.ts';
+import { childSlugOf, type AppObject } from './app-object.ts';
 import { condition, ConditionType, mergeConditions, Reason, type Condition } from './conditions.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APP_FINALIZER, APPS, type Kube } from './kube.ts';
@@ -97,6 +97,12 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
     return company ? { requeueAfterMs: PROVISIONING_POLL_MS, untilNotified: true } : { requeueAfterMs: WAITING_POLL_MS };
   }
 
+  const childSlug = childSlugOf(object.spec);
+  if (childSlug === '') {
+    const message = `no child tenant slug can be derived from the name "${object.spec.childTenant!.name}"; give childTenant.slug`;
+    await report('Failed', condition(ConditionType.Ready, 'False', Reason.InvalidChildSlug, message, generation), { companyTenantId: company.id });
+    return undefined;
+  }
   let declared: { app: { id: string }; company: Tenant; child?: Tenant };
   try {
     declared = await deps.apps.declare({
@@ -107,7 +113,7 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
       source: object.spec.source ?? 'svc-cli',
       appUrl: object.spec.appUrl,
       status: object.spec.lifecycleStatus ?? 'pending',
-      childTenant: object.spec.childTenant,
+      childTenant: object.spec.childTenant && { name: object.spec.childTenant.name.trim(), slug: childSlug! },
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

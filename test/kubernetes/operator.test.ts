@@ -247,6 +247,17 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect((await child())!.deleted).toBe(true);
   }, 180_000);
 
+  it('derives an App child tenant\'s slug from its name when the spec gives none, as v4 does', async () => {
+    const id = randomUUID().slice(0, 8);
+    const company = `co-${id}`;
+    await kubectl(['create', '-f', '-'], tenantObject(company));
+    await kubectl(['create', '-f', '-'], appObject(`kiosk-${id}`, { name: `Kiosk ${id}`, companyTenant: company, childTenant: { name: ` Kiosk Tenant ${id} ` } }));
+    const app = await until(() => getApp(`kiosk-${id}`), (a) => readyCondition(a)?.status === 'True', 90_000);
+    const [child] = await sql<{ slug: string; name: string; parentId: string }[]>`
+      select slug, name, parent_id::text as "parentId" from tenants where id = ${app.status.childTenantId}::uuid`;
+    expect(child).toEqual({ slug: `kiosk-tenant-${id}`, name: `Kiosk Tenant ${id}`, parentId: (await getTenant(company)).status.tenantId });
+  }, 180_000);
+
   it('converges after the operator is stopped mid-way; one of two replicas leads, the other takes over', async () => {
     const slug = `op-${randomUUID().slice(0, 8)}`;
     await operators.shift()!.close();
