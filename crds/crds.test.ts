@@ -197,6 +197,7 @@ describe('CRDs on a real API server', () => {
       [{ ...valid, appUrl: 'not a url' }, /spec\.appUrl: Invalid value: "not a url": appUrl must be an absolute http or https URL/],
       [{ ...valid, appUrl: 'ftp://files.acme.example' }, /appUrl must be an absolute http or https URL/],
       [{ ...valid, childTenant: { slug: 'shop' } }, /spec\.childTenant\.name: Required value/],
+      [{ ...valid, parentTenant: `acme-${id}` }, /spec\.parentTenant: Invalid value: .*parentTenant needs childTenant/],
       [{ ...valid, childTenant: { name: 'Shop', slug: 'Shop!' } }, /spec\.childTenant\.slug: Invalid value: "Shop!"/],
       [{ ...valid, childTenant: { name: 'Shop', slug: '0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c' } }, /spec\.childTenant\.slug: .*slug must not have the form of a tenant id \(a UUID\)/],
       [{ ...valid, template: 'Council Portal' }, /spec\.template: Invalid value: "Council Portal"/],
@@ -213,6 +214,7 @@ describe('CRDs on a real API server', () => {
     expect(await updateRejection(shop, { spec: { companyTenant: 'globex' } })).toMatch(/companyTenant is immutable/);
     expect(await updateRejection(shop, { spec: { childTenant: { slug: 'other' } } })).toMatch(/childTenant is immutable/);
     expect(await updateRejection(shop, { spec: { childTenant: null } })).toMatch(/childTenant cannot be added or removed after creation/);
+    expect(await updateRejection(shop, { spec: { parentTenant: `acme-${id}` } })).toMatch(/parentTenant is immutable/);
     const portal = `app/portal-${id}`;
     const keyed = JSON.parse(await run(['patch', portal, '--type=merge', '-o', 'json', '-p', JSON.stringify({ spec: { key: 'citizen-portal', lifecycleStatus: 'active' } })])) as Json;
     expect(keyed.spec).toMatchObject({ key: 'citizen-portal', lifecycleStatus: 'active' });

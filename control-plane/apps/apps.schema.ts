@@ -98,4 +98,6 @@ export type AppDeclaration = Omit<AppData, 'childTenantId' | 'childTenantSlug'> 
   /** Slug of the company tenant. */
   companyTenant: string;
   childTenant?: { name: string; slug: string };
+  /** Slug of the tenant under which the child tenant is created: the company tenant or one below it (default: the company tenant). */
+  parentTenant?: string;
 };

@@ -71,7 +71,8 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
 
     /**
      * Brings the app a declaration describes to that state, for the operator: its child tenant
-     * declared (a tenant with that slug must be a child of the company tenant), the enrollment
+     * declared under the company tenant or `parentTenant`, a tenant below it (a tenant with that
+     * slug must already be a child of that parent), the enrollment
      * inserted or updated. Idempotent. The company tenant must exist.
      */
     async declare(declaration: AppDeclaration): Promise<{ app: App; company: Tenant; child?: Tenant }> {
@@ -79,14 +80,18 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
       if (!company) throw new NotFoundError(`company tenant "${declaration.companyTenant}"`);
       let child: Tenant | undefined;
       if (declaration.childTenant) {
-        const existing = await db.system((tx) => findTenant(tx, declaration.childTenant!.slug));
-        if (existing && existing.parentId !== company.id) {
-          throw new ConflictError(`tenant "${declaration.childTenant.slug}" exists and is not a child of "${company.slug}"`, { field: 'childTenant.slug' });
+        const { parent, existing } = await db.system(async (tx) => {
+          const parent = declaration.parentTenant ? await findTenant(tx, declaration.parentTenant) : company;
+          if (!parent || !(await isWithin(tx, parent.id, company.id))) throw new NotFoundError(`parent tenant "${declaration.parentTenant}" below "${company.slug}"`);
+          return { parent, existing: await findTenant(tx, declaration.childTenant!.slug) };
+        });
+        if (existing && existing.parentId !== parent.id) {
+          throw new ConflictError(`tenant "${declaration.childTenant.slug}" exists and is not a child of "${parent.slug}"`, { field: 'childTenant.slug' });
         }
         child = await deps.tenants.declare({
           slug: declaration.childTenant.slug,
           name: declaration.childTenant.name,
-          parent: company.slug,
+          parent: parent.slug,
           domains: existing?.domains ?? [],
           usecase: existing?.usecase ?? 'generic',
           industry: existing?.industry ?? undefined,

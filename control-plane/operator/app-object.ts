@@ -14,6 +14,7 @@ export interface AppObject extends CustomObject {
     companyTenant: string;
     /** Without a slug, the child tenant's slug is the kebab-case of its name, as in v4. */
     childTenant?: { name: string; slug?: string };
+    parentTenant?: string;
   };
 }
 

@@ -114,6 +114,7 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
       appUrl: object.spec.appUrl,
       status: object.spec.lifecycleStatus ?? 'pending',
       childTenant: object.spec.childTenant && { name: object.spec.childTenant.name.trim(), slug: childSlug! },
+      parentTenant: object.spec.parentTenant,
     });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);

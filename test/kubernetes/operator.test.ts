@@ -247,15 +247,23 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect((await child())!.deleted).toBe(true);
   }, 180_000);
 
-  it('derives an App child tenant\'s slug from its name when the spec gives none, as v4 does', async () => {
+  it('derives an App child tenant\'s slug from its name, and creates it under parentTenant, a tenant below the company tenant', async () => {
     const id = randomUUID().slice(0, 8);
     const company = `co-${id}`;
+    const region = `region-${id}`;
     await kubectl(['create', '-f', '-'], tenantObject(company));
-    await kubectl(['create', '-f', '-'], appObject(`kiosk-${id}`, { name: `Kiosk ${id}`, companyTenant: company, childTenant: { name: ` Kiosk Tenant ${id} ` } }));
+    await kubectl(['create', '-f', '-'], tenantObject(region, { parent: company, homeRegion: undefined }));
+    await kubectl(['create', '-f', '-'], appObject(`kiosk-${id}`, { name: `Kiosk ${id}`, companyTenant: company, parentTenant: region, childTenant: { name: ` Kiosk Tenant ${id} ` } }));
     const app = await until(() => getApp(`kiosk-${id}`), (a) => readyCondition(a)?.status === 'True', 90_000);
     const [child] = await sql<{ slug: string; name: string; parentId: string }[]>`
       select slug, name, parent_id::text as "parentId" from tenants where id = ${app.status.childTenantId}::uuid`;
-    expect(child).toEqual({ slug: `kiosk-tenant-${id}`, name: `Kiosk Tenant ${id}`, parentId: (await getTenant(company)).status.tenantId });
+    expect(child).toEqual({ slug: `kiosk-tenant-${id}`, name: `Kiosk Tenant ${id}`, parentId: (await getTenant(region)).status.tenantId });
+
+    // A parent outside the company tenant is refused, and nothing is created there.
+    await kubectl(['create', '-f', '-'], appObject(`stall-${id}`, { name: `Stall ${id}`, companyTenant: company, parentTenant: 'globex', childTenant: { name: `Stall ${id}` } }));
+    const refused = await until(() => getApp(`stall-${id}`), (a) => a.status?.phase === 'Failed');
+    expect(readyCondition(refused)).toMatchObject({ reason: 'EnrollFailed', message: expect.stringContaining(`parent tenant "globex" below "${company}"`) });
+    expect(await sql`select 1 from tenants where slug = ${`stall-${id}`}`).toEqual([]);
   }, 180_000);
 
   it('converges after the operator is stopped mid-way; one of two replicas leads, the other takes over', async () => {
