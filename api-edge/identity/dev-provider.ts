@@ -99,7 +99,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
     claims: {
       openid: ['sub'],
       email: ['email', 'email_verified'],
-      profile: ['name', 'tid'],
+      profile: ['name', 'picture', 'tid'],
     },
     conformIdTokenClaims: false,
     features: {
@@ -130,7 +130,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
     },
     extraTokenClaims: (_ctx, token) => {
       const user = 'accountId' in token && token.accountId ? usersBySub.get(token.accountId) : undefined;
-      return user ? { email: user.email, email_verified: user.emailVerified ?? true, name: user.name, tid: user.tenant } : undefined;
+      return user ? { email: user.email, email_verified: user.emailVerified ?? true, name: user.name, picture: user.picture, tid: user.tenant } : undefined;
     },
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PREFIX}${interaction.uid}` },
     ttl: {
@@ -255,6 +255,7 @@ function toAccount(user: DevUser): Account {
       email: user.email,
       email_verified: user.emailVerified ?? true,
       name: user.name,
+      picture: user.picture,
       tid: user.tenant,
     }),
   };

@@ -8,6 +8,8 @@ export interface DevUser {
   readonly tenant?: string;
   /** Issued as the `email_verified` claim. Default true. */
   readonly emailVerified?: boolean;
+  /** Issued as the `picture` claim when set. */
+  readonly picture?: string;
 }
 
 /** The seeded development users. Their `sub` values never change, so database fixtures can refer to them. */

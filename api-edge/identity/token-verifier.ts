@@ -25,6 +25,8 @@ export interface VerifiedIdentity {
   /** The `email_verified` claim, when the token carries it. */
   emailVerified?: boolean;
   name?: string;
+  /** The `picture` claim: the address of the user's image. */
+  picture?: string;
   tenant?: string;
   /** `iat`, Unix epoch seconds. */
   issuedAt?: number;
@@ -101,6 +103,8 @@ export function createTokenVerifier(opts: TokenVerifierOptions): (token: string)
     if (email !== undefined) identity.email = email;
     if (typeof payload.email_verified === 'boolean') identity.emailVerified = payload.email_verified;
     if (name !== undefined) identity.name = name;
+    const picture = stringClaim(payload, 'picture');
+    if (picture !== undefined) identity.picture = picture;
     if (tenant !== undefined) identity.tenant = tenant;
     if (typeof payload.iat === 'number') identity.issuedAt = payload.iat;
     if (typeof payload.exp === 'number') identity.expiresAt = payload.exp;

@@ -39,8 +39,10 @@ export async function insertUser(tx: Tx, user: { subject: string; email: string;
   return rows[0]!;
 }
 
-export async function recordLogin(tx: Tx, userId: string, at: Date): Promise<void> {
-  await tx`update users set last_login_at = ${at} where id = ${userId}::uuid and (last_login_at is null or last_login_at < ${at})`;
+export async function recordLogin(tx: Tx, userId: string, at: Date, picture?: string): Promise<void> {
+  await tx`
+    update users set last_login_at = ${at}, avatar = coalesce(${picture ?? null}::text, avatar)
+    where id = ${userId}::uuid and (last_login_at is null or last_login_at < ${at})`;
 }
 
 /** Active memberships in live tenants, with the union of the permissions their roles grant. */

@@ -8,6 +8,8 @@ export const IdentitySchema = z.object({
   /** The token's `email_verified` claim, when it carries one. */
   emailVerified: z.boolean().optional(),
   name: z.string().optional(),
+  /** The token's `picture` claim (an image address), kept as the user's `avatar`. */
+  picture: z.string().max(2048).optional(),
   /** Tenant id or slug from the token's tenant claim, when the provider sets one. */
   tenant: z.string().optional(),
   issuedAt: z.number().optional(),

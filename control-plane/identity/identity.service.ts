@@ -46,7 +46,8 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
       found = { ...provisioned, lastLoginAt: null };
     }
     const issuedAt = identity.issuedAt ? new Date(identity.issuedAt * 1000) : new Date(now());
-    if (!found.lastLoginAt || found.lastLoginAt < issuedAt) await recordLogin(tx, found.id, issuedAt);
+    // A newer token's picture becomes the avatar; a token without one leaves it as it is.
+    if (!found.lastLoginAt || found.lastLoginAt < issuedAt) await recordLogin(tx, found.id, issuedAt, identity.picture);
     return found;
   }
 

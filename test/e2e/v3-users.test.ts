@@ -36,7 +36,7 @@ const fixture = (key: string, name: string, roles: string[], status: Fixture['st
 /** Ordered by email, as `GET /users` orders them. */
 const ALICE = fixture('alice', `Alice ${M}`, ['member']);
 const BOB = fixture('bob', `Bob ${M}`, ['member'], 'inactive');
-const CAROL = fixture('carol', `Carol Quokka${M}`, ['member', 'admin']);
+const CAROL = { ...fixture('carol', `Carol Quokka${M}`, ['member', 'admin']), picture: `https://images.example/${M}/carol.png` };
 const MANAGER = fixture('manager', `Manager ${M}`, ['admin']);
 const FIXTURES = [ALICE, BOB, CAROL, MANAGER];
 
@@ -130,6 +130,14 @@ describe('GET /users/me', () => {
     expect(res.body.lastLoginAt).toMatch(ISO_TIMESTAMP);
     expect(Date.parse(res.body.lastLoginAt)).toBeGreaterThanOrEqual(signInStarted);
     expect(Date.parse(res.body.lastLoginAt)).toBeLessThanOrEqual(Date.now());
+  });
+
+  it('takes avatar from the token\'s picture claim, and keeps null without one', async () => {
+    const { accessToken } = await loginWithPkce({ issuer: stack.url, email: CAROL.email });
+    const carol = await stack.request('GET', `${V3}/users/me`, { token: accessToken });
+    expect(carol.status).toBe(200);
+    expect(carol.body.avatar).toBe(CAROL.picture);
+    expect((await me(ADMIN)).body.avatar).toBeNull();
   });
 
   it('shows a user who never signed in with lastLoginAt null', async () => {
