@@ -1,5 +1,5 @@
 import { ValidationError } from '../errors.ts';
-import { CAST, inferKind, isIsoTimestamp, isNumberLiteral, resolveField, type FieldKind } from './fields.ts';
+import { CAST, inferKind, isIsoTimestamp, isNumberLiteral, parseFieldPath, resolveField, type FieldKind } from './fields.ts';
 import type { Params } from './sql-text.ts';
 
 export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contains'] as const;
@@ -81,11 +81,20 @@ const COMPARATORS: Partial<Record<Operator, string>> = { eq: '=', ne: '<>', gt: 
 export function compileConditions(conditions: readonly Condition[], schema: object | undefined, params: Params): string[] {
   return conditions.map(({ field, op, value }) => {
     const values = Array.isArray(value) ? value : [value];
-    const ref = resolveField(field, schema, () => (op === 'contains' ? 'text' : inferKind(values.filter((v) => v !== null))), 'filter');
+    let inferred = false;
+    const ref = resolveField(
+      field,
+      schema,
+      () => ((inferred = true), op === 'contains' ? 'text' : inferKind(values.filter((v) => v !== null))),
+      'filter',
+    );
     const cast = CAST[ref.kind];
+    // An undeclared field holds whatever JSON was stored: the string "2024" equals 2024 too.
+    const stored = inferred && ref.kind !== 'text' ? `(data #>> '{${parseFieldPath(field, 'filter').join(',')}}')` : undefined;
     if (op === 'in') {
       if (values.length === 0 || values.length > 100) throw ValidationError.field(field, 'needs 1 to 100 values');
-      return `${ref.expr} = any(${params.bind(values.map((v) => toParam(v, ref.kind, field)), `${cast}[]`)})`;
+      const typed = `${ref.expr} = any(${params.bind(values.map((v) => toParam(v, ref.kind, field)), `${cast}[]`)})`;
+      return stored ? `(${typed} or ${stored} = any(${params.bind(values.map(String), 'text[]')}))` : typed;
     }
     if (Array.isArray(value)) throw ValidationError.field(field, `operator ${op} takes one value`);
     if (op === 'contains') {
@@ -100,6 +109,8 @@ export function compileConditions(conditions: readonly Condition[], schema: obje
     const comparator = COMPARATORS[op]!;
     if (ref.kind === 'boolean' && op !== 'eq' && op !== 'ne') throw ValidationError.field(field, `operator ${op} does not apply to booleans`);
     const bound = params.bind(toParam(value, ref.kind, field), cast);
+    if (stored && op === 'eq') return `(${ref.expr} = ${bound} or ${stored} = ${params.bind(String(value))})`;
+    if (stored && op === 'ne') return `(${ref.expr} is distinct from ${bound} and ${stored} is distinct from ${params.bind(String(value))})`;
     return op === 'ne' ? `${ref.expr} is distinct from ${bound}` : `${ref.expr} ${comparator} ${bound}`;
   });
 }

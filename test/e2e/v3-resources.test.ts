@@ -397,7 +397,7 @@ describe('GET /resources', () => {
         { name: 'Gemini', status: 'completed', budget: 10, startDate: '2024-03-01', owner: 'bob', metadata: { department: 'Ops', priority: 2, flag: false } },
         { name: 'Mercury', status: 'in-progress', budget: 100, startDate: '2024-12-31', owner: 'alice', metadata: { department: 'R&D', priority: 10 } },
         { name: 'Artemis', status: 'active', budget: 25.5, startDate: '2025-02-28', metadata: { department: 'Space Ops', priority: 2 } },
-        { name: 'Skylab', metadata: { department: 'ops', priority: 'high' } },
+        { name: 'Skylab', metadata: { department: 'ops', priority: 'high', code: '2024', visible: 'true' } },
       ]);
     });
 
@@ -434,6 +434,14 @@ describe('GET /resources', () => {
       const res = await b.list({ [key]: value });
       expect(res.status, JSON.stringify(res.body)).toBe(400);
       expect(res.body.error.code).toBe('VALIDATION_ERROR');
+    });
+
+    it('matches an undeclared field stored as a string that looks like a number or boolean', async () => {
+      expect(await b.names({ 'filter[metadata.code]': '2024' })).toEqual(['Skylab']);
+      expect(await b.names({ 'filter[metadata.code.in]': '2023,2024' })).toEqual(['Skylab']);
+      expect(await b.names({ 'filter[metadata.visible]': 'true' })).toEqual(['Skylab']);
+      expect(sorted(await b.names({ 'filter[metadata.code.ne]': '2024' }))).toEqual(sorted(['Apollo', 'Gemini', 'Mercury', 'Artemis']));
+      expect(await b.names({ 'filter[metadata.priority]': '2' })).toEqual(['Gemini', 'Artemis']);
     });
 
     it('takes an undeclared field with an impossible date as text', async () => {
