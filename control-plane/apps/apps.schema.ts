@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { KEBAB_CASE, NOT_A_UUID, oneOf, TenantRefSchema, UUID_SHAPE } from '../tenants/tenants.schema.ts';
+import { KEBAB_CASE, NOT_A_UUID, oneOf, TenantRefSchema } from '../tenants/tenants.schema.ts';
+import { UUID } from '../ids.ts';
 
 /** App enrollments are resources of this built-in type in the company tenant. */
 export const APP_OBJECT_TYPE = 'tenant-vertical-enrollment';
@@ -52,7 +53,7 @@ export const CreateAppInputSchema = z
     status: z.enum(APP_STATUSES, { error: oneOf(APP_STATUSES) }).default('pending'),
     /** A child tenant created for the app; its slug defaults to the kebab-case of its name. */
     childTenant: z
-      .object({ name: DisplayNameSchema, slug: kebabKey(MAX_KEY_LENGTH, 'slug').refine((slug) => !UUID_SHAPE.test(slug), NOT_A_UUID).optional() })
+      .object({ name: DisplayNameSchema, slug: kebabKey(MAX_KEY_LENGTH, 'slug').refine((slug) => !UUID.test(slug), NOT_A_UUID).optional() })
       .strict()
       .optional(),
     /** Where the child tenant goes: the company tenant (default) or a tenant below it. */

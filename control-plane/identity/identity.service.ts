@@ -15,8 +15,8 @@ import {
 } from './identity.repo.ts';
 import type { Actor, Identity, Me, Principal, UpdateProfileInput } from './identity.schema.ts';
 import { platformPermissionsOf } from './permissions.ts';
+import { UUID } from '../ids.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export type IdentityService = ReturnType<typeof createIdentityService>;
 

@@ -1,5 +1,4 @@
-import { namedBackends } from '../storage/storage.constants.ts';
-import type { BackendStatus, StorageBackend, StorageReadiness } from '../storage/storage.schema.ts';
+import { namedBackends, type BackendStatus, type StorageBackend, type StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { condition, ConditionType, mergeConditions, Reason, storageConditionType } from './conditions.ts';
@@ -40,9 +39,9 @@ function phaseOf(tenant: Tenant, storage: BackendStatus[] | undefined): 'Provisi
  * (created or updated through the same tenants service as v4, whose provisioning workflow
  * `tenant-<id>-provision` does the work); the Namespace, and once provisioning has ended the
  * connection Secret; then status (phase, Ready / StorageProvisioned per backend / Degraded,
- * observedGeneration). A deleted
- * object soft-deletes its tenant before the finalizer goes. Every step is idempotent, so a
- * restarted operator simply converges; it requeues while provisioning is under way.
+ * observedGeneration). A deleted object soft-deletes its tenant before the finalizer goes. Every
+ * step is idempotent, so a restarted operator simply converges; it requeues while provisioning is
+ * under way.
  */
 export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantObject): Promise<StepResult> {
   const { kube } = deps;

@@ -1,10 +1,10 @@
 import type { Tx } from '../db/client.ts';
 import type { Execution, ExecutionState, StepDefinition, StepState, WorkflowDefinition } from './orchestrate.schema.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
+import { UUID } from '../ids.ts';
 
 const EXECUTION_COLUMNS = `id::text as id, workflow_id as "workflowId", state, input, output, error, metadata, steps,
   ${isoTimestamp('started_at')} as "startedAt", ${isoTimestamp('completed_at')} as "completedAt"`;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export async function listDefinitions(tx: Tx): Promise<WorkflowDefinition[]> {
   return tx<WorkflowDefinition[]>`

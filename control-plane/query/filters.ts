@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import { CAST, inferKind, isIsoTimestamp, isNumberLiteral, parseFieldPath, resolveField, type FieldKind } from './fields.ts';
 import type { Params } from './sql-text.ts';
+import { UUID } from '../ids.ts';
 
 export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'contains'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -62,7 +63,7 @@ function toParam(value: Scalar, kind: FieldKind, field: string): string | null {
       if (!isIsoTimestamp(text)) throw ValidationError.field(field, 'must be an ISO 8601 date or timestamp');
       return text;
     case 'uuid':
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) throw ValidationError.field(field, 'must be a UUID');
+      if (!UUID.test(text)) throw ValidationError.field(field, 'must be a UUID');
       return text;
     case 'boolean':
       if (text !== 'true' && text !== 'false') throw ValidationError.field(field, 'must be true or false');

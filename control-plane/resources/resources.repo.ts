@@ -2,8 +2,8 @@ import type { Tx } from '../db/client.ts';
 import type { Resource } from './resources.schema.ts';
 import type { SqlText } from '../query/sql-text.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
+import { UUID } from '../ids.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Columns of a resource row, shaped as the domain record (timestamps as ISO strings). */
 export const RESOURCE_COLUMNS = `id::text as id, type, data, version, created_by::text as "createdBy",

@@ -8,8 +8,21 @@ export type StorageBackend = z.infer<typeof StorageBackendSchema>;
 export const BackendSelectionSchema = z.enum([...STORAGE_BACKENDS, 'all']);
 export type BackendSelection = z.infer<typeof BackendSelectionSchema>;
 
+/** `mongodb`, as clients may name the document store, is `documentdb`. */
+const backendNamed = (name: unknown) => (name === 'mongodb' ? 'documentdb' : name);
+
 /** A backend as a client names it: `mongodb` is accepted and normalised to `documentdb`. */
-const clientBackend = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === 'mongodb' ? 'documentdb' : value), schema);
+const clientBackend = <T extends z.ZodType>(schema: T) => z.preprocess(backendNamed, schema);
+
+/**
+ * The backends a list names (a Tenant's `storageBackends`), in provisioning order and once each:
+ * `mongodb` is `documentdb`, `all` (or no list) is every backend; other names are left out.
+ */
+export function namedBackends(names: readonly string[] | undefined): StorageBackend[] {
+  if (!names || names.includes('all')) return [...STORAGE_BACKENDS];
+  const wanted = new Set(names.map(backendNamed));
+  return STORAGE_BACKENDS.filter((backend) => wanted.has(backend));
+}
 
 /** What the `provisionStorage` workflow receives. */
 export const ProvisionStorageRequestSchema = z.object({

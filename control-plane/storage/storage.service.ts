@@ -29,6 +29,7 @@ import {
   type SyncSchemaInput,
   type SyncSchemaOutcome,
 } from './storage.schema.ts';
+import { UUID } from '../ids.ts';
 
 /** The Temporal workflow type that provisions a tenant's storage, its id, and its workflow key. */
 export const PROVISION_STORAGE_WORKFLOW = 'provisionStorage';
@@ -78,7 +79,7 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
 
   /** The tenant must exist and not be deleted; a tenant still being provisioned qualifies. */
   async function requireTenant(tenantId: string): Promise<void> {
-    const tenant = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tenantId) ? await db.system((tx) => findTenant(tx, tenantId)) : undefined;
+    const tenant = UUID.test(tenantId) ? await db.system((tx) => findTenant(tx, tenantId)) : undefined;
     if (!tenant || tenant.deleted || tenant.status === 'deleted') throw new NotFoundError(`tenant ${tenantId}`);
   }
 
@@ -98,6 +99,13 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
       return false;
     });
     return routed ? changes : [...changes, routingChange(backend, location)];
+  }
+
+  /** Starts workflow `tenant-<id>-storage` for `request` (a run under way is joined) and returns its id. */
+  async function startStorageRun(request: ProvisionStorageRequest): Promise<string> {
+    const workflowId = storageWorkflowId(request.tenantId);
+    await workflows().start(PROVISION_STORAGE_WORKFLOW, { workflowId, args: [request], tenantId: request.tenantId, workflowKey: PROVISION_STORAGE_KEY });
+    return workflowId;
   }
 
   async function readiness(tenantId: string): Promise<StorageReadiness> {
@@ -173,9 +181,7 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
         for (const backend of backendsOf(input.backend)) changes.push(...(await reconcile(actor.tenantId, backend, false, input.rebuildSearch)));
         return { ...base, workflowId: null, state: 'planned', changes, error: null, storage: await status(actor.tenantId) };
       }
-      const workflowId = storageWorkflowId(actor.tenantId);
-      const request: ProvisionStorageRequest = { tenantId: actor.tenantId, backend: input.backend, dryRun: false, rebuildSearch: input.rebuildSearch };
-      await workflows().start(PROVISION_STORAGE_WORKFLOW, { workflowId, args: [request], tenantId: actor.tenantId, workflowKey: PROVISION_STORAGE_KEY });
+      const workflowId = await startStorageRun({ tenantId: actor.tenantId, backend: input.backend, dryRun: false, rebuildSearch: input.rebuildSearch });
       const closed = await workflows().result<ProvisionStorageResult>(workflowId, PROVISION_WAIT_MS);
       const storage = await status(actor.tenantId);
       if (!closed) return { ...base, workflowId, state: 'running', changes: [], error: null, storage };
@@ -188,8 +194,7 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
      * joined), for the operator: it follows the backends' status instead.
      */
     async startProvisioning(actor: Actor, backends: StorageBackend[]): Promise<void> {
-      const request: ProvisionStorageRequest = { tenantId: actor.tenantId, backend: 'all', backends, dryRun: false, rebuildSearch: false };
-      await workflows().start(PROVISION_STORAGE_WORKFLOW, { workflowId: storageWorkflowId(actor.tenantId), args: [request], tenantId: actor.tenantId, workflowKey: PROVISION_STORAGE_KEY });
+      await startStorageRun({ tenantId: actor.tenantId, backend: 'all', backends, dryRun: false, rebuildSearch: false });
     },
 
     /**

@@ -1,6 +1,7 @@
 import type { Tx } from '../db/client.ts';
-import { UUID_SHAPE, type CreateRootTenantInput, type HOME_REGIONS, type Membership, type PlatformUser, type Tenant } from './tenants.schema.ts';
+import type { CreateRootTenantInput, HOME_REGIONS, Membership, PlatformUser, Tenant } from './tenants.schema.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
+import { UUID } from '../ids.ts';
 
 
 const TENANT_COLUMNS = `id::text as id, slug, name, parent_id::text as "parentId", domains, usecase, industry,
@@ -25,7 +26,7 @@ export async function insertTenant(tx: Tx, tenant: NewTenant): Promise<Tenant> {
 
 /** A tenant that is not deleted, by id or slug. */
 export async function findTenant(tx: Tx, ref: string): Promise<Tenant | undefined> {
-  const byId = UUID_SHAPE.test(ref);
+  const byId = UUID.test(ref);
   const rows = await tx.unsafe<Tenant[]>(
     `select ${TENANT_COLUMNS} from tenants where ${byId ? 'id = $1::uuid' : 'slug = $1'} and deleted_at is null`,
     [byId ? ref.toLowerCase() : ref],
@@ -112,7 +113,7 @@ export async function findUserByEmail(tx: Tx, email: string): Promise<PlatformUs
 }
 
 export async function findUserById(tx: Tx, id: string): Promise<PlatformUser | undefined> {
-  if (!UUID_SHAPE.test(id)) return undefined;
+  if (!UUID.test(id)) return undefined;
   const rows = await tx.unsafe<PlatformUser[]>(`select ${USER_COLUMNS} from users where id = $1::uuid`, [id], { prepare: true });
   return rows[0];
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { StorageBackendName } from '../storage/storage.constants.ts';
+import type { StorageBackend } from '../storage/storage.schema.ts';
+import { UUID } from '../ids.ts';
 
 export const USECASES = ['council', 'retail', 'healthcare', 'finance', 'manufacturing', 'generic'] as const;
 export const HOME_REGIONS = ['au', 'ca', 'eu'] as const;
@@ -10,7 +11,6 @@ export const DEFAULT_STARTER_TEMPLATE = 'blank-vertical-template';
 /** Slugs and keys: lowercase letters and digits in groups joined by single hyphens. */
 export const KEBAB_CASE = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 /** A tenant is named by id or slug, so a slug may not look like an id. */
-export const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const NOT_A_UUID = 'must not have the form of a tenant id (a UUID)';
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
 
@@ -25,7 +25,7 @@ const TenantFieldsSchema = z
       .string({ error: 'is required' })
       .max(63, 'must be at most 63 characters')
       .regex(KEBAB_CASE, 'must be kebab-case: lowercase letters and digits in groups joined by single hyphens')
-      .refine((slug) => !UUID_SHAPE.test(slug), NOT_A_UUID),
+      .refine((slug) => !UUID.test(slug), NOT_A_UUID),
     domains: z
       .array(z.string().trim().toLowerCase().regex(DOMAIN_NAME, 'must be a domain name such as example.com'))
       .max(50, 'must list at most 50 domains')
@@ -115,7 +115,7 @@ export const UserRefSchema = z.string({ error: 'is required' }).min(1, 'is requi
 export interface ProvisionTenantPlan {
   tenantId: string;
   /** The storage backends to provision, in order; absent (as in runs started before it existed): every backend. */
-  storageBackends?: StorageBackendName[];
+  storageBackends?: StorageBackend[];
 }
 
 /** A tenant as a Kubernetes `Tenant` declares it (the CRD enforces the same rules as the v4 API). */
@@ -129,5 +129,5 @@ export interface TenantDeclaration {
   starterTemplate: string;
   homeRegion?: (typeof HOME_REGIONS)[number];
   /** The storage backends a new tenant's provisioning sets up; absent: every backend. */
-  storageBackends?: StorageBackendName[];
+  storageBackends?: StorageBackend[];
 }

@@ -5,7 +5,7 @@ import { listActiveMemberships, listMemberships, membershipPermissions } from '.
 import type { Actor, Principal } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
-import type { StorageBackendName } from '../storage/storage.constants.ts';
+import type { StorageBackend } from '../storage/storage.schema.ts';
 import {
   countLiveChildren,
   ensureMembership,
@@ -58,7 +58,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
   const { db } = deps;
 
   /** Starts (or, for a tenant already provisioning, finds) the tenant's provisioning workflow. */
-  async function startProvisioning(tenantId: string, storageBackends?: StorageBackendName[]): Promise<void> {
+  async function startProvisioning(tenantId: string, storageBackends?: StorageBackend[]): Promise<void> {
     try {
       if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
       const plan: ProvisionTenantPlan = { tenantId, ...(storageBackends ? { storageBackends } : {}) };
@@ -75,7 +75,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
   }
 
   /** Inserts the tenant (optionally with a first administrator) and starts its provisioning. */
-  async function create(tenant: NewTenant, firstAdminId?: string, storageBackends?: StorageBackendName[]): Promise<Tenant> {
+  async function create(tenant: NewTenant, firstAdminId?: string, storageBackends?: StorageBackend[]): Promise<Tenant> {
     const created = await db
       .system(async (tx) => {
         const row = await insertTenant(tx, tenant);
@@ -220,7 +220,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
           // Fields fixed at creation: a declaration that differs names another tenant than this one.
           const parentSlug = found.parentId ? (await findTenant(tx, found.parentId))?.slug : undefined;
           const differences = [
-            (declaration.parent ?? undefined) !== parentSlug && `parent ${parentSlug ?? '(none)'}`,
+            declaration.parent !== parentSlug && `parent ${parentSlug ?? '(none)'}`,
             declaration.homeRegion && declaration.homeRegion !== found.homeRegion && `home region ${found.homeRegion}`,
             declaration.starterTemplate !== found.starterTemplate && `starter template ${found.starterTemplate}`,
           ].filter((difference): difference is string => typeof difference === 'string');

@@ -1,8 +1,8 @@
 import type { Tx } from '../db/client.ts';
 import type { User } from './users.schema.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
+import { UUID } from '../ids.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A user as a member of the current tenant (row-level security keeps other tenants' users out). */
 const USER_SELECT = `
