@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Services } from '../control-plane/contracts.ts';
 import { createActivities } from './activities/index.ts';
+import { STORAGE_HEARTBEAT_MS } from './activities/storage.activities.ts';
 
 const WORKFLOWS = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -51,6 +52,8 @@ export async function startWorker(options: {
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(),
     activities: createActivities({ services: options.services }),
+    // Heartbeats reach the server as often as storage steps send them (not at 0.8 x their timeout), so a cancellation reaches a step within seconds.
+    maxHeartbeatThrottleInterval: STORAGE_HEARTBEAT_MS,
   });
   const running = worker.run();
   return {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { APP_ROLE, createDb, type Db } from './client.ts';
+import { APP_ROLE, cancellingOnAbort, createDb, type Db } from './client.ts';
 
 /** The tenant scoping of the database client, against the run's PostgreSQL. */
 describe('db client tenant scoping', () => {
@@ -61,5 +61,30 @@ describe('db client tenant scoping', () => {
     await db.sql.unsafe(`alter table ${probe} add column b int`);
     await expect(read()).rejects.toThrow(/re-sent outside its transaction/);
     expect(await read()).toHaveLength(1);
+  });
+
+  it('cancels the statement running in a tenant transaction when the signal aborts, and only while it runs', async () => {
+    const controller = new AbortController();
+    const started = Date.now();
+    setTimeout(() => controller.abort(), 300);
+    const sleeping = db.inTenant(tenants[0], (tx) => cancellingOnAbort(db.sql, tx, controller.signal, () => tx`select pg_sleep(30)`));
+    await expect(sleeping).rejects.toMatchObject({ code: '57014' });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    // The transaction rolled back and the connection went back to the pool in working order.
+    const [after] = await db.inTenant(tenants[0], (tx) => tx.unsafe<WhoAmI>(whoAmI));
+    expect(after).toMatchObject({ tenant: tenants[0] });
+
+    // An abort after the work is done cancels nothing that runs later on the connection.
+    const late = new AbortController();
+    const pid = await db.inTenant(tenants[0], (tx) =>
+      cancellingOnAbort(db.sql, tx, late.signal, async () => (await tx<{ pid: number }[]>`select pg_backend_pid() as pid`)[0]!.pid),
+    );
+    late.abort();
+    const [{ slept }] = await db.inTenant(tenants[0], (tx) => tx<[{ slept: string }]>`select pg_sleep(0.3)::text as slept, pg_backend_pid() as pid`);
+    expect(slept).toBe('');
+    expect(typeof pid).toBe('number');
+
+    // An aborted signal stops the work before it starts.
+    await expect(db.inTenant(tenants[0], (tx) => cancellingOnAbort(db.sql, tx, controller.signal, () => tx`select 1`))).rejects.toThrow();
   });
 });

@@ -25,6 +25,30 @@ export interface Db {
   close(): Promise<void>;
 }
 
+/**
+ * Runs `fn`, whose statements run on `connection`, and cancels the statement running there when
+ * `signal` aborts (it then fails with `query_canceled`). The cancel travels on an owner
+ * connection; one in flight is awaited before this returns, so it can never reach a statement
+ * that the connection runs for someone else afterwards.
+ */
+export async function cancellingOnAbort<T>(owner: Sql, connection: Tx | Sql, signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
+  if (!signal) return fn();
+  signal.throwIfAborted();
+  const [{ pid }] = await (connection as Sql)<[{ pid: number }]>`select pg_backend_pid() as pid`;
+  let cancelling: Promise<unknown> | undefined;
+  const cancel = () => {
+    cancelling = owner`select pg_cancel_backend(${pid})`.catch(() => undefined);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    signal.throwIfAborted();
+    return await fn();
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    await cancelling;
+  }
+}
+
 /** The role that every tenant-scoped transaction assumes; created by the first migration. */
 export const APP_ROLE = 'svc_app';
 

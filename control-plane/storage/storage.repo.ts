@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import type { Tx } from '../db/client.ts';
+import { cancellingOnAbort, type Tx } from '../db/client.ts';
 import type { IndexSpec } from './indexes.ts';
 import type { StorageBackend, StorageLocation, StorageStatusValue } from './storage.schema.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
@@ -160,6 +160,11 @@ export async function projectResources(tx: Tx): Promise<{ created: number; updat
   return { created, updated: rows.length - created };
 }
 
+/** Serialises the tenant's whole-projection runs (sync and rebuild) until the transaction ends: two never interleave their deletes and upserts. */
+export async function lockProjections(tx: Tx): Promise<void> {
+  await tx.unsafe(`select pg_advisory_xact_lock(hashtext('svc-search-projection:' || current_tenant_id()::text))`, [], { prepare: true });
+}
+
 export async function deleteOrphanedProjections(tx: Tx): Promise<number> {
   const rows = await tx.unsafe(
     `delete from search_projections p where p.tenant_id = current_tenant_id() and p.source_type = 'resource'
@@ -269,18 +274,21 @@ export async function countIndexClaims(tx: Tx, indexName: string): Promise<numbe
 
 /**
  * Runs `fn` on one owner connection holding a session advisory lock for `indexName`, outside any
- * transaction (as `create index concurrently` requires). Claims and builds of one index never interleave.
+ * transaction (as `create index concurrently` requires). Claims and builds of one index never
+ * interleave. When `signal` aborts, the lock wait or the build is cancelled in PostgreSQL; the
+ * unlock runs after that, never cancelled.
  */
-export async function withIndexLock<T>(sql: Sql, indexName: string, fn: (connection: Sql) => Promise<T>): Promise<T> {
+export async function withIndexLock<T>(sql: Sql, indexName: string, fn: (connection: Sql) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  const key = `svc-storage-index:${indexName}`;
   const connection = await sql.reserve();
   try {
-    await connection`select pg_advisory_lock(hashtext(${`svc-storage-index:${indexName}`}))`;
-    try {
-      return await fn(connection as unknown as Sql);
-    } finally {
-      await connection`select pg_advisory_unlock(hashtext(${`svc-storage-index:${indexName}`}))`;
-    }
+    return await cancellingOnAbort(sql, connection as unknown as Sql, signal, async () => {
+      await connection`select pg_advisory_lock(hashtext(${key}))`;
+      return fn(connection as unknown as Sql);
+    });
   } finally {
+    // Unlocks nothing when the lock was never taken; the connection goes back to the pool without it either way.
+    await connection`select pg_advisory_unlock(hashtext(${key}))`.catch(() => undefined);
     connection.release();
   }
 }

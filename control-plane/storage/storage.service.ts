@@ -87,10 +87,12 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
     return new Map((await db.inTenant(tenantId, (tx) => listStorageRows(tx))).map((row) => [row.backend, row]));
   }
 
-  async function reconcile(tenantId: string, backend: StorageBackend, apply: boolean, rebuildSearch: boolean): Promise<StorageChange[]> {
+  async function reconcile(tenantId: string, backend: StorageBackend, apply: boolean, rebuildSearch: boolean, signal?: AbortSignal): Promise<StorageChange[]> {
     await requireTenant(tenantId);
     const driver = drivers[backend];
-    const changes = await driver.reconcile(tenantId, { apply, rebuildSearch });
+    const changes = await driver.reconcile(tenantId, { apply, rebuildSearch, signal });
+    // A step cancelled after its last statement does not record the backend ready.
+    signal?.throwIfAborted();
     const location = await driver.location(tenantId);
     const routed = await db.inTenant(tenantId, async (tx) => {
       const row = (await listStorageRows(tx)).find((r) => r.backend === backend);
@@ -220,13 +222,16 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
       });
     },
 
-    /** Activity: ensures one backend for the tenant and records it `ready`; returns what changed. Safe to retry. */
-    ensureBackend: (request: { tenantId: string; backend: StorageBackend; rebuildSearch: boolean }) =>
-      reconcile(request.tenantId, request.backend, true, request.rebuildSearch),
+    /**
+     * Activity: ensures one backend for the tenant and records it `ready`; returns what changed.
+     * Safe to retry. `signal` (the activity's cancellation) stops its statements in PostgreSQL.
+     */
+    ensureBackend: (request: { tenantId: string; backend: StorageBackend; rebuildSearch: boolean }, signal?: AbortSignal) =>
+      reconcile(request.tenantId, request.backend, true, request.rebuildSearch, signal),
 
     /** Activity: what `ensureBackend` would change, changing nothing. */
-    planBackend: (request: { tenantId: string; backend: StorageBackend; rebuildSearch: boolean }) =>
-      reconcile(request.tenantId, request.backend, false, request.rebuildSearch),
+    planBackend: (request: { tenantId: string; backend: StorageBackend; rebuildSearch: boolean }, signal?: AbortSignal) =>
+      reconcile(request.tenantId, request.backend, false, request.rebuildSearch, signal),
 
     /**
      * Activity: records why provisioning stopped: `backend` failed with `error`, and the backends in

@@ -376,6 +376,63 @@ describe('v4 storage', () => {
     }
   });
 
+  it('cancelling a run stops its waiting step in PostgreSQL, and records the cancellation once the step has stopped', async () => {
+    const gizmo = `Gizmo_${suffix}`;
+    const schema = { type: 'object', properties: { serial: { type: 'string', maxLength: 32, 'x-indexed': true } } };
+    await sql`insert into object_types (tenant_id, name, schema) values (${tenantA}::uuid, ${gizmo}, ${sql.json(schema)})`;
+    const planned = await syncSchema(tenantA, { backend: 'postgresql', dryRun: true });
+    expect(planned.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', gizmo, 'serial']]);
+    const index = planned.body.changes[0].name;
+    const lock = `svc-storage-index:${index}`;
+    // The step's own wait for the index lock, as PostgreSQL shows it.
+    const stepWaiting = () =>
+      sql`select pid from pg_stat_activity where application_name = 'svc-platform' and wait_event = 'advisory' and query like 'select pg_advisory_lock%'`;
+
+    const holder = await sql.reserve();
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    let running: ReturnType<typeof provision> | undefined;
+    try {
+      await holder`select pg_advisory_lock(hashtext(${lock}))`;
+      running = provision(tenantA, { backend: 'postgresql' });
+      const handle = new Client({ connection, namespace: inject('temporalNamespace') }).workflow.getHandle(`tenant-${tenantA}-storage`);
+      await until(stepWaiting, (rows) => rows.length === 1);
+      await until(
+        async () => (await handle.describe()).raw.pendingActivities ?? [],
+        (activities) => activities.some((a) => a.activityType?.name === 'ensureStorageBackend' && a.lastHeartbeatTime),
+      );
+
+      await handle.cancel();
+      // The lock is still held: only the cancellation can have ended the wait.
+      await until(stepWaiting, (rows) => rows.length === 0, 30_000);
+      const done = await running;
+      expect(done.body).toMatchObject({ state: 'cancelled' });
+      expect(done.body.storage.backends.find((b: any) => b.backend === 'postgresql')).toMatchObject({ status: 'failed', error: 'provisioning was cancelled' });
+      const { events } = await handle.fetchHistory();
+      const order = events!.flatMap((e) => {
+        if (e.activityTaskCanceledEventAttributes) return ['ensureStorageBackend cancelled'];
+        const scheduled = e.activityTaskScheduledEventAttributes?.activityType?.name;
+        return scheduled ? [`${scheduled} scheduled`] : [];
+      });
+      // The failure is recorded after the step stopped, so the step cannot record the backend ready after it.
+      expect(order).toEqual(['beginStorageProvisioning scheduled', 'ensureStorageBackend scheduled', 'ensureStorageBackend cancelled', 'failStorageProvisioning scheduled']);
+      expect(await sql`select 1 from pg_indexes where indexname = ${index}`).toEqual([]);
+    } finally {
+      await holder`select pg_advisory_unlock_all()`;
+      holder.release();
+      await running?.catch(() => undefined);
+      await connection.close();
+    }
+
+    const again = await provision(tenantA, { backend: 'postgresql' });
+    expect(again.body).toMatchObject({ state: 'completed', error: null });
+    // The index is built, and the backend, recorded failed by the cancellation, is recorded ready again.
+    expect(again.body.changes.map((c: any) => [c.action, c.object, c.objectType ?? null])).toEqual([
+      ['create', 'index', gizmo],
+      ['record', 'routing', null],
+    ]);
+    expect(again.body.storage.backends.find((b: any) => b.backend === 'postgresql')).toMatchObject({ status: 'ready' });
+  });
+
   it('records a failed backend with its reason, and recovers on the next run', async () => {
     await mkdir(join(stack.blobRoot, 'tenants'), { recursive: true });
     await writeFile(join(stack.blobRoot, 'tenants', tenantC), 'not a directory');

@@ -5,18 +5,23 @@ import type { Services } from '../../control-plane/contracts.ts';
 export const STORAGE_HEARTBEAT_MS = 5_000;
 
 /**
- * Runs `step`, heartbeating while it runs when it is a queued activity. A step may take minutes
- * (an index built concurrently, every resource projected), so its start-to-close timeout is long;
- * the heartbeat lets Temporal retry one whose worker went away after the heartbeat timeout
- * instead. Local activities cannot heartbeat, and their steps are short.
+ * Runs `step` with the activity's cancellation signal, heartbeating while it runs when it is a
+ * queued activity. A step may take minutes (an index built concurrently, every resource
+ * projected), so its start-to-close timeout is long; the heartbeat lets Temporal retry one whose
+ * worker went away after the heartbeat timeout instead, and brings the step its cancellation (a
+ * cancelled workflow, or an attempt that timed out), which stops its statements in PostgreSQL.
+ * Local activities cannot heartbeat, and their steps are short.
  */
-async function heartbeating<T>(step: () => Promise<T>): Promise<T> {
+async function heartbeating<T>(step: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const context = Context.current();
-  if (context.info.isLocal) return step();
-  context.heartbeat();
-  const timer = setInterval(() => context.heartbeat(), STORAGE_HEARTBEAT_MS);
+  if (!context.info.isLocal) context.heartbeat();
+  const timer = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), STORAGE_HEARTBEAT_MS);
   try {
-    return await step();
+    return await step(context.cancellationSignal);
+  } catch (error) {
+    // A statement cancelled because the step was: reported to Temporal as a cancellation, not a failure.
+    if (context.cancellationSignal.aborted) await context.cancelled;
+    throw error;
   } finally {
     clearInterval(timer);
   }
@@ -27,8 +32,8 @@ export function createStorageActivities(deps: { services: Services }) {
   const { storage } = deps.services;
   return {
     beginStorageProvisioning: storage.beginProvisioning,
-    ensureStorageBackend: (request: Parameters<typeof storage.ensureBackend>[0]) => heartbeating(() => storage.ensureBackend(request)),
-    planStorageBackend: (request: Parameters<typeof storage.planBackend>[0]) => heartbeating(() => storage.planBackend(request)),
+    ensureStorageBackend: (request: Parameters<typeof storage.ensureBackend>[0]) => heartbeating((signal) => storage.ensureBackend(request, signal)),
+    planStorageBackend: (request: Parameters<typeof storage.planBackend>[0]) => heartbeating((signal) => storage.planBackend(request, signal)),
     failStorageProvisioning: storage.failProvisioning,
   };
 }

@@ -1,4 +1,4 @@
-import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityCancellationType, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { STORAGE_BACKENDS } from '../../control-plane/storage/storage.constants.ts';
 import type { ProvisionStorageRequest, ProvisionStorageResult, StorageBackend, StorageChange } from '../../control-plane/storage/storage.schema.ts';
 import type { Activities } from '../activities/index.ts';
@@ -11,13 +11,18 @@ import { ensureStorageBackends, localStorageSteps, STORAGE_STEP_RETRY } from './
  * after 30 s rather than after its 10 minutes; recording progress or a failure is one statement.
  */
 const recordingSteps = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: STORAGE_STEP_RETRY });
-const backendSteps = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: STORAGE_STEP_RETRY });
-const queuedSteps = {
+const backendStepOptions = { startToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: STORAGE_STEP_RETRY } as const;
+/** A cancelled backend step is waited for (it stops its statements at once) before the cancellation is recorded, so a late `ready` cannot follow it. */
+const backendSteps = proxyActivities<Activities>({ ...backendStepOptions, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED });
+const backendStepsNotWaitedFor = proxyActivities<Activities>(backendStepOptions);
+const queuedSteps = (backend: typeof backendSteps) => ({
   beginStorageProvisioning: recordingSteps.beginStorageProvisioning,
   failStorageProvisioning: recordingSteps.failStorageProvisioning,
-  ensureStorageBackend: backendSteps.ensureStorageBackend,
-  planStorageBackend: backendSteps.planStorageBackend,
-};
+  ensureStorageBackend: backend.ensureStorageBackend,
+  planStorageBackend: backend.planStorageBackend,
+});
+/** Histories recorded before cancelled backend steps were waited for lack this marker, and replay without waiting. */
+const WAIT_FOR_CANCELLED_STEPS = 'provision-storage-wait-for-cancelled-steps';
 /** Histories recorded before the short steps ran locally lack this marker, and replay with `queuedSteps`. */
 const LOCAL_STEPS = 'provision-storage-local-steps';
 
@@ -34,7 +39,7 @@ export async function provisionStorage(request: ProvisionStorageRequest): Promis
   const { tenantId, rebuildSearch } = request;
   // Run as the child of `provisionTenant`: the storage of a new tenant. Started by the storage routes: a tenant's existing data.
   const forNewTenant = workflowInfo().parent !== undefined && !rebuildSearch;
-  const steps = patched(LOCAL_STEPS) && forNewTenant ? localStorageSteps : queuedSteps;
+  const steps = patched(LOCAL_STEPS) && forNewTenant ? localStorageSteps : queuedSteps(patched(WAIT_FOR_CANCELLED_STEPS) ? backendSteps : backendStepsNotWaitedFor);
   const backends: StorageBackend[] = request.backends ?? (request.backend === 'all' ? [...STORAGE_BACKENDS] : [request.backend]);
   if (request.dryRun) {
     const changes: StorageChange[] = [];

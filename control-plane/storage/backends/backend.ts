@@ -15,6 +15,8 @@ export interface ReconcileOptions {
   /** False: list what would change and change nothing. */
   apply: boolean;
   rebuildSearch: boolean;
+  /** Aborts when the step is cancelled: its long statements (index builds, projections) are cancelled in PostgreSQL. */
+  signal?: AbortSignal;
 }
 
 /** One storage backend: where it serves a tenant, how the tenant's part is ensured, how it is diagnosed. */

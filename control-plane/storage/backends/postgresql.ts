@@ -80,14 +80,14 @@ export async function planIndexes(deps: BackendDeps, tenantId: string): Promise<
  * resources go on meanwhile) under a lock per index; the tenant's claim is written first, and an
  * index is dropped only with its last claim, so tenants sharing an index never lose it to another.
  */
-export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: IndexPlan): Promise<void> {
+export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: IndexPlan, signal?: AbortSignal): Promise<void> {
   for (const spec of plan.creates) {
     await withIndexLock(deps.db.sql, spec.name, async (connection) => {
       await deps.db.inTenant(tenantId, (tx) => insertIndexClaim(tx, spec));
       const existing = (await physicalIndexes(connection as unknown as Tx, [spec.name])).get(spec.name);
       if (existing && !existing.valid) await connection.unsafe(`drop index concurrently if exists ${spec.name}`);
       await connection.unsafe(spec.definition);
-    });
+    }, signal);
   }
   for (const claim of plan.drops) {
     await withIndexLock(deps.db.sql, claim.indexName, async (connection) => {
@@ -95,7 +95,7 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
       if ((await countIndexClaims(connection as unknown as Tx, claim.indexName)) === 0) {
         await connection.unsafe(`drop index concurrently if exists ${claim.indexName}`);
       }
-    });
+    }, signal);
   }
 }
 
@@ -130,13 +130,13 @@ export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
       return { store: 'postgresql', database, schema, objects: (await isolation()).tables.map((t) => t.table), isolation: 'row-level-security' };
     },
 
-    async reconcile(tenantId, { apply }) {
+    async reconcile(tenantId, { apply, signal }) {
       const { problems } = await isolation();
       if (problems.length) {
         throw new StorageUnavailableError(`tenant isolation in PostgreSQL is broken: ${problems.join('; ')}`, 'restore the migrations’ row-level security, policies and roles');
       }
       const plan = await planIndexes(deps, tenantId);
-      if (apply) await applyIndexes(deps, tenantId, plan);
+      if (apply) await applyIndexes(deps, tenantId, plan, signal);
       return plan.changes;
     },
 
