@@ -196,6 +196,12 @@ describe('CRDs on a real API server', () => {
       [{ ...valid, lifecycleStatus: 'live' }, /spec\.lifecycleStatus: Unsupported value: "live": supported values: "pending", "active", "suspended", "retired"/],
       [{ ...valid, appUrl: 'not a url' }, /spec\.appUrl: Invalid value: "not a url": appUrl must be an absolute http or https URL/],
       [{ ...valid, appUrl: 'ftp://files.acme.example' }, /appUrl must be an absolute http or https URL/],
+      // The URLs v4 refuses too: not written out in full, or a port beyond 65535.
+      ...['http:files.acme.example', ' https://files.acme.example', 'https://files.acme.example\\path', 'https:///files.acme.example', 'https://files.acme.example:99999'].map(
+        (appUrl): [Json, RegExp] => [{ ...valid, appUrl }, /appUrl must be an absolute http or https URL/],
+      ),
+      [{ ...valid, name: '!!!' }, /spec\.key: Invalid value: .*a name without letters or digits needs spec\.key/],
+      [{ ...valid, childTenant: { name: '???' } }, /spec\.childTenant\.slug: Invalid value: .*a child tenant name without letters or digits needs a slug/],
       [{ ...valid, childTenant: { slug: 'shop' } }, /spec\.childTenant\.name: Required value/],
       [{ ...valid, parentTenant: `acme-${id}` }, /spec\.parentTenant: Invalid value: .*parentTenant needs childTenant/],
       [{ ...valid, childTenant: { name: 'Shop', slug: 'Shop!' } }, /spec\.childTenant\.slug: Invalid value: "Shop!"/],
@@ -205,6 +211,9 @@ describe('CRDs on a real API server', () => {
     for (const [spec, message] of cases) {
       expect(await rejection(app('bad', spec)), JSON.stringify(spec)).toMatch(message);
     }
+    // Edges that both the CRD and v4 accept: a port, a query and fragment, an upper-case scheme; a name whose letters are not ASCII.
+    const edges = await create(app('edges', { ...valid, name: 'Été', appUrl: 'HTTPS://portal.acme.example:8443/app?x=1#top', childTenant: { name: 'Ωmega' } }));
+    expect(edges.spec).toMatchObject({ name: 'Été', appUrl: 'HTTPS://portal.acme.example:8443/app?x=1#top', childTenant: { name: 'Ωmega' } });
   });
 
   it('keeps an app\'s key (once set), company tenant and child tenant immutable', async () => {

@@ -27,7 +27,11 @@ export function kebabCase(name: string): string {
     .replace(/-+$/, '');
 }
 
+/** Written out in full (no spaces or backslashes, which a browser would mend), as the App CRD's rule requires too. */
+const WRITTEN_OUT_HTTP_URL = /^https?:\/\/[^\s\\/?#][^\s\\]*$/i;
+
 const isHttpUrl = (value: string) => {
+  if (!WRITTEN_OUT_HTTP_URL.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

@@ -3,7 +3,7 @@ import type { AppsService } from '../apps/apps.service.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { childSlugOf, type AppObject } from './app-object.ts';
-import { condition, ConditionType, mergeConditions, Reason, type Condition } from './conditions.ts';
+import { condition, ConditionType, deletingConditions, mergeConditions, Reason, type Condition } from './conditions.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APP_FINALIZER, APPS, type Kube } from './kube.ts';
 import { patchStatus } from './status-patch.ts';
@@ -76,6 +76,8 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
   };
 
   if (object.metadata.deletionTimestamp) {
+    const message = `removing app ${key || object.metadata.name} from ${object.spec.companyTenant}`;
+    await patchStatus(kube, APPS, object, { phase: 'Deleting', conditions: deletingConditions(object.status?.conditions, message, generation, new Date().toISOString()) });
     if (key) await deps.apps.removeDeclared(object.spec.companyTenant, key);
     await deps.event(object, 'Normal', 'Deleted', `app ${key} removed from ${object.spec.companyTenant}`);
     await removeFinalizer(kube, APP_FINALIZERS, object);

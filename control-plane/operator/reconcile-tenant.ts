@@ -1,7 +1,7 @@
 import { namedBackends, type BackendStatus, type StorageBackend, type StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
-import { condition, ConditionType, mergeConditions, Reason, storageConditionType } from './conditions.ts';
+import { condition, ConditionType, deletingConditions, mergeConditions, Reason, storageConditionType } from './conditions.ts';
 import { TENANT_FINALIZER, TENANTS, type Ensured, type Kube } from './kube.ts';
 import { patchStatus } from './status-patch.ts';
 import { ensureFinalizer, removeFinalizer } from './steps/ensure-finalizer.ts';
@@ -50,6 +50,8 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
   if (object.metadata.deletionTimestamp) {
     // An object that never got its tenant (refused, as one that differs from an existing tenant) leaves tenants alone.
     if (object.status?.tenantId || object.status?.phase !== 'Failed') {
+      const message = `soft-deleting tenant ${object.spec.slug}`;
+      await patchStatus(kube, TENANTS, object, { phase: 'Deleting', conditions: deletingConditions(object.status?.conditions, message, generation, new Date().toISOString()) });
       await deps.tenants.removeDeclared(object.spec.slug);
       await deps.event(object, 'Normal', 'Deleted', `tenant ${object.spec.slug} soft-deleted`);
     }

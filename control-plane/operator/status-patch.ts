@@ -11,17 +11,19 @@ export function statusUnchanged(object: CustomObject, status: Record<string, unk
 /**
  * Writes an object's status through the status subresource with a merge patch, the one way the
  * operator changes status; a patch that would change nothing is not sent (a settled object is
- * looked at again and again). A conflict (the object moved on) is retried a few times; an object
+ * looked at again and again); the object's resource version becomes the answer's. A conflict (the object moved on) is retried a few times; an object
  * that is gone needs no status.
  */
 export async function patchStatus(kube: Kube, plural: string, object: CustomObject, status: Record<string, unknown>): Promise<void> {
   if (statusUnchanged(object, status)) return;
   for (let attempt = 0; ; attempt++) {
     try {
-      await kube.custom.patchClusterCustomObjectStatus(
+      const answer = (await kube.custom.patchClusterCustomObjectStatus(
         { group: GROUP, version: VERSION, plural, name: object.metadata.name, body: { status }, fieldManager: FIELD_MANAGER },
         mergePatch,
-      );
+      )) as Partial<CustomObject> | undefined;
+      // A later patch of the same reconcile that carries a resource version (the finalizer's) builds on this one.
+      if (answer?.metadata?.resourceVersion) object.metadata.resourceVersion = answer.metadata.resourceVersion;
       return;
     } catch (error) {
       if (statusOf(error) === 404) return;

@@ -88,6 +88,8 @@ describe('v4 apps', { timeout: 120_000 }, () => {
       [{ name: 'A', status: 'archived' }, 'status'],
       [{ name: 'A', appUrl: 'ftp://files.example' }, 'appUrl'],
       [{ name: 'A', appUrl: 'not a url' }, 'appUrl'],
+      // Refused by the App CRD's rule as well: not written out in full, or a port beyond 65535.
+      ...['http:apps.example', ' https://apps.example', 'https://apps.example\\path', 'https:///apps.example', 'https://apps.example:99999'].map((appUrl) => [{ name: 'A', appUrl }, 'appUrl'] as [unknown, string]),
       [{ name: 'A', template: 'Bad Template' }, 'template'],
       [{ name: 'A', parentTenant: acmeId }, 'parentTenant'],
       [{ name: 'A', childTenant: { name: 'C', slug: 'Bad Slug' } }, 'childTenant.slug'],

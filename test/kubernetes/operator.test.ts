@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Watch } from '@kubernetes/client-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { GROUP, loadKubeConfig, VERSION } from '../../control-plane/operator/kube.ts';
 import { runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
@@ -23,6 +25,27 @@ const tenantObject = (slug: string, spec: Record<string, unknown> = {}) => ({
 });
 
 const readyCondition = (object: any) => object?.status?.conditions?.find((c: any) => c.type === 'Ready');
+
+/**
+ * Watches one object and resolves, once it is gone, with the phase and Ready reason of each
+ * version seen: the steps of its deletion, as a client watching it sees them.
+ */
+async function statusesUntilGone(plural: string, name: string): Promise<{ seen: Promise<string[]>; stop(): void }> {
+  const seen: string[] = [];
+  let gone!: (value: string[]) => void;
+  const done = new Promise<string[]>((resolve) => (gone = resolve));
+  const controller = await new Watch(loadKubeConfig(inject('kubeconfigPath'))).watch(
+    `/apis/${GROUP}/${VERSION}/${plural}`,
+    { fieldSelector: `metadata.name=${name}` },
+    (phase, object: any) => {
+      if (phase === 'DELETED') return gone(seen);
+      const status = `${object.status?.phase}/${readyCondition(object)?.reason}`;
+      if (seen[seen.length - 1] !== status) seen.push(status);
+    },
+    () => {},
+  );
+  return { seen: done, stop: () => controller.abort() };
+}
 
 const appObject = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'platform.svc.dev/v1alpha1', kind: 'App', metadata: { name }, spec });
 const getApp = async (name: string) => JSON.parse(await kubectl(['get', 'app', name, '-o', 'json']));
@@ -121,8 +144,12 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     );
     await until(() => getTenant(slug), (t) => t.status?.observedGeneration === 2);
 
+    const deletion = await statusesUntilGone('tenants', slug);
     await kubectl(['delete', 'tenant', slug, '--wait=true', '--timeout=60s']);
     await expect(kubectl(['get', 'tenant', slug])).rejects.toThrow(/not found/i);
+    // kubectl get shows Deleting while the tenant is soft-deleted.
+    expect((await deletion.seen).slice(-1)).toEqual(['Deleting/Deleting']);
+    deletion.stop();
     const [row] = await sql<{ deletedAt: Date | null }[]>`select deleted_at as "deletedAt" from tenants where id = ${ready.status.tenantId}::uuid`;
     expect(row!.deletedAt).toBeInstanceOf(Date);
     // The soft delete announces a status change; the object is gone by then, so nothing is done twice.
@@ -241,8 +268,11 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(mismatch.status.phase).toBe('Failed');
     expect(mismatch.status.conditions.find((c: any) => c.type === 'Degraded')).toMatchObject({ status: 'True', reason: 'KeyMismatch' });
 
+    const deletion = await statusesUntilGone('apps', name);
     await kubectl(['delete', 'app', name, '--wait=true', '--timeout=60s']);
     await expect(kubectl(['get', 'app', name])).rejects.toThrow(/not found/i);
+    expect((await deletion.seen).slice(-1)).toEqual(['Deleting/Deleting']);
+    deletion.stop();
     expect(await enrollment()).toBeUndefined();
     expect((await child())!.deleted).toBe(true);
   }, 180_000);
