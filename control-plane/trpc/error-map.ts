@@ -25,7 +25,8 @@ export function toAppErrorBody(error: unknown): AppErrorBody {
   if (issues?.length) {
     const first = issues[0]!;
     const path = first.keys?.length ? [...first.path, first.keys[0]!] : first.path;
-    const field = path.map(String).join('.') || '(body)';
+    // A request body passed whole as `changes` (beside the path's id): its fields are named as the client sent them.
+    const field = (path[0] === 'changes' ? path.slice(1) : path).map(String).join('.') || '(body)';
     return { code: 'VALIDATION_ERROR', message: `${field} ${first.message}`, details: { field, issue: first.message } };
   }
   if (error instanceof TRPCError) {

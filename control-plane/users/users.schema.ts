@@ -59,9 +59,17 @@ export type ListUsersInput = z.input<typeof ListUsersInputSchema>;
 
 export const UserPageSchema = z.object({ items: z.array(UserSchema), total: z.number().int() });
 
+/**
+ * The user named by `id` (the path's) and the request body as `changes`, kept apart so that an
+ * `id` in the body is an unknown field (400) rather than silently dropped or obeyed.
+ */
 export const UpdateUserInputSchema = z.object({
   id: UserIdSchema,
-  name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
-  preferences: PreferencesPatchSchema.optional(),
-}).strict();
+  changes: z
+    .object({
+      name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+      preferences: PreferencesPatchSchema.optional(),
+    })
+    .strict(),
+});
 export type UpdateUserInput = z.infer<typeof UpdateUserInputSchema>;

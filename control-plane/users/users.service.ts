@@ -32,9 +32,10 @@ export function createUsersService(deps: { db: Db }) {
       return db.inTenant(actor.tenantId, async (tx) => {
         if (!(await findMember(tx, userId))) throw new NotFoundError('user');
         if (userId !== actor.userId && !actor.permissions.has('users.manage')) throw new ForbiddenError('you may change only your own profile');
-        const stored = input.preferences ? await lockUserPreferences(tx, userId) : undefined;
-        const preferences = input.preferences ? (mergePatch(stored ?? {}, input.preferences) as Record<string, unknown>) : undefined;
-        await updateUserProfile(tx, userId, { name: input.name, preferences });
+        const { name, preferences: patch } = input.changes;
+        const stored = patch ? await lockUserPreferences(tx, userId) : undefined;
+        const preferences = patch ? (mergePatch(stored ?? {}, patch) as Record<string, unknown>) : undefined;
+        await updateUserProfile(tx, userId, { name, preferences });
         return (await findMember(tx, userId))!;
       });
     },

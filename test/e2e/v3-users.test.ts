@@ -305,6 +305,7 @@ describe('PATCH /users/me', () => {
     ['an unknown field', { nickname: 'Al' }],
     ['a role', { role: 'admin' }],
     ['an email', { email: `hijack-${M}@acme.test` }],
+    ['an id (the path names the user)', { id: '00000000-0000-4000-8000-000000000000', name: `Not Me ${M}` }],
     ['permissions', { permissions: ['users.manage'] }],
     ['an unknown preference', { preferences: { fontSize: 14 } }],
     ['an unknown notification channel', { preferences: { notifications: { sms: true } } }],

@@ -20,6 +20,6 @@ export function v3UserRoutes(cp: ControlPlane, calls: RequestCalls) {
       return { data: page.items.map(v3UserListItem), total: page.total };
     })
     .patch('/users/:id', ({ request, params, body }) =>
-      cp.mutation(calls.of(request), 'users', 'update', { ...jsonObjectBody(body), id: params.id } as never),
+      cp.mutation(calls.of(request), 'users', 'update', { id: params.id, changes: jsonObjectBody(body) } as never),
     );
 }
