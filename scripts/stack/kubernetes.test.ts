@@ -51,7 +51,12 @@ describe('ensureKubeApiServer', () => {
     blocker = createServer();
     await new Promise<void>((resolve) => blocker!.listen(0, '127.0.0.1', resolve));
     const { port } = blocker.address() as { port: number };
-    await expect(ensureKubeApiServer({ name: 'kube-harness-blocked', port: port - 1, etcdPort: port, binaries })).rejects.toThrow(
+    // The API server's own port is one found free, not the blocked port's neighbour, which another process may hold.
+    const free = createServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const apiPort = (free.address() as { port: number }).port;
+    await new Promise((resolve) => free.close(resolve));
+    await expect(ensureKubeApiServer({ name: 'kube-harness-blocked', port: apiPort, etcdPort: port, binaries })).rejects.toThrow(
       `Port ${port} on 127.0.0.1 is in use by another process`,
     );
   });
