@@ -61,8 +61,8 @@ function merge(base: Json, extra: Json): Json {
 }
 
 /**
- * Values in values.yaml without a comment: a key with a value on its line needs a comment right
- * above it, or above a key it is nested in (a commented object value such as `resources`).
+ * Keys in values.yaml without a comment: every key, a parent such as `temporal:` too, needs a
+ * comment right above it, or above a key it is nested in (a commented object value such as `resources`).
  */
 function uncommentedValues(text: string): string[] {
   const lines = text.split('\n');
@@ -74,7 +74,7 @@ function uncommentedValues(text: string): string[] {
     const indent = key[1]!.length;
     while (open.length > 0 && open.at(-1)!.indent >= indent) open.pop();
     const commented = /^\s*#/.test(lines[i - 1] ?? '');
-    if (!/:\s*$/.test(line) && !commented && !open.some((o) => o.commented)) missing.push(line.trim());
+    if (!commented && !open.some((o) => o.commented)) missing.push(line.trim());
     open.push({ indent, commented });
   });
   return missing;
@@ -150,6 +150,9 @@ describe('Helm chart charts/platform', () => {
     expect(workerEnv).toMatchObject({ TEMPORAL_ADDRESS: 'temporal-frontend.temporal:7233', TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: 'svc-platform' });
     expect(workerEnv.QDRANT_URL).toBeUndefined();
     const operatorEnv = Object.fromEntries(find('Deployment', 'svc-platform-operator')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+    // Tenants' connection Secrets name the edge the way clients reach it.
+    expect(edgeEnv.PUBLIC_URL).toBe(`http://svc-platform-edge.${NAMESPACE}.svc:80`);
+    expect(operatorEnv.PUBLIC_URL).toBe(edgeEnv.PUBLIC_URL);
     expect(operatorEnv).toMatchObject({
       OPERATOR_NAMESPACE: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } },
       OPERATOR_LEASE_NAME: 'svc-platform-operator',
@@ -210,6 +213,7 @@ describe('Helm chart charts/platform', () => {
       ['create', 'leases.coordination.k8s.io', '-n', 'default'],
       ['create', 'clusterrolebindings'],
       ['get', 'configmaps', '-n', NAMESPACE],
+      ['create', 'events.events.k8s.io', '-n', 'default'],
     ];
     // The API server's authorizer reads roles and bindings from a cache that follows the apply.
     await until(() => Promise.all(allowed.map((args) => can(...args))), (answers) => answers.every((answer) => answer === 'yes'), 15_000).catch(() => {});
@@ -233,6 +237,8 @@ describe('Helm chart charts/platform', () => {
     expect(await refusal(merge(REQUIRED_VALUES, { image: { pullPolicy: 'Sometimes' } }))).toMatch(/\/image\/pullPolicy[\s\S]*value must be one of 'Always', 'IfNotPresent', 'Never'/);
     expect(await refusal(merge(REQUIRED_VALUES, { temporal: { address: 'http://temporal' } }))).toMatch(/\/temporal\/address[\s\S]*does not match pattern/);
     expect(await refusal(merge(REQUIRED_VALUES, { operator: { pdb: { maxUnavailable: '50 percent' } } }))).toMatch(/\/operator\/pdb\/maxUnavailable/);
+    // As a subchart it receives its parent's `global` values.
+    expect((await template(merge(REQUIRED_VALUES, { global: { storageClass: 'fast' } }))).length).toBeGreaterThan(0);
   });
 
   it('names what is missing, and fails clearly on removed keys', async () => {

@@ -218,9 +218,12 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         const found = await findTenant(tx, declaration.slug);
         if (found) {
           // Fields fixed at creation: a declaration that differs names another tenant than this one.
+          // The declared parent is named by slug or by id.
+          const declaredParent = declaration.parent ? await findTenant(tx, declaration.parent) : undefined;
+          const sameParent = declaration.parent ? declaredParent?.id === found.parentId : !found.parentId;
           const parentSlug = found.parentId ? (await findTenant(tx, found.parentId))?.slug : undefined;
           const differences = [
-            declaration.parent !== parentSlug && `parent ${parentSlug ?? '(none)'}`,
+            !sameParent && `parent ${parentSlug ?? '(none)'}`,
             declaration.homeRegion && declaration.homeRegion !== found.homeRegion && `home region ${found.homeRegion}`,
             declaration.starterTemplate !== found.starterTemplate && `starter template ${found.starterTemplate}`,
           ].filter((difference): difference is string => typeof difference === 'string');

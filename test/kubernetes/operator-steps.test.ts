@@ -67,6 +67,17 @@ describe('operator steps: Namespace and connection Secret', () => {
     expect(sent).toEqual(['createNamespace', 'createNamespace']);
   });
 
+  it('names the Namespace of a slug too long for `tenant-<slug>` within 63 characters, distinct per slug', async () => {
+    const long = (last: string) => ({ ...tenant(), spec: { ...tenant().spec, slug: `${`${slugs.at(-1)}-${'x'.repeat(63)}`.slice(0, 61)}-${last}` } });
+    const [a, b] = [long('a'), long('b')];
+    expect(a.spec.slug).toHaveLength(63);
+    expect(namespaceOf(a).length).toBeLessThanOrEqual(63);
+    expect(namespaceOf(a)).not.toBe(namespaceOf(b));
+    await ensureNamespace(counted, a, new Map());
+    expect((await kube.core.readNamespace({ name: namespaceOf(a) })).metadata?.name).toBe(namespaceOf(a));
+    await kube.core.deleteNamespace({ name: namespaceOf(a) });
+  });
+
   it('forgets a Namespace that went away, so that the retry creates it again', async () => {
     // Remembered as ensured, but never made (as after someone deleted it).
     const ensured: Ensured = new Map([[`namespace/${namespaceOf(tenant())}`, tenant().metadata.uid]]);

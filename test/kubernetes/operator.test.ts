@@ -158,6 +158,21 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(events.items.filter((e: any) => e.reason === 'Deleted')).toHaveLength(1);
   }, 180_000);
 
+  it('takes the parent by id as well as by slug, and stays Ready through a spec change', async () => {
+    const parent = `op-${randomUUID().slice(0, 8)}`;
+    const child = `op-${randomUUID().slice(0, 8)}`;
+    await kubectl(['create', '-f', '-'], tenantObject(parent));
+    const parentId = (await until(() => getTenant(parent), (t) => readyCondition(t)?.status === 'True')).status.tenantId;
+    await kubectl(['create', '-f', '-'], tenantObject(child, { parent: parentId, homeRegion: undefined }));
+    const ready = await until(() => getTenant(child), (t) => readyCondition(t)?.status === 'True');
+    const [row] = await sql<{ parentId: string }[]>`select parent_id::text as "parentId" from tenants where id = ${ready.status.tenantId}::uuid`;
+    expect(row!.parentId).toBe(parentId);
+    await kubectl(['patch', 'tenant', child, '--type', 'merge', '-p', JSON.stringify({ spec: { name: 'Child renamed' } })]);
+    const changed = await until(() => getTenant(child), (t) => t.status?.observedGeneration === 2);
+    expect(changed.status.phase).toBe('Ready');
+    expect(readyCondition(changed)).toMatchObject({ status: 'True', reason: 'Provisioned' });
+  }, 120_000);
+
   it('ends a Tenant object and a v4-created tenant in the same state', async () => {
     const slug = `op-${randomUUID().slice(0, 8)}`;
     await kubectl(['create', '-f', '-'], tenantObject(slug));

@@ -27,6 +27,11 @@ helpers cannot collide with them.
 {{- printf "%s-%s" (include "platform.fullname" .root | trunc 50 | trimSuffix "-") .component -}}
 {{- end -}}
 
+{{/* The edge's public origin: edge.publicUrl, else its Service's in-cluster URL. The edge serves it; the operator writes it into tenants' connection Secrets. */}}
+{{- define "platform.publicUrl" -}}
+{{- default (printf "http://%s.%s.svc:%d" (include "platform.componentName" (dict "root" . "component" "edge")) .Release.Namespace (int .Values.edge.service.port)) .Values.edge.publicUrl -}}
+{{- end -}}
+
 {{/* Labels of every resource. Call with (dict "root" $ "component" "edge"); component may be empty. */}}
 {{- define "platform.labels" -}}
 helm.sh/chart: {{ printf "%s-%s" .root.Chart.Name .root.Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}

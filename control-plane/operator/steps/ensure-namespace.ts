@@ -1,8 +1,20 @@
+import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { createIfAbsent, type Ensured, type Kube } from '../kube.ts';
 import type { TenantObject } from '../tenant-object.ts';
 
-export const namespaceOf = (tenant: TenantObject) => `tenant-${tenant.spec.slug}`;
+/** Longest Kubernetes Namespace name (an RFC 1123 label). */
+const MAX_NAMESPACE_LENGTH = 63;
+
+/**
+ * `tenant-<slug>`. A slug longer than 56 characters (slugs may have 63) would make a name too long
+ * for a Namespace: its first 46 characters then stand with 8 hex digits of the slug's SHA-256.
+ */
+export function namespaceOf(tenant: TenantObject): string {
+  const name = `tenant-${tenant.spec.slug}`;
+  if (name.length <= MAX_NAMESPACE_LENGTH) return name;
+  return `tenant-${tenant.spec.slug.slice(0, 46).replace(/-+$/, '')}-${createHash('sha256').update(tenant.spec.slug).digest('hex').slice(0, 8)}`;
+}
 
 export const ownerReference = (tenant: TenantObject): V1OwnerReference => ({
   apiVersion: tenant.apiVersion,
