@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import type { Health } from './health/health.schema.ts';
 import type { Identity } from './identity/identity.schema.ts';
 import type { Context, Services } from './trpc/context.ts';
 import { appRouter } from './trpc/root-router.ts';
@@ -13,6 +14,11 @@ const BEARER = /^Bearer\s+(\S+)$/i;
 export function createControlPlaneServer(deps: { services: Services; verifyToken: (token: string) => Promise<Identity> }): Server {
   return createHTTPServer({
     router: appRouter,
+    // Probes read the status code: a control plane whose database does not answer is not ready.
+    responseMeta: ({ paths, data }) => {
+      const health = paths?.length === 1 && paths[0] === 'health.check' ? (data[0] as { result?: { data?: Health } } | undefined)?.result?.data : undefined;
+      return health?.status === 'unavailable' ? { status: 503 } : {};
+    },
     createContext: async ({ req }): Promise<Context> => {
       const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
       const identity = token ? await deps.verifyToken(token).catch(() => null) : null;

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
@@ -57,10 +57,14 @@ function rateLimitPolicies() {
   return { ...(resources ? { resources } : {}), ...(api ? { users: api } : {}) };
 }
 
-/** The operator runs when a kubeconfig is reachable: `KUBECONFIG`, `~/.kube/config`, or in a cluster. */
+/**
+ * The operator runs when a kubeconfig is reachable: the files of the `KUBECONFIG` list that exist
+ * (merged), else `~/.kube/config`, else in a cluster.
+ */
 function operatorSettings() {
   const home = join(homedir(), '.kube', 'config');
-  const kubeconfigPath = env.KUBECONFIG ?? (existsSync(home) ? home : undefined);
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file && existsSync(file));
+  const kubeconfigPath = env.KUBECONFIG ? listed.join(delimiter) || undefined : existsSync(home) ? home : undefined;
   if (!kubeconfigPath && !env.KUBERNETES_SERVICE_HOST) return undefined;
   return { kubeconfigPath, namespace: env.OPERATOR_NAMESPACE, identity: env.POD_NAME, leaseName: env.OPERATOR_LEASE_NAME };
 }

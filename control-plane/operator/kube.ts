@@ -1,3 +1,4 @@
+import { delimiter } from 'node:path';
 import { ApiException, CoordinationV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions, type RequestContext } from '@kubernetes/client-node';
 
 export const GROUP = 'platform.svc.dev';
@@ -41,11 +42,23 @@ class PooledKubeConfig extends KubeConfig {
   }
 }
 
-/** Loads a kubeconfig file, or the in-cluster service account when `path` is omitted. */
+/**
+ * Loads a kubeconfig file, or several listed as in `KUBECONFIG` (merged, the first one's current
+ * context winning), or the in-cluster service account when `path` is omitted.
+ */
 export function loadKubeConfig(path?: string): KubeConfig {
   const config = new PooledKubeConfig();
-  if (path) config.loadFromFile(path);
-  else config.loadFromDefault();
+  const [first, ...more] = (path ?? '').split(delimiter).filter(Boolean);
+  if (!first) {
+    config.loadFromDefault();
+    return config;
+  }
+  config.loadFromFile(first);
+  for (const file of more) {
+    const next = new KubeConfig();
+    next.loadFromFile(file);
+    config.mergeConfig(next, true);
+  }
   return config;
 }
 
