@@ -8,6 +8,11 @@ export interface LeaderElectionOptions {
   identity: string;
   leaseDurationSeconds?: number;
   renewEveryMs?: number;
+  /**
+   * How long a leader goes on without a renewal before it stops acting, by its own clock (default
+   * two thirds of the lease): a renewal that hangs must not leave it acting after the lease ran out.
+   */
+  renewDeadlineMs?: number;
   onStartedLeading(): void;
   onStoppedLeading(): void;
   log?: (message: string) => void;
@@ -16,12 +21,16 @@ export interface LeaderElectionOptions {
 /**
  * Leader election on a `coordination.k8s.io` Lease: a replica acquires the lease when it is free
  * or expired, renews it while it leads, and steps down when a renewal fails or another holder
- * took over. Writes carry the resourceVersion they read, so two replicas can never both win.
+ * took over, or when no renewal succeeded within the renew deadline (a request that hangs). Writes
+ * carry the resourceVersion they read, so two replicas can never both win.
  */
 export function startLeaderElection(kube: Kube, options: LeaderElectionOptions): { stop(): Promise<void>; lastAnswerAt(): number } {
   const duration = options.leaseDurationSeconds ?? 15;
   const every = options.renewEveryMs ?? 2_000;
+  const renewDeadline = options.renewDeadlineMs ?? Math.floor((duration * 1000 * 2) / 3);
   let leading = false;
+  /** Local time at which the last successful acquisition or renewal was sent. */
+  let renewedAt = 0;
   let stopped = false;
   /** When the API server last answered this loop (a refusal is an answer too); 0 before it did. */
   let answeredAt = 0;
@@ -33,8 +42,16 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
     else options.onStoppedLeading();
   };
 
+  /** Leads after a write that succeeded in time; one answered after the deadline waits for the next round. */
+  const wrote = (sentAt: number) => {
+    if (Date.now() - sentAt > renewDeadline) return;
+    renewedAt = sentAt;
+    setLeading(true);
+  };
+
   async function attempt(): Promise<void> {
-    const now = new V1MicroTime(Date.now());
+    const sentAt = Date.now();
+    const now = new V1MicroTime(sentAt);
     let lease: V1Lease | undefined;
     try {
       lease = await kube.coordination.readNamespacedLease({ name: options.name, namespace: options.namespace });
@@ -50,7 +67,7 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
           spec: { holderIdentity: options.identity, leaseDurationSeconds: duration, acquireTime: now, renewTime: now, leaseTransitions: 0 },
         },
       });
-      setLeading(true);
+      wrote(sentAt);
       return;
     }
     const spec = lease.spec ?? {};
@@ -75,8 +92,16 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
         },
       },
     });
-    setLeading(true);
+    wrote(sentAt);
   }
+
+  const deadlineWatch = setInterval(() => {
+    if (leading && Date.now() - renewedAt > renewDeadline) {
+      options.log?.(`leader election: no renewal within ${renewDeadline} ms; stepping down`);
+      setLeading(false);
+    }
+  }, Math.min(every, 500));
+  deadlineWatch.unref();
 
   const loop = (async () => {
     while (!stopped) {
@@ -96,6 +121,7 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
     lastAnswerAt: () => answeredAt,
     async stop() {
       stopped = true;
+      clearInterval(deadlineWatch);
       await loop;
       if (leading) {
         try {

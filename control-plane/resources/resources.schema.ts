@@ -1,8 +1,7 @@
 import { z } from 'zod';
 
-export const ResourceTypeNameSchema = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_-]{0,63}$/, 'must start with a letter and hold only letters, digits, "-" and "_" (at most 64)');
+/** Any name: one that no object type of the tenant has, whatever its form, is an unknown type (404). */
+export const ResourceTypeNameSchema = z.string().min(1, 'is required').max(200, 'must be at most 200 characters');
 
 /** Any string: an id that is not a UUID simply names no resource (404), like any unknown id. */
 export const ResourceIdSchema = z.string().min(1);

@@ -171,6 +171,10 @@ describe('POST /resources/:type', () => {
 
   it('gives 404 for an unknown type', async () => {
     expectNotFound(await stack.request('POST', `${V3}/resources/no-such-type`, { as: ADMIN, body: { name: 'x' } }));
+    // Whatever its form: no type can have such a name.
+    expectNotFound(await stack.request('POST', `${V3}/resources/1abc`, { as: ADMIN, body: { name: 'x' } }));
+    expectNotFound(await stack.request('POST', `${V3}/resources/my.type`, { as: ADMIN, body: { name: 'x' } }));
+    expectNotFound(await stack.request('GET', `${V3}/resources?type=${encodeURIComponent('x y')}`, { as: ADMIN }));
   });
 
   it('needs authentication', async () => {
