@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
@@ -333,15 +333,23 @@ describe('v4 storage', () => {
     expect((await syncSchema(tenantB, { dryRun: true }, adminB.email)).body.changes).toEqual([]);
   });
 
-  it('heartbeats a backend step that waits, so one whose worker went away is retried after 30 s', async () => {
-    const widget = `Widget_${suffix}`;
-    const schema = { type: 'object', properties: { code: { type: 'string', maxLength: 32, 'x-indexed': true } } };
-    await sql`insert into object_types (tenant_id, name, schema) values (${tenantA}::uuid, ${widget}, ${sql.json(schema)})`;
+  /**
+   * Declares `type` with one indexed `field`, holds that index's build lock as another build would,
+   * and starts a storage run of postgresql, whose step then waits for the lock; once the step has
+   * heartbeated, `body` gets the run, its workflow and the lock's holder. Everything is released after.
+   */
+  async function whileStepWaitsOnIndexLock(
+    type: string,
+    field: string,
+    body: (run: { index: string; lock: string; holder: postgres.ReservedSql; handle: WorkflowHandle; running: ReturnType<typeof provision> }) => Promise<void>,
+  ): Promise<void> {
+    const schema = { type: 'object', properties: { [field]: { type: 'string', maxLength: 32, 'x-indexed': true } } };
+    await sql`insert into object_types (tenant_id, name, schema) values (${tenantA}::uuid, ${type}, ${sql.json(schema)})`;
     const planned = await syncSchema(tenantA, { backend: 'postgresql', dryRun: true });
-    expect(planned.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', widget, 'code']]);
-    const lock = `svc-storage-index:${planned.body.changes[0].name}`;
+    expect(planned.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', type, field]]);
+    const index: string = planned.body.changes[0].name;
+    const lock = `svc-storage-index:${index}`;
 
-    // Another build of the same index holds its lock, so the step waits for it.
     const holder = await sql.reserve();
     const connection = await Connection.connect({ address: inject('temporalAddress') });
     let running: ReturnType<typeof provision> | undefined;
@@ -353,8 +361,19 @@ describe('v4 storage', () => {
         async () => (await handle.describe()).raw.pendingActivities ?? [],
         (activities) => activities.some((a) => a.activityType?.name === 'ensureStorageBackend' && a.lastHeartbeatTime),
       );
-      await holder`select pg_advisory_unlock(hashtext(${lock}))`;
+      await body({ index, lock, holder, handle, running });
+    } finally {
+      await holder`select pg_advisory_unlock_all()`;
+      holder.release();
+      await running?.catch(() => undefined);
+      await connection.close();
+    }
+  }
 
+  it('heartbeats a backend step that waits, so one whose worker went away is retried after 30 s', async () => {
+    const widget = `Widget_${suffix}`;
+    await whileStepWaitsOnIndexLock(widget, 'code', async ({ lock, holder, handle, running }) => {
+      await holder`select pg_advisory_unlock(hashtext(${lock}))`;
       const done = await running;
       expect(done.body).toMatchObject({ state: 'completed', error: null });
       expect(done.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', widget, 'code']]);
@@ -368,39 +387,17 @@ describe('v4 storage', () => {
         ['beginStorageProvisioning', 0],
         ['ensureStorageBackend', 30],
       ]);
-    } finally {
-      await holder`select pg_advisory_unlock_all()`;
-      holder.release();
-      await running?.catch(() => undefined);
-      await connection.close();
-    }
+    });
   });
 
   it('cancelling a run stops its waiting step in PostgreSQL, and records the cancellation once the step has stopped', async () => {
     const gizmo = `Gizmo_${suffix}`;
-    const schema = { type: 'object', properties: { serial: { type: 'string', maxLength: 32, 'x-indexed': true } } };
-    await sql`insert into object_types (tenant_id, name, schema) values (${tenantA}::uuid, ${gizmo}, ${sql.json(schema)})`;
-    const planned = await syncSchema(tenantA, { backend: 'postgresql', dryRun: true });
-    expect(planned.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', gizmo, 'serial']]);
-    const index = planned.body.changes[0].name;
-    const lock = `svc-storage-index:${index}`;
     // The step's own wait for the index lock, as PostgreSQL shows it.
     const stepWaiting = () =>
       sql`select pid from pg_stat_activity where application_name = 'svc-platform' and wait_event = 'advisory' and query like 'select pg_advisory_lock%'`;
 
-    const holder = await sql.reserve();
-    const connection = await Connection.connect({ address: inject('temporalAddress') });
-    let running: ReturnType<typeof provision> | undefined;
-    try {
-      await holder`select pg_advisory_lock(hashtext(${lock}))`;
-      running = provision(tenantA, { backend: 'postgresql' });
-      const handle = new Client({ connection, namespace: inject('temporalNamespace') }).workflow.getHandle(`tenant-${tenantA}-storage`);
+    await whileStepWaitsOnIndexLock(gizmo, 'serial', async ({ index, handle, running }) => {
       await until(stepWaiting, (rows) => rows.length === 1);
-      await until(
-        async () => (await handle.describe()).raw.pendingActivities ?? [],
-        (activities) => activities.some((a) => a.activityType?.name === 'ensureStorageBackend' && a.lastHeartbeatTime),
-      );
-
       await handle.cancel();
       // The lock is still held: only the cancellation can have ended the wait.
       await until(stepWaiting, (rows) => rows.length === 0, 30_000);
@@ -416,12 +413,7 @@ describe('v4 storage', () => {
       // The failure is recorded after the step stopped, so the step cannot record the backend ready after it.
       expect(order).toEqual(['beginStorageProvisioning scheduled', 'ensureStorageBackend scheduled', 'ensureStorageBackend cancelled', 'failStorageProvisioning scheduled']);
       expect(await sql`select 1 from pg_indexes where indexname = ${index}`).toEqual([]);
-    } finally {
-      await holder`select pg_advisory_unlock_all()`;
-      holder.release();
-      await running?.catch(() => undefined);
-      await connection.close();
-    }
+    });
 
     const again = await provision(tenantA, { backend: 'postgresql' });
     expect(again.body).toMatchObject({ state: 'completed', error: null });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { kubeFromConfig, loadKubeConfig, type Ensured, type Kube } from '../../control-plane/operator/kube.ts';
-import { ensureNamespace, namespaceOf } from '../../control-plane/operator/steps/ensure-namespace.ts';
+import { ensureNamespace, ensuredNamespaceKey, namespaceOf } from '../../control-plane/operator/steps/ensure-namespace.ts';
 import { ensureSecret, SECRET_NAME } from '../../control-plane/operator/steps/ensure-secret.ts';
 import type { TenantObject } from '../../control-plane/operator/tenant-object.ts';
 
@@ -80,9 +80,9 @@ describe('operator steps: Namespace and connection Secret', () => {
 
   it('forgets a Namespace that went away, so that the retry creates it again', async () => {
     // Remembered as ensured, but never made (as after someone deleted it).
-    const ensured: Ensured = new Map([[`namespace/${namespaceOf(tenant())}`, tenant().metadata.uid]]);
+    const ensured: Ensured = new Map([[ensuredNamespaceKey(namespaceOf(tenant())), tenant().metadata.uid]]);
     await expect(ensureSecret(counted, tenant(), { TENANT_ID: '1' }, ensured)).rejects.toThrow(`the Namespace ${namespaceOf(tenant())} is missing`);
-    expect(ensured.has(`namespace/${namespaceOf(tenant())}`)).toBe(false);
+    expect(ensured.has(ensuredNamespaceKey(namespaceOf(tenant())))).toBe(false);
     await ensureNamespace(counted, tenant(), ensured);
     await ensureSecret(counted, tenant(), { TENANT_ID: '1' }, ensured);
     expect(sent).toEqual(['createNamespacedSecret', 'createNamespace', 'createNamespacedSecret']);

@@ -16,6 +16,9 @@ export function namespaceOf(tenant: TenantObject): string {
   return `tenant-${tenant.spec.slug.slice(0, 46).replace(/-+$/, '')}-${createHash('sha256').update(tenant.spec.slug).digest('hex').slice(0, 8)}`;
 }
 
+/** The entry in `Ensured` that remembers a Namespace (the Secret step forgets it when the Namespace went away). */
+export const ensuredNamespaceKey = (name: string) => `namespace/${name}`;
+
 export const ownerReference = (tenant: TenantObject): V1OwnerReference => ({
   apiVersion: tenant.apiVersion,
   kind: 'Tenant',
@@ -31,7 +34,7 @@ export const ownerReference = (tenant: TenantObject): V1OwnerReference => ({
  */
 export async function ensureNamespace(kube: Kube, tenant: TenantObject, ensured: Ensured): Promise<undefined> {
   const name = namespaceOf(tenant);
-  if (ensured.get(`namespace/${name}`) === tenant.metadata.uid) return undefined;
+  if (ensured.get(ensuredNamespaceKey(name)) === tenant.metadata.uid) return undefined;
   await createIfAbsent(() =>
     kube.core.createNamespace({
       body: {
@@ -43,6 +46,6 @@ export async function ensureNamespace(kube: Kube, tenant: TenantObject, ensured:
       },
     }),
   );
-  ensured.set(`namespace/${name}`, tenant.metadata.uid);
+  ensured.set(ensuredNamespaceKey(name), tenant.metadata.uid);
   return undefined;
 }

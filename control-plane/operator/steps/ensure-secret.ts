@@ -1,7 +1,7 @@
 import { sameJson } from '../../json/same-json.ts';
 import { statusOf, type Ensured, type Kube } from '../kube.ts';
 import type { TenantObject } from '../tenant-object.ts';
-import { namespaceOf, ownerReference } from './ensure-namespace.ts';
+import { ensuredNamespaceKey, namespaceOf, ownerReference } from './ensure-namespace.ts';
 
 export const SECRET_NAME = 'tenant-connection';
 
@@ -44,7 +44,7 @@ export async function ensureSecret(kube: Kube, tenant: TenantObject, details: Re
       if (statusOf(error) === 409) return false;
       // The Namespace went away since it was ensured: the retry creates it again.
       if (statusOf(error) === 404) {
-        ensured.delete(`namespace/${namespace}`);
+        ensured.delete(ensuredNamespaceKey(namespace));
         throw new Error(`the Namespace ${namespace} is missing`, { cause: error });
       }
       throw error;

@@ -9,7 +9,7 @@ import {
   projectResources,
   tableIsolation,
 } from '../storage.repo.ts';
-import { cancellingOnAbort } from '../../db/client.ts';
+import { cancellingOnAbort, type Tx } from '../../db/client.ts';
 import type { DoctorCheck, StorageChange } from '../storage.schema.ts';
 import { fail, isolationCheck, isolationProblems, MIGRATIONS_HINT, ok, remembered, requireIsolation, StorageUnavailableError, warn, type BackendDeps, type BackendDriver } from './backend.ts';
 
@@ -45,28 +45,28 @@ export function createSearchBackend(deps: BackendDeps): BackendDriver {
     },
 
     async reconcile(tenantId, { apply, rebuildSearch, signal }) {
+      /** A projection run: in the tenant's transaction, under its projection lock, its statements cancelled with the step. */
+      const projecting = <T>(run: (tx: Tx) => Promise<T>) =>
+        deps.db.inTenant(tenantId, (tx) =>
+          cancellingOnAbort(deps.db.sql, tx, signal, async () => {
+            await lockProjections(tx);
+            return run(tx);
+          }),
+        );
       requireIsolation('search', await isolatedTables());
       if (!(await validFulltextIndex())) throw new StorageUnavailableError(`the full-text index ${FULLTEXT_INDEX} is missing or invalid`, MIGRATIONS_HINT);
       const delta = await deps.db.inTenant(tenantId, (tx) => projectionDelta(tx));
       if (rebuildSearch) {
         if (!apply) return [change('rebuild', delta.resources, `rebuild the projection of all ${delta.resources} resource(s)`)];
-        const rebuilt = await deps.db.inTenant(tenantId, (tx) =>
-          cancellingOnAbort(deps.db.sql, tx, signal, async () => {
-            await lockProjections(tx);
-            await deleteResourceProjections(tx);
-            return projectResources(tx);
-          }),
-        );
+        const rebuilt = await projecting(async (tx) => {
+          await deleteResourceProjections(tx);
+          return projectResources(tx);
+        });
         return [change('rebuild', rebuilt.created, `rebuilt the projection of all ${rebuilt.created} resource(s)`)];
       }
       let counts = { created: delta.missing, updated: delta.stale, deleted: delta.orphaned };
       if (apply && (delta.missing || delta.stale || delta.orphaned)) {
-        counts = await deps.db.inTenant(tenantId, (tx) =>
-          cancellingOnAbort(deps.db.sql, tx, signal, async () => {
-            await lockProjections(tx);
-            return { ...(await projectResources(tx)), deleted: await deleteOrphanedProjections(tx) };
-          }),
-        );
+        counts = await projecting(async (tx) => ({ ...(await projectResources(tx)), deleted: await deleteOrphanedProjections(tx) }));
       }
       const changes: StorageChange[] = [];
       if (counts.created) changes.push(change('create', counts.created, `project ${counts.created} resource(s) not yet searchable`));
