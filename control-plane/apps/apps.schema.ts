@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KEBAB_CASE, NOT_A_UUID, oneOf, TenantRefSchema } from '../tenants/tenants.schema.ts';
 import { UUID } from '../ids.ts';
+import type { Declarer } from '../declarations/declarations.ts';
 
 /** App enrollments are resources of this built-in type in the company tenant. */
 export const APP_OBJECT_TYPE = 'tenant-vertical-enrollment';
@@ -105,4 +106,6 @@ export type AppDeclaration = Omit<AppData, 'childTenantId' | 'childTenantSlug'> 
   childTenant?: { name: string; slug: string };
   /** Slug of the tenant under which the child tenant is created: the company tenant or one below it (default: the company tenant). */
   parentTenant?: string;
+  /** The Kubernetes object that declares the app (and its child tenant): an app another object declares is refused. */
+  declaredBy?: Declarer;
 };

@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import { appSubject, claim, release, type DeclaringObject } from '../declarations/declarations.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import { membershipPermissions } from '../identity/identity.repo.ts';
 import type { Actor } from '../identity/identity.schema.ts';
@@ -78,6 +79,11 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
     async declare(declaration: AppDeclaration): Promise<{ app: App; company: Tenant; child?: Tenant }> {
       const company = await db.system((tx) => findTenant(tx, declaration.companyTenant));
       if (!company) throw new NotFoundError(`company tenant "${declaration.companyTenant}"`);
+      const what = `app "${declaration.key}" of "${company.slug}"`;
+      const { declaredBy } = declaration;
+      // An enrollment another App declares is refused before its child tenant is touched.
+      const enrolled = await db.inTenant(company.id, (tx) => findAppByKey(tx, declaration.key));
+      if (enrolled && declaredBy) await db.system((tx) => claim(tx, appSubject(enrolled.id), what, declaredBy));
       let child: Tenant | undefined;
       if (declaration.childTenant) {
         const { parent, existing } = await db.system(async (tx) => {
@@ -96,6 +102,7 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
           usecase: existing?.usecase ?? 'generic',
           industry: existing?.industry ?? undefined,
           starterTemplate: declaration.template ?? DEFAULT_STARTER_TEMPLATE,
+          declaredBy,
         });
       }
       const data = appData(declaration, child);
@@ -104,16 +111,21 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
         if (current) return writeAppData(tx, current.id, data);
         return (await insertApp(tx, data, null)) ?? (await findAppByKey(tx, declaration.key))!;
       });
+      if (app.id !== enrolled?.id && declaredBy) await db.system((tx) => claim(tx, appSubject(app.id), what, declaredBy));
       return { app, company, child };
     },
 
-    /** Removes a declared app and soft-deletes its child tenant, for the operator; an app already gone is fine. */
-    async removeDeclared(companyTenant: string, key: string): Promise<void> {
+    /**
+     * Removes a declared app and soft-deletes its child tenant, for the operator; an app already
+     * gone is fine, and one that another Kubernetes object declares is left alone.
+     */
+    async removeDeclared(companyTenant: string, key: string, declaredBy?: DeclaringObject): Promise<void> {
       const company = await db.system((tx) => findTenant(tx, companyTenant));
       if (!company) return;
       const app = await db.inTenant(company.id, (tx) => findAppByKey(tx, key));
       if (!app) return;
-      if (app.childTenantSlug) await deps.tenants.removeDeclared(app.childTenantSlug);
+      if (declaredBy && !(await db.system((tx) => release(tx, appSubject(app.id), declaredBy)))) return;
+      if (app.childTenantSlug) await deps.tenants.removeDeclared(app.childTenantSlug, declaredBy);
       await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
     },
   };

@@ -22,6 +22,8 @@ export const Reason = {
   KeyMismatch: 'KeyMismatch',
   InvalidKey: 'InvalidKey',
   InvalidChildSlug: 'InvalidChildSlug',
+  /** Another Tenant or App object declares the same tenant or app. */
+  DeclaredElsewhere: 'DeclaredElsewhere',
 } as const;
 
 export interface Condition {

@@ -18,9 +18,13 @@ export interface LeaderElectionOptions {
   log?: (message: string) => void;
 }
 
+/** Waits for `promise`, or `ms` at most. */
+const within = (ms: number, promise: Promise<unknown>) =>
+  Promise.race([promise, new Promise<void>((resolve) => setTimeout(resolve, ms).unref())]);
+
 /**
  * Leader election on a `coordination.k8s.io` Lease: a replica acquires the lease when it is free
- * or expired, renews it while it leads, and steps down when a renewal fails or another holder
+ * or expired (unrenewed for a lease duration, by its own clock), renews it while it leads, and steps down when a renewal fails or another holder
  * took over, or when no renewal succeeded within the renew deadline (a request that hangs). Writes
  * carry the resourceVersion they read, so two replicas can never both win.
  */
@@ -34,6 +38,12 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
   let stopped = false;
   /** When the API server last answered this loop (a refusal is an answer too); 0 before it did. */
   let answeredAt = 0;
+  /**
+   * The lease record (holder and renew time) last read, and when it was first read, by this
+   * replica's clock: another holder's lease has expired when its record has not changed for a lease
+   * duration, whatever that holder's clock says (as client-go judges it).
+   */
+  let observed = { record: '', at: 0 };
 
   const setLeading = (value: boolean) => {
     if (value === leading) return;
@@ -44,7 +54,7 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
 
   /** Leads after a write that succeeded in time; one answered after the deadline waits for the next round. */
   const wrote = (sentAt: number) => {
-    if (Date.now() - sentAt > renewDeadline) return;
+    if (stopped || Date.now() - sentAt > renewDeadline) return;
     renewedAt = sentAt;
     setLeading(true);
   };
@@ -71,8 +81,9 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
       return;
     }
     const spec = lease.spec ?? {};
-    const renewed = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
-    const expired = renewed + (spec.leaseDurationSeconds ?? duration) * 1000 < Date.now();
+    const record = `${spec.holderIdentity ?? ''} ${spec.renewTime ? new Date(spec.renewTime).toISOString() : ''}`;
+    if (record !== observed.record) observed = { record, at: answeredAt };
+    const expired = !spec.holderIdentity || observed.at + (spec.leaseDurationSeconds ?? duration) * 1000 < Date.now();
     const mine = spec.holderIdentity === options.identity;
     if (!mine && !expired) {
       setLeading(false);
@@ -122,20 +133,20 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
     async stop() {
       stopped = true;
       clearInterval(deadlineWatch);
-      await loop;
+      // A request that hangs must not hold up shutdown: each wait ends at the renew deadline.
+      await within(renewDeadline, loop);
       if (leading) {
-        try {
+        const release = async () => {
           const lease = await kube.coordination.readNamespacedLease({ name: options.name, namespace: options.namespace });
-          if (lease.spec?.holderIdentity === options.identity) {
-            await kube.coordination.replaceNamespacedLease({
-              name: options.name,
-              namespace: options.namespace,
-              body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: undefined } },
-            });
-          }
-        } catch {
-          // the lease expires on its own
-        }
+          if (lease.spec?.holderIdentity !== options.identity) return;
+          await kube.coordination.replaceNamespacedLease({
+            name: options.name,
+            namespace: options.namespace,
+            body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: undefined } },
+          });
+        };
+        // Not released, the lease expires on its own.
+        await within(renewDeadline, release()).catch(() => {});
       }
       setLeading(false);
     },

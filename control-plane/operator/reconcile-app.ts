@@ -1,3 +1,4 @@
+import { DeclaredElsewhereError } from '../declarations/declarations.ts';
 import { kebabCase } from '../apps/apps.schema.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
@@ -7,6 +8,7 @@ import { condition, ConditionType, deletingConditions, mergeConditions, Reason, 
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APP_FINALIZER, APPS, type Kube } from './kube.ts';
 import { patchStatus } from './status-patch.ts';
+import { declareAs, declarerOf } from './steps/declare-as.ts';
 import { ensureFinalizer, removeFinalizer } from './steps/ensure-finalizer.ts';
 
 export interface ReconcileAppDeps {
@@ -78,7 +80,7 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
   if (object.metadata.deletionTimestamp) {
     const message = `removing app ${key || object.metadata.name} from ${object.spec.companyTenant}`;
     await patchStatus(kube, APPS, object, { phase: 'Deleting', conditions: deletingConditions(object.status?.conditions, message, generation, new Date().toISOString()) });
-    if (key) await deps.apps.removeDeclared(object.spec.companyTenant, key);
+    if (key) await deps.apps.removeDeclared(object.spec.companyTenant, key, declarerOf(object));
     await deps.event(object, 'Normal', 'Deleted', `app ${key} removed from ${object.spec.companyTenant}`);
     await removeFinalizer(kube, APP_FINALIZERS, object);
     return undefined;
@@ -107,20 +109,24 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
   }
   let declared: { app: { id: string }; company: Tenant; child?: Tenant };
   try {
-    declared = await deps.apps.declare({
-      companyTenant: company.slug,
-      key,
-      name: object.spec.name.trim(),
-      template: object.spec.template,
-      source: object.spec.source ?? 'svc-cli',
-      appUrl: object.spec.appUrl,
-      status: object.spec.lifecycleStatus ?? 'pending',
-      childTenant: object.spec.childTenant && { name: object.spec.childTenant.name.trim(), slug: childSlug! },
-      parentTenant: object.spec.parentTenant,
-    });
+    declared = await declareAs(kube, object, (declaredBy) =>
+      deps.apps.declare({
+        companyTenant: company.slug,
+        key,
+        name: object.spec.name.trim(),
+        template: object.spec.template,
+        source: object.spec.source ?? 'svc-cli',
+        appUrl: object.spec.appUrl,
+        status: object.spec.lifecycleStatus ?? 'pending',
+        childTenant: object.spec.childTenant && { name: object.spec.childTenant.name.trim(), slug: childSlug! },
+        parentTenant: object.spec.parentTenant,
+        declaredBy,
+      }),
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    await report('Failed', condition(ConditionType.Ready, 'False', Reason.EnrollFailed, message, generation), { companyTenantId: company.id });
+    const reason = error instanceof DeclaredElsewhereError ? Reason.DeclaredElsewhere : Reason.EnrollFailed;
+    await report('Failed', condition(ConditionType.Ready, 'False', reason, message, generation), { companyTenantId: company.id });
     return { requeueAfterMs: FAILED_RETRY_MS };
   }
 

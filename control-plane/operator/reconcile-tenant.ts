@@ -1,9 +1,11 @@
+import { DeclaredElsewhereError } from '../declarations/declarations.ts';
 import { namedBackends, type BackendStatus, type StorageBackend, type StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { condition, ConditionType, deletingConditions, mergeConditions, Reason, storageConditionType } from './conditions.ts';
 import { TENANT_FINALIZER, TENANTS, type Ensured, type Kube } from './kube.ts';
 import { patchStatus } from './status-patch.ts';
+import { declareAs, declarerOf } from './steps/declare-as.ts';
 import { ensureFinalizer, removeFinalizer } from './steps/ensure-finalizer.ts';
 import { ensureNamespace, namespaceOf } from './steps/ensure-namespace.ts';
 import { ensureSecret, SECRET_NAME } from './steps/ensure-secret.ts';
@@ -52,7 +54,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     if (object.status?.tenantId || object.status?.phase !== 'Failed') {
       const message = `soft-deleting tenant ${object.spec.slug}`;
       await patchStatus(kube, TENANTS, object, { phase: 'Deleting', conditions: deletingConditions(object.status?.conditions, message, generation, new Date().toISOString()) });
-      await deps.tenants.removeDeclared(object.spec.slug);
+      await deps.tenants.removeDeclared(object.spec.slug, declarerOf(object));
       await deps.event(object, 'Normal', 'Deleted', `tenant ${object.spec.slug} soft-deleted`);
     }
     await removeFinalizer(kube, TENANT_FINALIZERS, object);
@@ -63,28 +65,32 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
   const backends = namedBackends(object.spec.storageBackends);
   let tenant: Tenant;
   try {
-    tenant = await deps.tenants.declare({
-      slug: object.spec.slug,
-      name: object.spec.name.trim(),
-      parent: object.spec.parent,
-      domains: object.spec.domains ?? [],
-      usecase: object.spec.usecase ?? 'generic',
-      industry: object.spec.industry,
-      starterTemplate: object.spec.starterTemplate ?? 'blank-vertical-template',
-      homeRegion: object.spec.homeRegion,
-      storageBackends: backends,
-    });
+    tenant = await declareAs(kube, object, (declaredBy) =>
+      deps.tenants.declare({
+        slug: object.spec.slug,
+        name: object.spec.name.trim(),
+        parent: object.spec.parent,
+        domains: object.spec.domains ?? [],
+        usecase: object.spec.usecase ?? 'generic',
+        industry: object.spec.industry,
+        starterTemplate: object.spec.starterTemplate ?? 'blank-vertical-template',
+        homeRegion: object.spec.homeRegion,
+        storageBackends: backends,
+        declaredBy,
+      }),
+    );
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof DeclaredElsewhereError ? Reason.DeclaredElsewhere : Reason.ProvisionFailed;
     await patchStatus(kube, TENANTS, object, {
       phase: 'Failed',
       observedGeneration: generation,
       conditions: mergeConditions(object.status?.conditions, [
-        condition(ConditionType.Ready, 'False', Reason.ProvisionFailed, message, generation),
-        condition(ConditionType.Degraded, 'True', Reason.ProvisionFailed, message, generation),
+        condition(ConditionType.Ready, 'False', reason, message, generation),
+        condition(ConditionType.Degraded, 'True', reason, message, generation),
       ], new Date().toISOString()),
     });
-    if (object.status?.phase !== 'Failed') await deps.event(object, 'Warning', Reason.ProvisionFailed, message);
+    if (object.status?.phase !== 'Failed') await deps.event(object, 'Warning', reason, message);
     return { requeueAfterMs: 10_000 };
   }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { StorageBackend } from '../storage/storage.schema.ts';
+import type { Declarer } from '../declarations/declarations.ts';
 import { UUID } from '../ids.ts';
 
 export const USECASES = ['council', 'retail', 'healthcare', 'finance', 'manufacturing', 'generic'] as const;
@@ -130,4 +131,6 @@ export interface TenantDeclaration {
   homeRegion?: (typeof HOME_REGIONS)[number];
   /** The storage backends a new tenant's provisioning sets up; absent: every backend. */
   storageBackends?: StorageBackend[];
+  /** The Kubernetes object that declares the tenant: a tenant another object declares is refused. */
+  declaredBy?: Declarer;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import { claim, release, tenantSubject, type Declarer, type DeclaringObject } from '../declarations/declarations.ts';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import { ensureDefaultRoles } from '../identity/dev-seed.ts';
 import { listActiveMemberships, listMemberships, membershipPermissions } from '../identity/identity.repo.ts';
@@ -74,12 +75,16 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
     }
   }
 
-  /** Inserts the tenant (optionally with a first administrator) and starts its provisioning. */
-  async function create(tenant: NewTenant, firstAdminId?: string, storageBackends?: StorageBackend[]): Promise<Tenant> {
+  /**
+   * Inserts the tenant (optionally with a first administrator, or recording the Kubernetes object
+   * that declares it) and starts its provisioning.
+   */
+  async function create(tenant: NewTenant, options: { firstAdminId?: string; storageBackends?: StorageBackend[]; declaredBy?: Declarer } = {}): Promise<Tenant> {
     const created = await db
       .system(async (tx) => {
         const row = await insertTenant(tx, tenant);
-        if (firstAdminId) await grantRoles(tx, row.id, firstAdminId, [TENANT_ADMIN_ROLE]);
+        if (options.firstAdminId) await grantRoles(tx, row.id, options.firstAdminId, [TENANT_ADMIN_ROLE]);
+        if (options.declaredBy) await claim(tx, tenantSubject(row.id), `tenant "${row.slug}"`, options.declaredBy);
         return row;
       })
       .catch((error: unknown) => {
@@ -88,7 +93,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         }
         throw error;
       });
-    await startProvisioning(created.id, storageBackends);
+    await startProvisioning(created.id, options.storageBackends);
     return created;
   }
 
@@ -98,7 +103,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
     if (!parent) throw new NotFoundError('tenant');
     const homeRegion = input.homeRegion ?? parent.homeRegion;
     if (!homeRegion) throw ValidationError.field('homeRegion', 'is required: the parent tenant has no home region');
-    return create({ ...input, homeRegion, parentId: parent.id }, firstAdminId);
+    return create({ ...input, homeRegion, parentId: parent.id }, { firstAdminId });
   }
 
   /** Tenants in which the principal holds `tenants.manage` (active tenants only). */
@@ -112,7 +117,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
 
     /** A root tenant; the caller (who holds the platform permission) becomes its first `tenant-admin`. */
     async createRoot(principal: Principal, input: CreateRootTenantInput): Promise<Tenant> {
-      return create({ ...input, parentId: null }, principal.userId);
+      return create({ ...input, parentId: null }, { firstAdminId: principal.userId });
     },
 
     /** A child of the actor's tenant, in the parent's home region unless another is given. No one is its member yet. */
@@ -228,6 +233,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
             declaration.starterTemplate !== found.starterTemplate && `starter template ${found.starterTemplate}`,
           ].filter((difference): difference is string => typeof difference === 'string');
           if (differences.length) throw new ConflictError(`tenant "${declaration.slug}" exists with ${differences.join(', ')}, which cannot change`);
+          if (declaration.declaredBy) await claim(tx, tenantSubject(found.id), `tenant "${found.slug}"`, declaration.declaredBy);
         }
         if (!found || !(await updateTenantProfile(tx, found.id, profile))) return found && { tenant: found, changed: false };
         return { tenant: (await findTenant(tx, found.id))!, changed: true };
@@ -243,16 +249,19 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       if (!homeRegion) throw ValidationError.field('homeRegion', 'is required for a root tenant');
       return create(
         { ...profile, industry: declaration.industry, slug: declaration.slug, starterTemplate: declaration.starterTemplate, homeRegion, parentId: parent?.id ?? null },
-        undefined,
-        declaration.storageBackends,
+        { storageBackends: declaration.storageBackends, declaredBy: declaration.declaredBy },
       );
     },
 
-    /** Soft-deletes the tenant with this slug, for the operator; a tenant already gone is fine. */
-    async removeDeclared(slug: string): Promise<void> {
+    /**
+     * Soft-deletes the tenant with this slug, for the operator; a tenant already gone is fine, and
+     * one that another Kubernetes object declares is left alone.
+     */
+    async removeDeclared(slug: string, declaredBy?: DeclaringObject): Promise<void> {
       const tenant = await db.system(async (tx) => {
         const found = await findTenant(tx, slug);
         if (!found) return undefined;
+        if (declaredBy && !(await release(tx, tenantSubject(found.id), declaredBy))) return undefined;
         if ((await countLiveChildren(tx, found.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
         await softDeleteTenant(tx, found.id);
         return found;

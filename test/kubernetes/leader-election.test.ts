@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CoordinationV1Api } from '@kubernetes/client-node';
+import { V1MicroTime, type CoordinationV1Api } from '@kubernetes/client-node';
 import { describe, expect, inject, it } from 'vitest';
 import { kubeFromConfig, loadKubeConfig, type Kube } from '../../control-plane/operator/kube.ts';
 import { startLeaderElection } from '../../control-plane/operator/leader-election.ts';
@@ -44,6 +44,55 @@ describe('leader election', () => {
     expect(changes).toEqual(['started', 'stopped']);
     // Before the 3 s lease runs out, when another replica could take it.
     expect(Date.now() - hungAt).toBeLessThan(3_000);
-    void election.stop();
+    // Stopping does not wait for the request that hangs.
+    await election.stop();
+    expect(changes).toEqual(['started', 'stopped']);
+  });
+
+  it("judges another holder's lease by its own clock: a holder whose clock is behind keeps it while it renews", async () => {
+    const name = `election-${randomUUID().slice(0, 8)}`;
+    const hourAgo = () => new V1MicroTime(Date.now() - 3_600_000);
+    // Another replica whose clock runs an hour behind: every renewal it writes looks long expired.
+    await kube.coordination.createNamespacedLease({
+      namespace: 'default',
+      body: { metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'replica-behind', leaseDurationSeconds: 3, acquireTime: hourAgo(), renewTime: hourAgo() } },
+    });
+    let renewing = true;
+    const renewals = (async () => {
+      while (renewing) {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const lease = await kube.coordination.readNamespacedLease({ name, namespace: 'default' });
+        if (lease.spec?.holderIdentity !== 'replica-behind') return;
+        await kube.coordination.replaceNamespacedLease({ name, namespace: 'default', body: { ...lease, spec: { ...lease.spec, renewTime: hourAgo() } } });
+      }
+    })();
+
+    const changes: string[] = [];
+    const election = startLeaderElection(kube, {
+      namespace: 'default',
+      name,
+      identity: 'replica-a',
+      leaseDurationSeconds: 3,
+      renewEveryMs: 200,
+      onStartedLeading: () => changes.push('started'),
+      onStoppedLeading: () => changes.push('stopped'),
+    });
+    try {
+      // Longer than the lease: the holder renews all along, so it is not taken over.
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      expect(changes).toEqual([]);
+      expect((await kube.coordination.readNamespacedLease({ name, namespace: 'default' })).spec?.holderIdentity).toBe('replica-behind');
+
+      // The holder stops renewing: a lease duration later the lease is taken over.
+      renewing = false;
+      await renewals;
+      const stoppedAt = Date.now();
+      await until(async () => changes, (seen) => seen.includes('started'), 10_000);
+      expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(2_000);
+      expect((await kube.coordination.readNamespacedLease({ name, namespace: 'default' })).spec).toMatchObject({ holderIdentity: 'replica-a', leaseTransitions: 1 });
+    } finally {
+      renewing = false;
+      await election.stop();
+    }
   });
 });

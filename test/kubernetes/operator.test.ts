@@ -205,6 +205,53 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(after).toEqual({ status: 'active', deletedAt: null });
   }, 180_000);
 
+  it('refuses a second Tenant or App object that names a tenant or app another object declares; deleting it leaves them alone', async () => {
+    const id = randomUUID().slice(0, 8);
+    const slug = `op-${id}`;
+    const claimOf = async (tenantId: string) =>
+      (await sql<{ kind: string; name: string }[]>`select object_kind as kind, object_name as name from declarations where subject = ${`tenant/${tenantId}`}`)[0];
+    await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const first = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
+    const tenantId = first.status.tenantId;
+    expect(await claimOf(tenantId)).toEqual({ kind: 'Tenant', name: slug });
+
+    const second = { ...tenantObject(slug), metadata: { name: `again-${id}` } };
+    await kubectl(['create', '-f', '-'], second);
+    const refused = await until(() => getTenant(`again-${id}`), (t) => t.status?.phase === 'Failed');
+    expect(readyCondition(refused)).toMatchObject({ status: 'False', reason: 'DeclaredElsewhere', message: `tenant "${slug}" is declared by Tenant "${slug}"` });
+    expect(refused.status.tenantId).toBeUndefined();
+
+    // Two Apps with one key in one company tenant: the second is refused the same way.
+    const appSpec = { name: `Shared ${id}`, key: `shared-${id}`, companyTenant: slug };
+    await kubectl(['create', '-f', '-'], appObject(`app-${id}`, appSpec));
+    const app = await until(() => getApp(`app-${id}`), (a) => readyCondition(a)?.status === 'True');
+    await kubectl(['create', '-f', '-'], appObject(`app-again-${id}`, appSpec));
+    const refusedApp = await until(() => getApp(`app-again-${id}`), (a) => a.status?.phase === 'Failed');
+    expect(readyCondition(refusedApp)).toMatchObject({ reason: 'DeclaredElsewhere', message: `app "shared-${id}" of "${slug}" is declared by App "app-${id}"` });
+
+    // Deleting the refused objects leaves the tenant and the app to the objects that declare them.
+    await kubectl(['delete', 'app', `app-again-${id}`, '--wait=true', '--timeout=60s']);
+    await kubectl(['delete', 'tenant', `again-${id}`, '--wait=true', '--timeout=60s']);
+    const enrollment = await sql`select 1 from resources where id = ${app.status.appId}::uuid`;
+    expect(enrollment).toHaveLength(1);
+    const [row] = await sql<{ status: string; deletedAt: Date | null }[]>`select status, deleted_at as "deletedAt" from tenants where id = ${tenantId}::uuid`;
+    expect(row).toEqual({ status: 'active', deletedAt: null });
+    expect((await getTenant(slug)).status.phase).toBe('Ready');
+  }, 180_000);
+
+  it('takes over the claim of a declaring object that is gone (removed without its finalizer running)', async () => {
+    const id = randomUUID().slice(0, 8);
+    const slug = `op-${id}`;
+    const [tenant] = await sql<{ id: string }[]>`insert into tenants (slug, name, home_region, status) values (${slug}, ${`Operator ${slug}`}, 'eu', 'active') returning id::text`;
+    // The claim a Tenant object left when its finalizer was removed by hand: no such object exists.
+    await sql`insert into declarations (subject, object_kind, object_name, object_uid) values (${`tenant/${tenant!.id}`}, 'Tenant', ${`gone-${id}`}, ${randomUUID()})`;
+    await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const adopted = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
+    expect(adopted.status.tenantId).toBe(tenant!.id);
+    const [claim] = await sql<{ name: string; uid: string }[]>`select object_name as name, object_uid as uid from declarations where subject = ${`tenant/${tenant!.id}`}`;
+    expect(claim).toEqual({ name: slug, uid: adopted.metadata.uid });
+  }, 180_000);
+
   it('reports an API server it cannot reach on GET /health with 503', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kubeconfig-'));
     const kubeconfigPath = join(dir, 'config');
