@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { createEdgeApp } from '../api-edge/app.ts';
+import { createHttpControlPlane } from '../api-edge/control-plane-http.ts';
 import { createLocalDirectoryBlobStore } from './blobs/local-directory.ts';
 import { createDb, type Db } from './db/client.ts';
 import { createControlPlaneServer } from './server.ts';
@@ -17,25 +19,38 @@ describe('control plane server health', () => {
     rmSync(blobRoot, { recursive: true, force: true });
   });
 
-  async function healthOf(databaseUrl: string): Promise<{ status: number; body: any }> {
+  /** GET /health.check of a control plane on `databaseUrl`, and GET /health of an edge that reaches it over HTTP. */
+  async function healthOf(databaseUrl: string): Promise<{ status: number; body: any; edge: { status: number; body: any } }> {
     const db = createDb(databaseUrl, { max: 1, systemMax: 1, readConnections: 1 });
     dbs.push(db);
     const server = createControlPlaneServer({ services: createServices({ db, blobs: createLocalDirectoryBlobStore(blobRoot) }), verifyToken: () => Promise.reject(new Error('no tokens here')) });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/health.check`);
-      return { status: response.status, body: await response.json() };
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const response = await fetch(`${url}/health.check`);
+      const edge = createEdgeApp({
+        controlPlane: createHttpControlPlane(url),
+        verifyToken: () => Promise.reject(new Error('no tokens here')),
+        rateLimit: () => Promise.reject(new Error('health is not rate-limited')),
+      });
+      const edgeResponse = await edge.handle(new Request('http://edge.test/health'));
+      return { status: response.status, body: await response.json(), edge: { status: edgeResponse.status, body: await edgeResponse.json() } };
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
   }
 
   it('answers 200 while its database answers, and 503 naming the database when it does not', async () => {
-    expect(await healthOf(inject('databaseUrl'))).toEqual({ status: 200, body: { result: { data: { status: 'ok', checks: { database: 'ok' } } } } });
-    // A port nothing listens on.
+    expect(await healthOf(inject('databaseUrl'))).toEqual({
+      status: 200,
+      body: { result: { data: { status: 'ok', checks: { database: 'ok' } } } },
+      edge: { status: 200, body: { status: 'ok', checks: { database: 'ok' } } },
+    });
+    // A port nothing listens on: the edge, which reaches the control plane, names the database too.
     expect(await healthOf('postgres://svc@127.0.0.1:1/svc')).toEqual({
       status: 503,
       body: { result: { data: { status: 'unavailable', checks: { database: 'unreachable' } } } },
+      edge: { status: 503, body: { status: 'unavailable', checks: { database: 'unreachable' } } },
     });
   });
 });
