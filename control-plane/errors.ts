@@ -71,6 +71,16 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** Another Kubernetes object declares this tenant or app; `holder` names it, so the operator can check it still exists. */
+export class DeclaredElsewhereError extends ConflictError {
+  constructor(
+    what: string,
+    readonly holder: { kind: string; name: string; uid: string },
+  ) {
+    super(`${what} is declared by ${holder.kind} "${holder.name}"`, { declaredBy: { kind: holder.kind, name: holder.name } });
+  }
+}
+
 export class VersionConflictError extends DomainError {
   constructor(expected: number, actual: number) {
     super('VERSION_CONFLICT', `version ${expected} is stale; current version is ${actual}`, { expected, actual });

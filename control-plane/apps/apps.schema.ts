@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { KEBAB_CASE, NOT_A_UUID, oneOf, TenantRefSchema } from '../tenants/tenants.schema.ts';
 import { UUID } from '../ids.ts';
-import type { Declarer } from '../declarations/declarations.ts';
+import type { Declarer } from '../declarations/declarations.schema.ts';
 
 /** App enrollments are resources of this built-in type in the company tenant. */
 export const APP_OBJECT_TYPE = 'tenant-vertical-enrollment';

@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts';
-import { appSubject, claim, release, type DeclaringObject } from '../declarations/declarations.ts';
+import { claim, forget, holds } from '../declarations/declarations.repo.ts';
+import { appSubject, type DeclaringObject } from '../declarations/declarations.schema.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import { membershipPermissions } from '../identity/identity.repo.ts';
 import type { Actor } from '../identity/identity.schema.ts';
@@ -79,11 +80,10 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
     async declare(declaration: AppDeclaration): Promise<{ app: App; company: Tenant; child?: Tenant }> {
       const company = await db.system((tx) => findTenant(tx, declaration.companyTenant));
       if (!company) throw new NotFoundError(`company tenant "${declaration.companyTenant}"`);
-      const what = `app "${declaration.key}" of "${company.slug}"`;
       const { declaredBy } = declaration;
-      // An enrollment another App declares is refused before its child tenant is touched.
-      const enrolled = await db.inTenant(company.id, (tx) => findAppByKey(tx, declaration.key));
-      if (enrolled && declaredBy) await db.system((tx) => claim(tx, appSubject(enrolled.id), what, declaredBy));
+      // Claimed by its key before anything is written, so another App's declaration is refused
+      // before it touches the enrollment or creates a child tenant.
+      if (declaredBy) await db.system((tx) => claim(tx, appSubject(company.id, declaration.key), `app "${declaration.key}" of "${company.slug}"`, declaredBy));
       let child: Tenant | undefined;
       if (declaration.childTenant) {
         const { parent, existing } = await db.system(async (tx) => {
@@ -111,7 +111,6 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
         if (current) return writeAppData(tx, current.id, data);
         return (await insertApp(tx, data, null)) ?? (await findAppByKey(tx, declaration.key))!;
       });
-      if (app.id !== enrolled?.id && declaredBy) await db.system((tx) => claim(tx, appSubject(app.id), what, declaredBy));
       return { app, company, child };
     },
 
@@ -122,11 +121,15 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
     async removeDeclared(companyTenant: string, key: string, declaredBy?: DeclaringObject): Promise<void> {
       const company = await db.system((tx) => findTenant(tx, companyTenant));
       if (!company) return;
+      const subject = appSubject(company.id, key);
+      if (declaredBy && !(await db.system((tx) => holds(tx, subject, declaredBy)))) return;
       const app = await db.inTenant(company.id, (tx) => findAppByKey(tx, key));
-      if (!app) return;
-      if (declaredBy && !(await db.system((tx) => release(tx, appSubject(app.id), declaredBy)))) return;
-      if (app.childTenantSlug) await deps.tenants.removeDeclared(app.childTenantSlug, declaredBy);
-      await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
+      if (app) {
+        if (app.childTenantSlug) await deps.tenants.removeDeclared(app.childTenantSlug, declaredBy);
+        await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
+      }
+      // Last, so that until the app is gone no other App can claim its key.
+      if (declaredBy) await db.system((tx) => forget(tx, subject, declaredBy));
     },
   };
 }

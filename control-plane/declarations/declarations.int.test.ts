@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { until } from '../../test/harness/until.ts';
 import { createDb, type Db } from '../db/client.ts';
-import { claim, DeclaredElsewhereError, release, type DeclaringObject } from './declarations.ts';
+import { DeclaredElsewhereError } from '../errors.ts';
+import { claim, forget, holds } from './declarations.repo.ts';
+import type { DeclaringObject } from './declarations.schema.ts';
 
 /** Which object declares a tenant or app, against real PostgreSQL. */
 describe('declarations', () => {
@@ -15,20 +18,28 @@ describe('declarations', () => {
   const holderOf = async (subject: string) =>
     (await db.sql<{ name: string }[]>`select object_name as name from declarations where subject = ${subject}`)[0]?.name;
 
-  it('gives a subject to one of two objects that claim it at once; the other is told who holds it', async () => {
+  it('refuses an object that claims a subject while another claim of it is being written, naming the holder', async () => {
     const subject = `tenant/${randomUUID()}`;
-    const [a, b] = [tenantObject('a'), tenantObject('b')];
-    const results = await Promise.allSettled([a, b].map((object) => db.system((tx) => claim(tx, subject, 'tenant "x"', object))));
-    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    expect(refused).toHaveLength(1);
-    expect(refused[0]!.reason).toBeInstanceOf(DeclaredElsewhereError);
-    const holder = await holderOf(subject);
-    expect((refused[0]!.reason as DeclaredElsewhereError).holder.name).toBe(holder);
-    expect((refused[0]!.reason as DeclaredElsewhereError).message).toBe(`tenant "x" is declared by Tenant "${holder}"`);
-    // The holder claims again without a write; the other is still refused.
-    const [holding, other] = holder === 'a' ? [a, b] : [b, a];
-    await db.system((tx) => claim(tx, subject, 'tenant "x"', holding));
-    await expect(db.system((tx) => claim(tx, subject, 'tenant "x"', other))).rejects.toBeInstanceOf(DeclaredElsewhereError);
+    const [first, second] = [tenantObject('first'), tenantObject('second')];
+    let secondClaim!: Promise<unknown>;
+    await db.system(async (tx) => {
+      await claim(tx, subject, 'tenant "x"', first);
+      // The second reads no claim (the first is not committed), then its write waits on the first's row.
+      secondClaim = db.system((other) => claim(other, subject, 'tenant "x"', second));
+      secondClaim.catch(() => {});
+      await until(
+        () => db.sql`select 1 from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into declarations%'`,
+        (rows) => rows.length > 0,
+        5_000,
+      );
+    });
+    const refusal = await secondClaim.then(() => undefined, (error: unknown) => error);
+    expect(refusal).toBeInstanceOf(DeclaredElsewhereError);
+    expect((refusal as DeclaredElsewhereError).message).toBe('tenant "x" is declared by Tenant "first"');
+    expect(await holderOf(subject)).toBe('first');
+    // The holder claims again (a read only); the other is still refused.
+    await db.system((tx) => claim(tx, subject, 'tenant "x"', first));
+    await expect(db.system((tx) => claim(tx, subject, 'tenant "x"', second))).rejects.toBeInstanceOf(DeclaredElsewhereError);
   });
 
   it('lets an object that replaces a gone holder take the claim over, and only that holder', async () => {
@@ -40,14 +51,15 @@ describe('declarations', () => {
     expect(await holderOf(subject)).toBe('next');
   });
 
-  it('releases a subject only to its holder (or when nobody holds it), dropping the claim', async () => {
-    const subject = `app/${randomUUID()}`;
+  it('lets only the holder remove a subject, claiming one nobody declared; forgetting drops only its own claim', async () => {
+    const subject = `app/${randomUUID()}/key`;
     const [holder, other] = [tenantObject('holder'), tenantObject('other')];
-    expect(await db.system((tx) => release(tx, subject, other))).toBe(true);
-    await db.system((tx) => claim(tx, subject, 'app "x"', holder));
-    expect(await db.system((tx) => release(tx, subject, other))).toBe(false);
+    expect(await db.system((tx) => holds(tx, subject, holder))).toBe(true);
     expect(await holderOf(subject)).toBe('holder');
-    expect(await db.system((tx) => release(tx, subject, holder))).toBe(true);
+    expect(await db.system((tx) => holds(tx, subject, other))).toBe(false);
+    await db.system((tx) => forget(tx, subject, other));
+    expect(await holderOf(subject)).toBe('holder');
+    await db.system((tx) => forget(tx, subject, holder));
     expect(await holderOf(subject)).toBeUndefined();
   });
 

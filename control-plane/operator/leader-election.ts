@@ -81,7 +81,8 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
       return;
     }
     const spec = lease.spec ?? {};
-    const record = `${spec.holderIdentity ?? ''} ${spec.renewTime ? new Date(spec.renewTime).toISOString() : ''}`;
+    const time = (value: Date | undefined) => (value ? new Date(value).toISOString() : '');
+    const record = JSON.stringify([spec.holderIdentity, time(spec.renewTime), time(spec.acquireTime), spec.leaseDurationSeconds, spec.leaseTransitions]);
     if (record !== observed.record) observed = { record, at: answeredAt };
     const expired = !spec.holderIdentity || observed.at + (spec.leaseDurationSeconds ?? duration) * 1000 < Date.now();
     const mine = spec.holderIdentity === options.identity;
@@ -133,9 +134,13 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
     async stop() {
       stopped = true;
       clearInterval(deadlineWatch);
+      // Stops acting at once: while this replica waits below, another may take the lease.
+      const wasLeading = leading;
+      setLeading(false);
       // A request that hangs must not hold up shutdown: each wait ends at the renew deadline.
       await within(renewDeadline, loop);
-      if (leading) {
+      // A lease not renewed within the deadline may be another's by now; it expires on its own.
+      if (wasLeading && Date.now() - renewedAt <= renewDeadline) {
         const release = async () => {
           const lease = await kube.coordination.readNamespacedLease({ name: options.name, namespace: options.namespace });
           if (lease.spec?.holderIdentity !== options.identity) return;
@@ -148,7 +153,6 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
         // Not released, the lease expires on its own.
         await within(renewDeadline, release()).catch(() => {});
       }
-      setLeading(false);
     },
   };
 }

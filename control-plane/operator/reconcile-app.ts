@@ -1,6 +1,6 @@
-import { DeclaredElsewhereError } from '../declarations/declarations.ts';
 import { kebabCase } from '../apps/apps.schema.ts';
 import type { AppsService } from '../apps/apps.service.ts';
+import { DeclaredElsewhereError } from '../errors.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { childSlugOf, type AppObject } from './app-object.ts';

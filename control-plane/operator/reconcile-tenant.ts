@@ -1,4 +1,4 @@
-import { DeclaredElsewhereError } from '../declarations/declarations.ts';
+import { DeclaredElsewhereError } from '../errors.ts';
 import { namedBackends, type BackendStatus, type StorageBackend, type StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { StorageBackend } from '../storage/storage.schema.ts';
-import type { Declarer } from '../declarations/declarations.ts';
+import type { Declarer } from '../declarations/declarations.schema.ts';
 import { UUID } from '../ids.ts';
 
 export const USECASES = ['council', 'retail', 'healthcare', 'finance', 'manufacturing', 'generic'] as const;

@@ -1,5 +1,6 @@
 import type { Db } from '../db/client.ts';
-import { claim, release, tenantSubject, type Declarer, type DeclaringObject } from '../declarations/declarations.ts';
+import { claim, holds } from '../declarations/declarations.repo.ts';
+import { tenantSubject, type Declarer, type DeclaringObject } from '../declarations/declarations.schema.ts';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import { ensureDefaultRoles } from '../identity/dev-seed.ts';
 import { listActiveMemberships, listMemberships, membershipPermissions } from '../identity/identity.repo.ts';
@@ -222,6 +223,8 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       const existing = await db.system(async (tx) => {
         const found = await findTenant(tx, declaration.slug);
         if (found) {
+          // Another object's tenant is refused first; a claim made here is undone if the check below fails.
+          if (declaration.declaredBy) await claim(tx, tenantSubject(found.id), `tenant "${found.slug}"`, declaration.declaredBy);
           // Fields fixed at creation: a declaration that differs names another tenant than this one.
           // The declared parent is named by slug or by id.
           const declaredParent = declaration.parent ? await findTenant(tx, declaration.parent) : undefined;
@@ -233,7 +236,6 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
             declaration.starterTemplate !== found.starterTemplate && `starter template ${found.starterTemplate}`,
           ].filter((difference): difference is string => typeof difference === 'string');
           if (differences.length) throw new ConflictError(`tenant "${declaration.slug}" exists with ${differences.join(', ')}, which cannot change`);
-          if (declaration.declaredBy) await claim(tx, tenantSubject(found.id), `tenant "${found.slug}"`, declaration.declaredBy);
         }
         if (!found || !(await updateTenantProfile(tx, found.id, profile))) return found && { tenant: found, changed: false };
         return { tenant: (await findTenant(tx, found.id))!, changed: true };
@@ -261,7 +263,8 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       const tenant = await db.system(async (tx) => {
         const found = await findTenant(tx, slug);
         if (!found) return undefined;
-        if (declaredBy && !(await release(tx, tenantSubject(found.id), declaredBy))) return undefined;
+        // The claim stays: a deleted tenant's slug is never used again.
+        if (declaredBy && !(await holds(tx, tenantSubject(found.id), declaredBy))) return undefined;
         if ((await countLiveChildren(tx, found.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
         await softDeleteTenant(tx, found.id);
         return found;

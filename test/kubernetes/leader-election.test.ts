@@ -9,21 +9,26 @@ import { until } from '../harness/until.ts';
 describe('leader election', () => {
   const kube = kubeFromConfig(loadKubeConfig(inject('kubeconfigPath')));
 
-  it('steps down when no renewal succeeds within the renew deadline, though the request never fails', async () => {
-    let hang = false;
-    // The real client, except that once `hang` is set a lease replacement never answers.
-    const hanging: Kube = {
+  /** The real client, except that once `hang()` is called a lease replacement never answers. */
+  function hangingClient(): { client: Kube; hang(): void } {
+    let hanging = false;
+    const client: Kube = {
       ...kube,
       coordination: new Proxy(kube.coordination, {
         get(target, name, receiver) {
           const value = Reflect.get(target, name, receiver);
           if (name !== 'replaceNamespacedLease' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-          return (...args: unknown[]) => (hang ? new Promise(() => {}) : value.apply(target, args));
+          return (...args: unknown[]) => (hanging ? new Promise(() => {}) : value.apply(target, args));
         },
       }) as CoordinationV1Api,
     };
+    return { client, hang: () => (hanging = true) };
+  }
+
+  it('steps down when no renewal succeeds within the renew deadline, though the request never fails', async () => {
+    const { client, hang } = hangingClient();
     const changes: string[] = [];
-    const election = startLeaderElection(hanging, {
+    const election = startLeaderElection(client, {
       namespace: 'default',
       name: `election-${randomUUID().slice(0, 8)}`,
       identity: 'replica-a',
@@ -38,14 +43,36 @@ describe('leader election', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(changes).toEqual(['started']);
 
-    hang = true;
+    hang();
     const hungAt = Date.now();
     await until(async () => changes, (seen) => seen.includes('stopped'), 10_000);
     expect(changes).toEqual(['started', 'stopped']);
     // Before the 3 s lease runs out, when another replica could take it.
     expect(Date.now() - hungAt).toBeLessThan(3_000);
-    // Stopping does not wait for the request that hangs.
     await election.stop();
+    expect(changes).toEqual(['started', 'stopped']);
+  });
+
+  it('stops acting as soon as it is stopped, and does not wait for a renewal that hangs', async () => {
+    const { client, hang } = hangingClient();
+    const changes: string[] = [];
+    const election = startLeaderElection(client, {
+      namespace: 'default',
+      name: `election-${randomUUID().slice(0, 8)}`,
+      identity: 'replica-a',
+      leaseDurationSeconds: 3,
+      renewEveryMs: 200,
+      renewDeadlineMs: 1_000,
+      onStartedLeading: () => changes.push('started'),
+      onStoppedLeading: () => changes.push('stopped'),
+    });
+    await until(async () => changes, (seen) => seen.includes('started'), 10_000);
+    hang();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const stopping = election.stop();
+    // Before any wait: the renewal in flight may never answer.
+    expect(changes).toEqual(['started', 'stopped']);
+    await stopping;
     expect(changes).toEqual(['started', 'stopped']);
   });
 
@@ -58,6 +85,7 @@ describe('leader election', () => {
       body: { metadata: { name, namespace: 'default' }, spec: { holderIdentity: 'replica-behind', leaseDurationSeconds: 3, acquireTime: hourAgo(), renewTime: hourAgo() } },
     });
     let renewing = true;
+    // Its failure (an API server blip) fails the test where it is awaited, not as an unhandled rejection.
     const renewals = (async () => {
       while (renewing) {
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -66,6 +94,7 @@ describe('leader election', () => {
         await kube.coordination.replaceNamespacedLease({ name, namespace: 'default', body: { ...lease, spec: { ...lease.spec, renewTime: hourAgo() } } });
       }
     })();
+    const renewed = renewals.then(() => undefined, (error: unknown) => error);
 
     const changes: string[] = [];
     const election = startLeaderElection(kube, {
@@ -85,13 +114,14 @@ describe('leader election', () => {
 
       // The holder stops renewing: a lease duration later the lease is taken over.
       renewing = false;
-      await renewals;
+      expect(await renewed).toBeUndefined();
       const stoppedAt = Date.now();
       await until(async () => changes, (seen) => seen.includes('started'), 10_000);
       expect(Date.now() - stoppedAt).toBeGreaterThanOrEqual(2_000);
       expect((await kube.coordination.readNamespacedLease({ name, namespace: 'default' })).spec).toMatchObject({ holderIdentity: 'replica-a', leaseTransitions: 1 });
     } finally {
       renewing = false;
+      await renewed;
       await election.stop();
     }
   });

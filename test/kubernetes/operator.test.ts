@@ -221,16 +221,20 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(readyCondition(refused)).toMatchObject({ status: 'False', reason: 'DeclaredElsewhere', message: `tenant "${slug}" is declared by Tenant "${slug}"` });
     expect(refused.status.tenantId).toBeUndefined();
 
-    // Two Apps with one key in one company tenant: the second is refused the same way.
+    // Two Apps with one key in one company tenant: the second is refused the same way, before
+    // its child tenant is made.
     const appSpec = { name: `Shared ${id}`, key: `shared-${id}`, companyTenant: slug };
     await kubectl(['create', '-f', '-'], appObject(`app-${id}`, appSpec));
     const app = await until(() => getApp(`app-${id}`), (a) => readyCondition(a)?.status === 'True');
-    await kubectl(['create', '-f', '-'], appObject(`app-again-${id}`, appSpec));
+    await kubectl(['create', '-f', '-'], appObject(`app-again-${id}`, { ...appSpec, childTenant: { name: `Other ${id}`, slug: `other-${id}` } }));
     const refusedApp = await until(() => getApp(`app-again-${id}`), (a) => a.status?.phase === 'Failed');
     expect(readyCondition(refusedApp)).toMatchObject({ reason: 'DeclaredElsewhere', message: `app "shared-${id}" of "${slug}" is declared by App "app-${id}"` });
+    expect(await sql`select 1 from tenants where slug = ${`other-${id}`}`).toHaveLength(0);
 
-    // Deleting the refused objects leaves the tenant and the app to the objects that declare them.
+    // Deleting the refused objects leaves the tenant and the app to the objects that declare them,
+    // even one whose status names the tenant (as a duplicate made before claims were recorded).
     await kubectl(['delete', 'app', `app-again-${id}`, '--wait=true', '--timeout=60s']);
+    await kubectl(['patch', 'tenant', `again-${id}`, '--subresource=status', '--type', 'merge', '-p', JSON.stringify({ status: { tenantId } })]);
     await kubectl(['delete', 'tenant', `again-${id}`, '--wait=true', '--timeout=60s']);
     const enrollment = await sql`select 1 from resources where id = ${app.status.appId}::uuid`;
     expect(enrollment).toHaveLength(1);
