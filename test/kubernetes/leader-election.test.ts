@@ -25,7 +25,8 @@ describe('leader election', () => {
     return { client, hang: () => (hanging = true) };
   }
 
-  it('steps down when no renewal succeeds within the renew deadline, though the request never fails', async () => {
+  /** A replica on a fresh 3 s lease (renewed every 200 ms, 1 s deadline) through `hangingClient`, once it leads. */
+  async function leadingWithHangingClient() {
     const { client, hang } = hangingClient();
     const changes: string[] = [];
     const election = startLeaderElection(client, {
@@ -39,6 +40,11 @@ describe('leader election', () => {
       onStoppedLeading: () => changes.push('stopped'),
     });
     await until(async () => changes, (seen) => seen.includes('started'), 10_000);
+    return { election, changes, hang };
+  }
+
+  it('steps down when no renewal succeeds within the renew deadline, though the request never fails', async () => {
+    const { election, changes, hang } = await leadingWithHangingClient();
     // Renewals go on while they answer.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(changes).toEqual(['started']);
@@ -54,19 +60,7 @@ describe('leader election', () => {
   });
 
   it('stops acting as soon as it is stopped, and does not wait for a renewal that hangs', async () => {
-    const { client, hang } = hangingClient();
-    const changes: string[] = [];
-    const election = startLeaderElection(client, {
-      namespace: 'default',
-      name: `election-${randomUUID().slice(0, 8)}`,
-      identity: 'replica-a',
-      leaseDurationSeconds: 3,
-      renewEveryMs: 200,
-      renewDeadlineMs: 1_000,
-      onStartedLeading: () => changes.push('started'),
-      onStoppedLeading: () => changes.push('stopped'),
-    });
-    await until(async () => changes, (seen) => seen.includes('started'), 10_000);
+    const { election, changes, hang } = await leadingWithHangingClient();
     hang();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const stopping = election.stop();
