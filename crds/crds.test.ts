@@ -84,7 +84,7 @@ describe('CRDs on a real API server', () => {
     });
     expect((stored.metadata as Json).generation).toBe(1);
     const table = await run(['get', 'tenant', `acme-${id}`]);
-    expect(table.split('\n')[0]).toMatch(/^NAME\s+SLUG\s+PARENT\s+REGION\s+PHASE\s+READY\s+AGE$/);
+    expect(table.split('\n')[0]).toMatch(/^NAME\s+SLUG\s+PARENT\s+REGION\s+PHASE\s+READY\s+REASON\s+AGE$/);
     expect(await run(['get', 'tenants', '-o', 'wide'])).toMatch(/TENANT ID\s+NAMESPACE/);
   });
 
@@ -183,7 +183,7 @@ describe('CRDs on a real API server', () => {
     // As in v4, the child tenant's slug may be left to the operator (the kebab-case of its name).
     const derived = await create(app('kiosk', { name: 'Kiosk', companyTenant: `acme-${id}`, childTenant: { name: 'Kiosk Tenant' } }));
     expect(derived.spec.childTenant).toEqual({ name: 'Kiosk Tenant' });
-    expect((await run(['get', 'app', `shop-${id}`])).split('\n')[0]).toMatch(/^NAME\s+KEY\s+COMPANY\s+LIFECYCLE\s+PHASE\s+READY\s+AGE$/);
+    expect((await run(['get', 'app', `shop-${id}`])).split('\n')[0]).toMatch(/^NAME\s+KEY\s+COMPANY\s+LIFECYCLE\s+PHASE\s+READY\s+REASON\s+AGE$/);
   });
 
   it('rejects invalid apps with the API server\'s own errors', async () => {

@@ -220,6 +220,8 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const refused = await until(() => getTenant(`again-${id}`), (t) => t.status?.phase === 'Failed');
     expect(readyCondition(refused)).toMatchObject({ status: 'False', reason: 'DeclaredElsewhere', message: `tenant "${slug}" is declared by Tenant "${slug}"` });
     expect(refused.status.tenantId).toBeUndefined();
+    // kubectl get shows why.
+    expect(await kubectl(['get', 'tenant', `again-${id}`, '--no-headers'])).toMatch(/\sFailed\s+False\s+DeclaredElsewhere\s/);
 
     // Two Apps with one key in one company tenant: the second is refused the same way, before
     // its child tenant is made.
