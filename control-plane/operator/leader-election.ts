@@ -69,6 +69,8 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
       if (statusOf(error) !== 404) throw error;
     }
     answeredAt = Date.now();
+    // Stopped while reading: a lease taken now would be held by nobody until it expires.
+    if (stopped) return;
     if (!lease) {
       await kube.coordination.createNamespacedLease({
         namespace: options.namespace,
@@ -135,24 +137,21 @@ export function startLeaderElection(kube: Kube, options: LeaderElectionOptions):
       stopped = true;
       clearInterval(deadlineWatch);
       // Stops acting at once: while this replica waits below, another may take the lease.
-      const wasLeading = leading;
       setLeading(false);
       // A request that hangs must not hold up shutdown: each wait ends at the renew deadline.
       await within(renewDeadline, loop);
-      // A lease not renewed within the deadline may be another's by now; it expires on its own.
-      if (wasLeading && Date.now() - renewedAt <= renewDeadline) {
-        const release = async () => {
-          const lease = await kube.coordination.readNamespacedLease({ name: options.name, namespace: options.namespace });
-          if (lease.spec?.holderIdentity !== options.identity) return;
-          await kube.coordination.replaceNamespacedLease({
-            name: options.name,
-            namespace: options.namespace,
-            body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: undefined } },
-          });
-        };
-        // Not released, the lease expires on its own.
-        await within(renewDeadline, release()).catch(() => {});
-      }
+      // Released only while this replica holds it; the write carries the version read, so a lease
+      // another replica took meanwhile is left alone. Not released, it expires on its own.
+      const release = async () => {
+        const lease = await kube.coordination.readNamespacedLease({ name: options.name, namespace: options.namespace });
+        if (lease.spec?.holderIdentity !== options.identity) return;
+        await kube.coordination.replaceNamespacedLease({
+          name: options.name,
+          namespace: options.namespace,
+          body: { ...lease, spec: { ...lease.spec, holderIdentity: undefined, renewTime: undefined } },
+        });
+      };
+      await within(renewDeadline, release()).catch(() => {});
     },
   };
 }

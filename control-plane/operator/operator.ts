@@ -35,6 +35,8 @@ export interface RunningOperator {
 
 /** The longest wait between two looks at an object that asked to be looked at again, or whose reconcile failed. */
 const MAX_REQUEUE_MS = 30_000;
+/** How long a stopping operator waits for its running reconciles before it gives up the lease. */
+const STOP_DRAIN_MS = 10_000;
 
 /** A kind the operator reconciles: its plural, how one object of it is brought to its spec (through `kube`), and the tenants (slugs) its state follows. */
 interface Reconciled {
@@ -320,8 +322,12 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       leader: leading ? 'leading' : 'standby',
     }),
     async stop() {
-      await election.stop();
+      // Reconciles under way finish while this replica still holds the lease (for 10 s at most),
+      // so that no other replica acts beside them.
       queue.close();
+      const drainedBy = Date.now() + STOP_DRAIN_MS;
+      while (queue.runningCount > 0 && Date.now() < drainedBy) await new Promise((resolve) => setTimeout(resolve, 50));
+      await election.stop();
       await (await statusChanges)?.stop();
       while (queue.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, 50));
     },

@@ -70,6 +70,32 @@ describe('leader election', () => {
     expect(changes).toEqual(['started', 'stopped']);
   });
 
+  it('releases its lease when stopped, so that another replica leads at once', async () => {
+    const name = `election-${randomUUID().slice(0, 8)}`;
+    const changes: string[] = [];
+    const elect = (identity: string) =>
+      startLeaderElection(kube, {
+        namespace: 'default',
+        name,
+        identity,
+        leaseDurationSeconds: 15,
+        renewEveryMs: 200,
+        onStartedLeading: () => changes.push(`${identity} started`),
+        onStoppedLeading: () => changes.push(`${identity} stopped`),
+      });
+    const a = elect('replica-a');
+    await until(async () => changes, (seen) => seen.includes('replica-a started'), 10_000);
+    const b = elect('replica-b');
+    await a.stop();
+    expect((await kube.coordination.readNamespacedLease({ name, namespace: 'default' })).spec?.holderIdentity).toBeUndefined();
+    // Well within the 15 s lease, which b would otherwise wait out.
+    const stoppedAt = Date.now();
+    await until(async () => changes, (seen) => seen.includes('replica-b started'), 10_000);
+    expect(Date.now() - stoppedAt).toBeLessThan(5_000);
+    expect(changes).toEqual(['replica-a started', 'replica-a stopped', 'replica-b started']);
+    await b.stop();
+  });
+
   it("judges another holder's lease by its own clock: a holder whose clock is behind keeps it while it renews", async () => {
     const name = `election-${randomUUID().slice(0, 8)}`;
     const hourAgo = () => new V1MicroTime(Date.now() - 3_600_000);

@@ -243,6 +243,11 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const [row] = await sql<{ status: string; deletedAt: Date | null }[]>`select status, deleted_at as "deletedAt" from tenants where id = ${tenantId}::uuid`;
     expect(row).toEqual({ status: 'active', deletedAt: null });
     expect((await getTenant(slug)).status.phase).toBe('Ready');
+
+    // Deleting the declaring App removes the app, and its claim last, so the key can be declared again.
+    await kubectl(['delete', 'app', `app-${id}`, '--wait=true', '--timeout=60s']);
+    expect(await sql`select 1 from resources where id = ${app.status.appId}::uuid`).toHaveLength(0);
+    expect(await sql`select 1 from declarations where subject = ${`app/${tenantId}/shared-${id}`}`).toHaveLength(0);
   }, 180_000);
 
   it('takes over the claim of a declaring object that is gone (removed without its finalizer running)', async () => {

@@ -1,4 +1,4 @@
--- Which Kubernetes object declares a platform object (`tenant/<id>`, `app/<enrollment id>`): one
+-- Which Kubernetes object declares a platform object (`tenant/<id>`, `app/<company tenant id>/<key>`): one
 -- object each, so that a second Tenant or App naming the same tenant or app is refused instead of
 -- sharing it, and deleting the second leaves the first one's tenant alone. Only the operator's
 -- system connection reads and writes it (no grant to svc_app).
