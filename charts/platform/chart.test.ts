@@ -158,6 +158,10 @@ describe('Helm chart charts/platform', () => {
       OPERATOR_LEASE_NAME: 'svc-platform-operator',
       TEMPORAL_ADDRESS: 'temporal-frontend.temporal:7233',
     });
+    // Time to finish running work before the kill: reconciles and the Lease release, activities.
+    const grace = (role: string) => find('Deployment', `svc-platform-${role}`)!.spec.template.spec.terminationGracePeriodSeconds;
+    expect(grace('operator')).toBe(45);
+    expect(grace('worker')).toBe(60);
   });
 
   it('takes the Qdrant URL and key, a chart-made PostgreSQL Secret, and can leave components out', async () => {
