@@ -1,3 +1,5 @@
+import type { DeclaringObject } from './declarations/declarations.schema.ts';
+
 /**
  * Domain errors. Services throw these; the tRPC error map turns them into transport errors once,
  * and every REST surface renders them as `{error: {code, message, details?, retryAfter?}}`.
@@ -75,7 +77,7 @@ export class ConflictError extends DomainError {
 export class DeclaredElsewhereError extends ConflictError {
   constructor(
     what: string,
-    readonly holder: { kind: string; name: string; uid: string },
+    readonly holder: DeclaringObject,
   ) {
     super(`${what} is declared by ${holder.kind} "${holder.name}"`, { declaredBy: { kind: holder.kind, name: holder.name } });
   }

@@ -324,12 +324,14 @@ export function startOperator(options: OperatorOptions): RunningOperator {
     async stop() {
       // Reconciles under way finish while this replica still holds the lease (for 10 s at most),
       // so that no other replica acts beside them.
+      const drained = async (by = Infinity) => {
+        while (queue.runningCount > 0 && Date.now() < by) await new Promise((resolve) => setTimeout(resolve, 50));
+      };
       queue.close();
-      const drainedBy = Date.now() + STOP_DRAIN_MS;
-      while (queue.runningCount > 0 && Date.now() < drainedBy) await new Promise((resolve) => setTimeout(resolve, 50));
+      await drained(Date.now() + STOP_DRAIN_MS);
       await election.stop();
       await (await statusChanges)?.stop();
-      while (queue.runningCount > 0) await new Promise((resolve) => setTimeout(resolve, 50));
+      await drained();
     },
   };
 }

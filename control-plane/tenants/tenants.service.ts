@@ -229,7 +229,8 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
           // The declared parent is named by slug or by id.
           const declaredParent = declaration.parent ? await findTenant(tx, declaration.parent) : undefined;
           const sameParent = declaration.parent ? declaredParent?.id === found.parentId : !found.parentId;
-          const parentSlug = found.parentId ? (await findTenant(tx, found.parentId))?.slug : undefined;
+          // The actual parent's slug is read only to name it in the refusal.
+          const parentSlug = !sameParent && found.parentId ? (await findTenant(tx, found.parentId))?.slug : undefined;
           const differences = [
             !sameParent && `parent ${parentSlug ?? '(none)'}`,
             declaration.homeRegion && declaration.homeRegion !== found.homeRegion && `home region ${found.homeRegion}`,

@@ -9,11 +9,9 @@ const PLURALS: Record<DeclaringObject['kind'], string> = { Tenant: TENANTS, App:
 export const declarerOf = (object: CustomObject): DeclaringObject => ({ kind: object.kind as DeclaringObject['kind'], name: object.metadata.name, uid: object.metadata.uid });
 
 /** Whether the declaring object still exists (a namesake created later is another object). */
-async function stillExists(kube: Kube, holder: DeclaredElsewhereError['holder']): Promise<boolean> {
-  const plural = PLURALS[holder.kind as DeclaringObject['kind']];
-  if (!plural) return true;
+async function stillExists(kube: Kube, holder: DeclaringObject): Promise<boolean> {
   try {
-    const found = (await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural, name: holder.name })) as CustomObject;
+    const found = (await kube.custom.getClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURALS[holder.kind], name: holder.name })) as CustomObject;
     return found.metadata.uid === holder.uid;
   } catch (error) {
     if (statusOf(error) === 404) return false;
