@@ -73,6 +73,7 @@ const externalIdentity = env.AUTH_ISSUER && env.AUTH_JWKS_URL
   ? { issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE ?? 'urn:svc:api', jwksUrl: env.AUTH_JWKS_URL, tenantClaim: env.AUTH_TENANT_CLAIM }
   : undefined;
 const port = Number(env.PORT ?? (role === 'control-plane' ? 8081 : 8080));
+const publicUrl = env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`);
 const url = await databaseUrl();
 const temporal =
   role === 'edge' ? undefined : await ensurePlatformTemporal({ ...DEV_TEMPORAL, log: (m) => log(`[temporal] ${m}`) });
@@ -85,7 +86,7 @@ const platform = await startPlatform({
   databaseUrl: url,
   host: env.HOST ?? '0.0.0.0',
   port,
-  publicUrl: env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`),
+  publicUrl,
   controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
   identity: externalIdentity,
   blobRoot: env.SVC_BLOB_DIR,
@@ -99,6 +100,8 @@ const platform = await startPlatform({
   log,
 });
 
+// `npm run token` asks http://localhost:8080 unless SVC_URL names another issuer.
+const tokenCommand = `${publicUrl === 'http://localhost:8080' ? '' : `SVC_URL=${publicUrl} `}npm run -s token -- admin@acme.test`;
 const temporalLine = temporal ? `\n  Temporal:      ${temporal.address}${temporal.uiUrl ? ` (UI ${temporal.uiUrl})` : ''}` : '';
 const operatorLine = role === 'all' || role === 'operator' ? `\n  operator:      ${operatorSettings() ? 'reconciling Tenant and App objects (kubeconfig found)' : 'off (no kubeconfig)'}` : '';
 if (role === 'operator') {
@@ -112,7 +115,7 @@ if (role === 'operator') {
   health:        ${platform.url}/health
   REST v3:       ${platform.url}/api/svc/v3
   sign-in:       ${platform.url}/.well-known/openid-configuration${externalIdentity ? ' (external provider in use)' : ''}
-  get a token:   TOKEN=$(npm run -s token -- admin@acme.test)
+  get a token:   TOKEN=$(${tokenCommand})
   try it:        curl -H "Authorization: Bearer $TOKEN" ${platform.url}/api/svc/v3/users/me${temporalLine}${operatorLine}`);
 }
 
