@@ -2,7 +2,8 @@
 # the `--role` argument, as the Helm chart in charts/platform runs it:
 #   docker build -t svc-platform:0.1.0 .
 #   docker run --rm -e DATABASE_URL=... -e TEMPORAL_ADDRESS=... svc-platform:0.1.0 --role worker
-# TypeScript runs through tsx (a runtime dependency), so there is no compile step.
+# TypeScript runs through tsx (a runtime dependency), so there is no compile step. The edge role
+# runs on Bun, which the `bun` dependency installs into node_modules (the chart sets its command).
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS deps

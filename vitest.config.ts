@@ -1,8 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects: every test with the control plane in-process, and the REST end-to-end suites
- * again with the edge calling the control plane over tRPC's HTTP link.
+ * Three projects: every test with the control plane in-process; the REST end-to-end suites again
+ * with the edge calling the control plane over tRPC's HTTP link; and again with the edge and its
+ * control plane in a Bun process, as `npm start` runs them.
  */
 export default defineConfig({
   test: {
@@ -21,6 +22,10 @@ export default defineConfig({
       {
         extends: true,
         test: { name: 'http-link', include: ['test/e2e/**/*.test.ts'], provide: { controlPlaneMode: 'http' } },
+      },
+      {
+        extends: true,
+        test: { name: 'bun-edge', include: ['test/e2e/**/*.test.ts'], provide: { controlPlaneMode: 'bun' } },
       },
     ],
   },

@@ -5,6 +5,7 @@ import { errorBody, toErrorResponse } from './errors.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
+import { bunRuntime } from './server.ts';
 import { v3OrchestrateRoutes } from './routes/v3/orchestrate.ts';
 import { v3ResourceRoutes } from './routes/v3/resources.ts';
 import { v3UserRoutes } from './routes/v3/users.ts';
@@ -46,7 +47,8 @@ export function createEdgeApp(deps: EdgeDeps) {
   const calls = new RequestCalls();
   let routeTable: Array<{ method: string; matcher: RegExp }> | undefined;
 
-  const app = new Elysia({ adapter: node() })
+  // On Bun, Elysia's own adapter serves through Bun's server (api-edge/server.ts).
+  const app = new Elysia(bunRuntime ? {} : { adapter: node() })
     .onRequest(async ({ request, set }) => {
       const { pathname } = new URL(request.url);
       if (!pathname.startsWith(`${V3_BASE}/`) && !pathname.startsWith(`${V4_BASE}/`)) return;

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { toNodeHandler } from 'srvx/node';
+import type { AddressInfo } from 'node:net';
+import { toFetchHandler, toNodeHandler } from 'srvx/node';
 import type { createEdgeApp } from './app.ts';
 
 /** Requests that the identity provider answers instead of the REST app (its own Node handler). */
@@ -8,14 +9,100 @@ export interface NodeMount {
   handle(req: IncomingMessage, res: ServerResponse): void;
 }
 
-/** One Node HTTP server for the edge: the identity provider's paths go to it, the rest to Elysia. */
-export function createEdgeServer(app: ReturnType<typeof createEdgeApp>, mounts: NodeMount[] = []): Server {
+/** The edge's HTTP server, whichever runtime serves it. */
+export interface EdgeServer {
+  /** Listens on `port` (0 picks one) and resolves with the port; rejects when it is taken. */
+  listen(port: number, host: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The part of Bun's server API the edge uses (no Bun types are installed: Node type-checks this code). */
+interface BunServer {
+  readonly port: number;
+  requestIP(request: Request): { address: string } | null;
+  stop(closeActiveConnections?: boolean): Promise<void>;
+}
+interface BunRuntime {
+  serve(options: { port: number; hostname: string; reusePort: boolean; fetch(request: Request, server: BunServer): Response | Promise<Response> }): BunServer;
+}
+
+/** Bun's runtime API, when this process runs on Bun. */
+export const bunRuntime = (globalThis as { Bun?: BunRuntime }).Bun;
+
+type EdgeApp = ReturnType<typeof createEdgeApp>;
+
+/**
+ * One HTTP server for the edge: the identity provider's paths go to it, the rest to Elysia. On Bun
+ * it is Bun's own server (about 1.6 times the requests per second of node:http for the same app,
+ * README); on Node it is node:http.
+ */
+export function createEdgeServer(app: EdgeApp, mounts: NodeMount[] = []): EdgeServer {
   app.compile();
+  return bunRuntime ? bunServer(bunRuntime, app, mounts) : nodeServer(app, mounts);
+}
+
+function nodeServer(app: EdgeApp, mounts: NodeMount[]): EdgeServer {
   const handleRest = toNodeHandler(app.fetch as Parameters<typeof toNodeHandler>[0]);
-  return createServer((req, res) => {
+  const server: Server = createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0]!;
     const mount = mounts.find((m) => m.handles(pathname));
     if (mount) mount.handle(req, res);
     else void handleRest(req as never, res as never);
   });
+  return {
+    listen: (port, host) =>
+      new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+      }),
+    close: () => {
+      server.closeAllConnections?.();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/**
+ * A Node (req, res) handler as a fetch handler. srvx's emulated request emits `end` without ending
+ * its stream, so a reader that iterates the body (oidc-provider's form parser) would wait forever:
+ * the stream is ended for real when the body has arrived.
+ */
+function asFetchHandler(mount: NodeMount): (request: Request) => Promise<Response> {
+  return toFetchHandler(((req: IncomingMessage, res: ServerResponse) => {
+    req.socket.once('end', () => {
+      req.complete = true;
+      req.push(null);
+    });
+    mount.handle(req, res);
+  }) as never) as never;
+}
+
+function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServer {
+  const fetchOf = new Map<NodeMount, (request: Request) => Promise<Response>>();
+  let server: BunServer | undefined;
+  return {
+    listen: async (port, host) => {
+      server = bun.serve({
+        port,
+        hostname: host,
+        // A second instance on a taken port fails (EADDRINUSE) instead of sharing it unnoticed.
+        reusePort: false,
+        fetch(request, srv) {
+          // The rate limiter keys anonymous requests by the client address, as `request.ip` on Node.
+          Object.defineProperty(request, 'ip', { value: srv.requestIP(request)?.address, configurable: true });
+          const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2);
+          const pathname = request.url.slice(pathStart).split('?')[0]!;
+          const mount = mounts.find((m) => m.handles(pathname));
+          if (!mount) return app.fetch(request);
+          let handler = fetchOf.get(mount);
+          if (!handler) fetchOf.set(mount, (handler = asFetchHandler(mount)));
+          return handler(request);
+        },
+      });
+      return server.port;
+    },
+    close: async () => {
+      await server?.stop(true);
+    },
+  };
 }

@@ -1,10 +1,14 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
+import { bunRuntime } from '../api-edge/server.ts';
 import { migrate } from '../control-plane/db/migrate.ts';
+import { isNodeRole, spawnNodeRole } from './stack/node-roles.ts';
 import { startPlatform, type PlatformRole } from './stack/platform.ts';
 import { ensureLocalPostgres } from './stack/postgres.ts';
 import { ensurePlatformTemporal } from './stack/temporal.ts';
@@ -22,6 +26,13 @@ const role = args.role as PlatformRole;
 if (!['all', 'edge', 'control-plane', 'worker', 'operator'].includes(role)) {
   console.error(`unknown role "${role}": use all, edge, control-plane, worker or operator`);
   process.exit(2);
+}
+if (bunRuntime && isNodeRole(role)) {
+  // `npm start` runs on Bun: a worker or operator role is handed to Node, whose SDKs it needs.
+  const child = spawnNodeRole(role, {}, 'inherit');
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  const [code] = await once(child, 'exit');
+  process.exit(code ?? 1);
 }
 const env = process.env;
 const log = (message: string, detail?: unknown) => console.error(detail === undefined ? message : `${message}: ${String((detail as Error)?.stack ?? detail)}`);
@@ -74,6 +85,23 @@ const externalIdentity = env.AUTH_ISSUER && env.AUTH_JWKS_URL
   : undefined;
 const port = Number(env.PORT ?? (role === 'control-plane' ? 8081 : 8080));
 const publicUrl = env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`);
+/**
+ * On Bun (`npm start`), role `all` serves the edge and control plane from this process and runs the
+ * Temporal worker and the operator as Node processes: their SDKs support Node only.
+ */
+const nodeChildren = !!bunRuntime && role === 'all';
+
+/** Runs a Node role as a child sharing this process's settings and stderr; the platform stops if it ends. */
+function startNodeRole(childRole: 'worker' | 'operator', childEnv: Record<string, string>): ChildProcess {
+  const child = spawnNodeRole(childRole, { ...childEnv, HEALTH_PORT: '0' }, ['ignore', 'ignore', 'inherit']);
+  child.once('exit', (code, signal) => {
+    if (stopping) return;
+    log(`the ${childRole} process ended (${signal ?? `exit code ${code}`}); stopping the platform`);
+    void stop(1);
+  });
+  return child;
+}
+
 const url = await databaseUrl();
 const temporal =
   role === 'edge' ? undefined : await ensurePlatformTemporal({ ...DEV_TEMPORAL, log: (m) => log(`[temporal] ${m}`) });
@@ -94,7 +122,8 @@ const platform = await startPlatform({
   devSigningKeys: externalIdentity ? undefined : await devSigningKeys(),
   seedDevelopmentData: !externalIdentity && env.SVC_DEV_SEED !== 'false',
   rateLimits: { policies: rateLimitPolicies() },
-  operator: role === 'all' || role === 'operator' ? operatorSettings() : undefined,
+  runWorker: !nodeChildren,
+  operator: (role === 'all' && !nodeChildren) || role === 'operator' ? operatorSettings() : undefined,
   // The chart sets HEALTH_PORT; locally the two roles get ports of their own, and 0 picks a free one.
   healthPort: role === 'worker' || role === 'operator' ? Number(env.HEALTH_PORT ?? (role === 'worker' ? 8090 : 8091)) : undefined,
   log,
@@ -119,8 +148,21 @@ if (role === 'operator') {
   try it:        curl -H "Authorization: Bearer $TOKEN" ${platform.url}/api/svc/v3/users/me${temporalLine}${operatorLine}`);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    void platform.close().finally(() => process.exit(0));
-  });
+let stopping = false;
+const children: ChildProcess[] = [];
+if (nodeChildren) {
+  const childEnv = { DATABASE_URL: url, PUBLIC_URL: publicUrl, ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}) };
+  if (temporal) children.push(startNodeRole('worker', childEnv));
+  if (operatorSettings()) children.push(startNodeRole('operator', childEnv));
 }
+
+/** Stops the Node roles (each finishes its work first) and this process's platform, then exits. */
+async function stop(exitCode: number): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  const ended = children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM'))));
+  await Promise.allSettled([platform.close(), ...ended]);
+  process.exit(exitCode);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop(0));

@@ -15,7 +15,7 @@ import {
 } from './kubernetes.ts';
 
 /** Its own instance (not the suite's), since this test stops and kills it. etcd takes the next two ports. */
-const CHECK = { name: 'kube-harness-check', port: 56463 } as const;
+const CHECK = { name: 'kube-harness-check', port: 26463 } as const;
 const log = (msg: string) => process.stderr.write(`[${CHECK.name}] ${msg}\n`);
 
 function get(server: KubeApiServer, path: string, token?: string): Promise<number> {

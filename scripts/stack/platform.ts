@@ -205,7 +205,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     await limiterSql.end({ timeout: 5 });
     await db?.close();
   };
-  const port = await listen(server, options.port, host).catch(async (error: unknown) => {
+  const port = await server.listen(options.port, host).catch(async (error: unknown) => {
     await release();
     throw error;
   });
@@ -215,7 +215,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     url,
     identityProvider,
     close: async () => {
-      await close(server);
+      await server.close();
       await release();
     },
   };

@@ -3,7 +3,7 @@ import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, dropDatabase, ensureLocalPostgres, type LocalPostgres } from './postgres.ts';
 
-const CHECK = { name: 'pg-harness-check', port: 54349 } as const;
+const CHECK = { name: 'pg-harness-check', port: 24349 } as const;
 
 async function query<T extends object>(url: string, run: (sql: postgres.Sql) => Promise<T[]>): Promise<T[]> {
   const sql = postgres(url, { max: 1, onnotice: () => {} });

@@ -28,7 +28,7 @@ export interface LocalPostgresOptions {
 }
 
 export interface LocalPostgres {
-  /** Superuser URL of the `postgres` database, e.g. `postgres://postgres@127.0.0.1:54339/postgres`. */
+  /** Superuser URL of the `postgres` database, e.g. `postgres://postgres@127.0.0.1:24339/postgres`. */
   url: string;
   dataDir: string;
   /** Fast shutdown; resolves once the server has exited. A no-op when it is not running. */

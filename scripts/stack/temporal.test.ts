@@ -10,8 +10,8 @@ import {
   type TemporalDevServer,
 } from './temporal.ts';
 
-const CHECK = { name: 'temporal-harness-check', port: 57233 } as const;
-const UI_PORT = 58233;
+const CHECK = { name: 'temporal-harness-check', port: 27233 } as const;
+const UI_PORT = 28233;
 const ATTRIBUTES = { TenantId: 'Keyword', WorkflowKey: 'Keyword' } as const;
 const log = (msg: string) => process.stderr.write(`[${CHECK.name}] ${msg}\n`);
 

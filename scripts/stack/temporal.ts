@@ -42,7 +42,7 @@ export interface TemporalDevServerOptions {
 }
 
 export interface TemporalDevServer {
-  /** gRPC address for clients, e.g. `127.0.0.1:57233`. */
+  /** gRPC address for clients, e.g. `127.0.0.1:27233`. */
   address: string;
   namespace: string;
   /** Web UI, when started with `uiPort`. */

@@ -4,7 +4,7 @@ import { migrate } from '../../control-plane/db/migrate.ts';
 import { createDatabase, dropDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';
 
 /** The private cluster the benchmark uses when `DATABASE_URL` is not set. */
-export const BENCH_POSTGRES = { name: 'pg-bench', port: 54359 } as const;
+export const BENCH_POSTGRES = { name: 'pg-bench', port: 24359 } as const;
 
 /** The platform's database and pgbench's own (`pgbench -i`) database. */
 export const BENCH_DATABASES = { platform: 'svc_bench', pgbench: 'svc_bench_pgbench' } as const;

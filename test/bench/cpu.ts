@@ -4,7 +4,7 @@ import { CLK_TCK, cpuSnapshot as snapshot, readProcess, type CpuSnapshot } from 
 /** CPU used during a window, in percent of one core, by the platform, PostgreSQL and the load generator. */
 export interface CpuSplit {
   /** This process: the platform (edge and control plane) and the benchmark itself, which idles meanwhile. */
-  node: number;
+  platform: number;
   /** The benchmark's PostgreSQL server: its postmaster and every child (backends, background workers). */
   postgres: number;
   loadGenerator: number;
@@ -15,20 +15,20 @@ export interface CpuSplit {
 function split(before: CpuSnapshot, after: CpuSnapshot, pids: WatchedPids): CpuSplit {
   const seconds = (after.at - before.at) / 1000;
   const percent = (ticks: number) => Math.round((ticks / CLK_TCK / seconds) * 100);
-  const used = { node: 0, postgres: 0, loadGenerator: 0 };
+  const used = { platform: 0, postgres: 0, loadGenerator: 0 };
   for (const [pid, end] of after.processes) {
     const start = before.processes.get(pid);
     if (!start || start.comm !== end.comm) continue;
     const delta = end.ticks - start.ticks;
-    if (pid === process.pid) used.node += delta;
+    if (pid === process.pid) used.platform += delta;
     else if (pid === pids.loadGenerator) used.loadGenerator += delta;
     else if (pid === pids.postmaster || end.parent === pids.postmaster) used.postgres += delta;
   }
   const machine = percent(after.machineBusy - before.machineBusy);
-  const node = percent(used.node);
+  const platform = percent(used.platform);
   const postgres = percent(used.postgres);
   const loadGenerator = percent(used.loadGenerator);
-  return { node, postgres, loadGenerator, other: Math.max(0, machine - node - postgres - loadGenerator) };
+  return { platform, postgres, loadGenerator, other: Math.max(0, machine - platform - postgres - loadGenerator) };
 }
 
 /**

@@ -36,9 +36,9 @@ import { quantile } from './latency.ts';
 import { cpuBetween, cpuSnapshot, type GroupCpu, type ProcessGroups } from './process-cpu.ts';
 import { provisionHistory, type ProvisionHistory } from './provision-history.ts';
 
-/** The API server (and its etcd, on the next two ports) this benchmark uses; tests use 56443-56445 and 56463-56465. */
-const BENCH_KUBE = { name: 'kube-bench-operator', port: 56473 } as const;
-const BENCH_TEMPORAL = { name: 'temporal-bench', port: 57259 } as const;
+/** The API server (and its etcd, on the next two ports) this benchmark uses; tests use 26443-26445 and 26463-26465. */
+const BENCH_KUBE = { name: 'kube-bench-operator', port: 26473 } as const;
+const BENCH_TEMPORAL = { name: 'temporal-bench', port: 27259 } as const;
 const DATABASE = 'svc_bench_operator';
 const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
 const LEASE_NAMESPACE = 'default';

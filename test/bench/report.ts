@@ -25,13 +25,13 @@ function table(header: string[], rows: string[][], leftAligned = 1): string {
 const fixed = (n: number, digits: number) => (Number.isFinite(n) ? n.toFixed(digits) : '-');
 
 function cpuCell(cpu: CpuSplit | undefined): string {
-  return cpu ? `${cpu.node}/${cpu.postgres}/${cpu.loadGenerator}/${cpu.other}` : '-';
+  return cpu ? `${cpu.platform}/${cpu.postgres}/${cpu.loadGenerator}/${cpu.other}` : '-';
 }
 
 /** The results table: one line per measured workload. */
 export function resultsTable(rows: Row[]): string {
   return table(
-    ['workload', 'load generator', 'conns', 'req|tx/s', 'p50 ms', 'p99 ms', 'errors', 'cpu% node/pg/gen/other'],
+    ['workload', 'load generator', 'conns', 'req|tx/s', 'p50 ms', 'p99 ms', 'errors', 'cpu% platform/pg/gen/other'],
     rows.map(({ workload, tool, connections, result }) => [
       workload,
       tool,

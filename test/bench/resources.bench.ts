@@ -39,6 +39,12 @@ import {
 } from './statements.ts';
 import { ensureWrk, runWrk } from './wrk.ts';
 
+/** The runtime serving the platform in this process: Bun under `npm run bench:resources`, as `npm start` runs it. */
+const runtimeVersion = () => {
+  const bun = (process.versions as Record<string, string | undefined>).bun;
+  return bun ? `Bun ${bun}` : `node ${process.version}`;
+};
+
 const TENANT = 'acme';
 const USER = 'admin@acme.test';
 const V3 = '/api/svc/v3';
@@ -282,7 +288,7 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
 
 async function printReport(rows: Record<string, Row>, server: ServerFacts, settings: Settings, tools: Tools): Promise<void> {
   const wrkVersion = (await start(tools.wrk, ['-v']).finished).output.split(' ').slice(0, 2).join(' ');
-  console.log(`\nmachine: nproc ${availableParallelism()}, node ${process.version}, PostgreSQL ${server.version}, ${wrkVersion}`);
+  console.log(`\nmachine: nproc ${availableParallelism()}, ${runtimeVersion()}, PostgreSQL ${server.version}, ${wrkVersion}`);
   console.log(
     `load: ${settings.connections} connections (wrk) and clients (pgbench), ${settings.threads} threads, ` +
       `${settings.seconds} s measured after ${settings.warmupSeconds} s warm-up; ${settings.rows} projects, ${ID_COUNT} ids; ` +
@@ -293,7 +299,7 @@ async function printReport(rows: Record<string, Row>, server: ServerFacts, setti
       'a variable used twice becomes two parameters; GET-by-id draws a random id from bench_ids in a separate, uncounted ' +
       `transaction once in ${ID_LOOKUP_EVERY}`,
   );
-  console.log('cpu% = percent of one core over the middle of each run: node (the platform) / PostgreSQL / load generator / other processes\n');
+  console.log('cpu% = percent of one core over the middle of each run: the platform process (edge and control plane) / PostgreSQL / load generator / other processes\n');
   console.log(resultsTable(Object.values(rows)));
   console.log();
   console.log(

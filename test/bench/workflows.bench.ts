@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   const cluster = await benchCluster(log);
   const url = await createDatabase(cluster.adminUrl, DATABASE);
   await migrate(url);
-  const temporal = await ensureTemporalDevServer({ name: 'temporal-bench', port: 57259, log });
+  const temporal = await ensureTemporalDevServer({ name: 'temporal-bench', port: 27259, log });
   await ensureSearchAttributes({ cli: temporal.cli, address: temporal.address, attributes: PLATFORM_SEARCH_ATTRIBUTES });
 
   const port = await freePort();

@@ -105,7 +105,7 @@ describe('orchestrate durability on a real Temporal server', () => {
 
   it('keeps execution history across a restart of the Temporal server, with the tenant search attributes', async () => {
     const cli = await ensureTemporalCli();
-    const server = await ensureTemporalDevServer({ name: 'temporal-restart-check', port: 57249, cli });
+    const server = await ensureTemporalDevServer({ name: 'temporal-restart-check', port: 27249, cli });
     try {
       await ensureSearchAttributes({ cli, address: server.address, attributes: PLATFORM_SEARCH_ATTRIBUTES });
       const stack = await startTestStack({ temporal: { address: server.address, namespace: server.namespace } });
@@ -115,7 +115,7 @@ describe('orchestrate durability on a real Temporal server', () => {
       const me = await stack.request('GET', `${V3}/users/me`, { as: ADMIN });
 
       await server.stop();
-      const restarted = await ensureTemporalDevServer({ name: 'temporal-restart-check', port: 57249, cli });
+      const restarted = await ensureTemporalDevServer({ name: 'temporal-restart-check', port: 27249, cli });
       expect(restarted.pid).not.toBe(server.pid);
 
       const described = JSON.parse(
@@ -135,7 +135,7 @@ describe('orchestrate durability on a real Temporal server', () => {
       const api = await stack.request('GET', `${V3}/orchestrate/executions/${run.body.id}`, { as: ADMIN });
       expect(api.body.state).toBe('completed');
     } finally {
-      const current = await ensureTemporalDevServer({ name: 'temporal-restart-check', port: 57249, cli });
+      const current = await ensureTemporalDevServer({ name: 'temporal-restart-check', port: 27249, cli });
       await current.stop();
     }
   }, 180_000);

@@ -10,7 +10,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
     /** How the e2e suites' edge reaches the control plane (set per vitest project). */
-    controlPlaneMode: 'in-process' | 'http';
+    controlPlaneMode: 'in-process' | 'http' | 'bun';
     /** Temporal frontend (`host:port`) and namespace the run's workers and clients use. */
     temporalAddress: string;
     temporalNamespace: string;
@@ -22,14 +22,17 @@ declare module 'vitest' {
   }
 }
 
+// The fixed ports of test and benchmark servers lie below 32768, outside Linux's ephemeral port
+// range (32768-60999), so that no outgoing connection on the machine can hold one of them.
+
 /** The Temporal dev server tests use when `TEMPORAL_ADDRESS` is not set (headless, its own history file). */
-export const TEST_TEMPORAL = { name: 'temporal-test', port: 57239 } as const;
+export const TEST_TEMPORAL = { name: 'temporal-test', port: 27239 } as const;
 
 /** The API server (and its etcd, on the next two ports) tests use. */
-export const TEST_KUBE = { name: 'kube-test', port: 56443 } as const;
+export const TEST_KUBE = { name: 'kube-test', port: 26443 } as const;
 
 /** The private, non-durable cluster tests use when `DATABASE_URL` is not set. */
-export const TEST_POSTGRES = { name: 'pg-test', port: 54339 } as const;
+export const TEST_POSTGRES = { name: 'pg-test', port: 24339 } as const;
 
 const TEST_DB = /^svc_test_(\d+)_[0-9a-f]+$/;
 

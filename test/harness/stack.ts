@@ -1,13 +1,35 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { startPlatform, type PlatformOptions, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 
-export type ControlPlaneMode = 'in-process' | 'http';
+/** In this process; over tRPC's HTTP link to a control-plane process; or edge and control plane in a Bun process, as `npm start` runs them. */
+export type ControlPlaneMode = 'in-process' | 'http' | 'bun';
+
+/** Starts the edge and its in-process control plane on Bun (test/harness/bun-edge.ts) and resolves once it listens. */
+async function startBunEdge(options: Omit<PlatformOptions, 'role'>): Promise<RunningPlatform> {
+  const script = fileURLToPath(new URL('./bun-edge.ts', import.meta.url));
+  const child = spawn(bunExecutable(), [script], { env: { ...process.env, SVC_TEST_PLATFORM: JSON.stringify(options) }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit');
+  const firstLine = once(createInterface({ input: child.stdout! }), 'line');
+  const started = await Promise.race([firstLine.then(([line]) => JSON.parse(line as string) as { url: string }), exited.then(([code]) => Promise.reject(new Error(`the Bun edge exited with code ${code} before listening`)))]);
+  return {
+    url: started.url,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -71,6 +93,9 @@ export async function startTestStack(
         if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 3) throw error;
       }
     }
+  } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
+    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, blobRoot, port: 0, temporal }));
+    edge = await startBunEdge({ databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal });
   } else {
     edge = await startPlatform({ role: 'all', databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal, runWorker: options.worker });
   }

@@ -1,0 +1,136 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { loginWithPkce } from '../api-edge/identity/login-flow.ts';
+import { until } from '../test/harness/until.ts';
+import { bunExecutable } from './stack/bun.ts';
+import { freePort } from './stack/process.ts';
+
+/** The direct children of `pid`, by command line. */
+function childrenOf(pid: number): Array<{ pid: number; command: string }> {
+  let out = '';
+  try {
+    out = execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=,args='], { encoding: 'utf8' });
+  } catch {
+    return [];
+  }
+  return out
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [, childPid, command] = /^\s*(\d+)\s+(.*)$/.exec(line)!;
+      return { pid: Number(childPid), command: command! };
+    });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The run's database and Temporal server, a task queue of its own (only this platform's worker runs its executions) and `stateDir`. */
+function platformEnv(stateDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    DATABASE_URL: inject('databaseUrl'),
+    TEMPORAL_ADDRESS: inject('temporalAddress'),
+    TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    TEMPORAL_TASK_QUEUE: `start-${randomUUID()}`,
+    SVC_STATE_DIR: stateDir,
+  };
+}
+
+/** `npm start`'s process: `bun scripts/start.ts` (role all), against the run's database and Temporal server. */
+async function startPlatformProcess(stateDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+  const port = await freePort();
+  const child = spawn(bunExecutable(), ['scripts/start.ts'], {
+    env: { ...platformEnv(stateDir), PORT: String(port), HOST: '127.0.0.1', KUBECONFIG: join(stateDir, 'no-kubeconfig'), SVC_BLOB_DIR: join(stateDir, 'blobs') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  await until(async () => output.includes('platform ready on') || child.exitCode !== null, (done) => done);
+  if (!output.includes('platform ready on')) throw new Error(`the platform did not start:\n${output}`);
+  return { child, url: `http://localhost:${port}`, output: () => output };
+}
+
+describe('npm start (scripts/start.ts on Bun)', () => {
+  let stateDir: string;
+  const started: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    stateDir = await mkdtemp(join(tmpdir(), 'svc-start-'));
+  });
+  afterAll(async () => {
+    for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+    await rm(stateDir, { recursive: true, force: true });
+  });
+
+  it('serves the edge from Bun, runs executions on a Node worker process, and stops both on SIGTERM', async () => {
+    const platform = await startPlatformProcess(stateDir);
+    started.push(platform.child);
+    expect(platform.output()).toContain('operator:      off (no kubeconfig)');
+
+    const nodeRoles = childrenOf(platform.child.pid!);
+    expect(nodeRoles.map((c) => c.command)).toEqual([expect.stringMatching(/^node .*scripts\/start\.ts --role worker$/)]);
+
+    const health = await fetch(`${platform.url}/health`);
+    expect(health.status).toBe(200);
+    const { accessToken } = await loginWithPkce({ issuer: platform.url, email: 'admin@acme.test' });
+    const execution = await fetch(`${platform.url}/api/svc/v3/orchestrate/workflows/project-briefing/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ input: { question: 'Which project has the largest budget?' } }),
+    });
+    expect(execution.status).toBe(200);
+    expect(await execution.json()).toMatchObject({ workflowId: 'project-briefing', state: 'completed' });
+
+    const exited = once(platform.child, 'exit');
+    platform.child.kill('SIGTERM');
+    const [code] = await exited;
+    expect(code).toBe(0);
+    expect(nodeRoles.filter((c) => alive(c.pid))).toEqual([]);
+  });
+
+  it('stops with exit code 1 when its worker process dies', async () => {
+    const platform = await startPlatformProcess(stateDir);
+    started.push(platform.child);
+    const [worker] = childrenOf(platform.child.pid!);
+    const exited = once(platform.child, 'exit');
+    process.kill(worker!.pid, 'SIGKILL');
+    const [code] = await exited;
+    expect(code).toBe(1);
+    expect(platform.output()).toContain('the worker process ended (SIGKILL); stopping the platform');
+  });
+
+  it('hands a worker role started on Bun to Node, which serves its health and stops on SIGTERM', async () => {
+    const healthPort = await freePort();
+    const child = spawn(bunExecutable(), ['scripts/start.ts', '--role', 'worker'], {
+      env: { ...platformEnv(stateDir), HEALTH_PORT: String(healthPort) },
+      stdio: 'ignore',
+    });
+    started.push(child);
+    const health = await until(
+      () => fetch(`http://127.0.0.1:${healthPort}/health`).then((r) => r.json() as Promise<{ status: string; checks: Record<string, string> }>),
+      (body) => body.status === 'ok',
+    );
+    expect(health.checks).toMatchObject({ worker: 'running', temporal: 'ok', database: 'ok' });
+    const [node] = childrenOf(child.pid!);
+    expect(node?.command).toMatch(/^node .*scripts\/start\.ts --role worker$/);
+
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    expect((await exited)[0]).toBe(0);
+    await until(async () => alive(node!.pid), (running) => !running, 10_000);
+  });
+});
