@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginWithPkce } from '../api-edge/identity/login-flow.ts';
 import { until } from '../test/harness/until.ts';
 import { bunExecutable } from './stack/bun.ts';
+import { startPlatform } from './stack/platform.ts';
 import { freePort } from './stack/process.ts';
 
 /** The direct children of `pid`, by command line. */
@@ -132,5 +133,32 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     child.kill('SIGTERM');
     expect((await exited)[0]).toBe(0);
     await until(async () => alive(node!.pid), (running) => !running, 10_000);
+  });
+
+  it('runs an edge role on Bun that calls a control plane over tRPC\'s HTTP link (as the chart deploys it)', async () => {
+    const edgePort = await freePort();
+    const edgeUrl = `http://127.0.0.1:${edgePort}`;
+    const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl: inject('databaseUrl'), port: 0, publicUrl: edgeUrl, seedDevelopmentData: true });
+    try {
+      const child = spawn(bunExecutable(), ['scripts/start.ts', '--role', 'edge'], {
+        env: { ...platformEnv(stateDir), PORT: String(edgePort), HOST: '127.0.0.1', PUBLIC_URL: edgeUrl, CONTROL_PLANE_URL: controlPlane.url },
+        stdio: 'ignore',
+      });
+      started.push(child);
+      await until(() => fetch(`${edgeUrl}/health`).then((r) => r.status), (status) => status === 200);
+      const { accessToken } = await loginWithPkce({ issuer: edgeUrl, email: 'admin@acme.test' });
+      const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+      const created = await fetch(`${edgeUrl}/api/svc/v3/resources/project`, { method: 'POST', headers, body: JSON.stringify({ name: 'Linked', budget: 10 }) });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const read = await fetch(`${edgeUrl}/api/svc/v3/resources/project/${id}`, { headers });
+      expect(await read.json()).toMatchObject({ id, name: 'Linked', budget: 10, type: 'project' });
+      expect(read.headers.get('x-ratelimit-limit')).toBe('1000');
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      expect((await exited)[0]).toBe(0);
+    } finally {
+      await controlPlane.close();
+    }
   });
 });
