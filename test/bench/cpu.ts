@@ -3,7 +3,7 @@ import { CLK_TCK, cpuSnapshot as snapshot, readProcess, type CpuSnapshot } from 
 
 /** CPU used during a window, in percent of one core, by the platform, PostgreSQL and the load generator. */
 export interface CpuSplit {
-  /** This process: the platform (edge and control plane) and the benchmark itself, which idles meanwhile. */
+  /** The platform's processes: by default this one (the platform in-process, and the benchmark itself, which idles meanwhile). */
   platform: number;
   /** The benchmark's PostgreSQL server: its postmaster and every child (backends, background workers). */
   postgres: number;
@@ -20,7 +20,7 @@ function split(before: CpuSnapshot, after: CpuSnapshot, pids: WatchedPids): CpuS
     const start = before.processes.get(pid);
     if (!start || start.comm !== end.comm) continue;
     const delta = end.ticks - start.ticks;
-    if (pid === process.pid) used.platform += delta;
+    if (descendsFrom(pid, pids.platform ?? process.pid, after.processes)) used.platform += delta;
     else if (pid === pids.loadGenerator) used.loadGenerator += delta;
     else if (pid === pids.postmaster || end.parent === pids.postmaster) used.postgres += delta;
   }
@@ -49,6 +49,17 @@ export async function sampleCpuDuring(pids: WatchedPids, durationMs: number): Pr
 export interface WatchedPids {
   loadGenerator: number;
   postmaster?: number;
+  /** The platform's process, counted with its children (default: this process). */
+  platform?: number;
+}
+
+/** Whether `pid` is `root` or one of its descendants. */
+function descendsFrom(pid: number, root: number, processes: CpuSnapshot['processes']): boolean {
+  for (let current: number | undefined = pid, hops = 0; current !== undefined && current > 1 && hops < 64; hops++) {
+    if (current === root) return true;
+    current = processes.get(current)?.parent;
+  }
+  return false;
 }
 
 /** The postmaster of a PostgreSQL backend, when that backend runs on this machine. */

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
+import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { migrate } from '../../control-plane/db/migrate.ts';
 import { executionWorkflowId, RUN_EXECUTION_WORKFLOW } from '../../control-plane/orchestrate/orchestrate.service.ts';
 import type { ExecutionPlan, StepDefinition } from '../../control-plane/orchestrate/orchestrate.schema.ts';
@@ -97,8 +98,8 @@ async function main(): Promise<void> {
 
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  log(`starting the platform (edge, control plane and worker in one process) on ${origin}`);
-  const platform = start('node_modules/.bin/tsx', ['scripts/start.ts'], {
+  log(`starting the platform as npm start runs it (edge and control plane on Bun, the worker a Node process beside it) on ${origin}`);
+  const platform = start(bunExecutable(), ['scripts/start.ts'], {
     env: {
       ...process.env,
       DATABASE_URL: url,
@@ -139,7 +140,7 @@ async function main(): Promise<void> {
     writeFileSync(pathsFile, `/api/svc/v3/orchestrate/workflows/${WORKFLOW}/execute\n`);
     writeFileSync(bodyFile, JSON.stringify({ input: INPUT }));
     const wrk = await ensureWrk(log);
-    const wrkOptions = { url: origin, token, pathsFile, bodyFile, method: 'POST', connections: CONCURRENCY, threads: 2 };
+    const wrkOptions = { url: origin, token, pathsFile, bodyFile, method: 'POST', connections: CONCURRENCY, threads: 2, platform: platform.pid };
 
     log(`warm-up ${WARMUP_SECONDS}s, then REST for ${SECONDS}s with ${CONCURRENCY} connections`);
     await runWrk(wrk, { ...wrkOptions, seconds: WARMUP_SECONDS });
@@ -157,7 +158,7 @@ async function main(): Promise<void> {
       { workload: 'execute 2-step (REST, sync)', tool: 'wrk', connections: CONCURRENCY, result: rest },
       { workload: 'execute 2-step (bare SDK)', tool: 'temporal client', connections: CONCURRENCY, result: bare },
     ];
-    console.log(`\nmachine: nproc ${(await import('node:os')).availableParallelism()}, node ${process.version}; Temporal dev server ${temporal.address}; one worker process`);
+    console.log(`\nmachine: nproc ${(await import('node:os')).availableParallelism()}, edge and control plane on Bun, the worker on node ${process.version}; Temporal dev server ${temporal.address}`);
     console.log(resultsTable(rows));
     console.log();
     console.log(ratiosTable([{ label: 'REST / bare SDK', numerator: rows[0]!, denominator: rows[1]!, target: 0.9 }]));

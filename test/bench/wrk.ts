@@ -32,6 +32,8 @@ export interface WrkOptions {
   seconds: number;
   /** PostgreSQL's postmaster, to tell its CPU apart. */
   postmaster?: number;
+  /** The platform's process when it is not this one (its children count with it). */
+  platform?: number;
   /** Another method than GET, with a JSON body file sent on every request. */
   method?: string;
   bodyFile?: string;
@@ -66,7 +68,7 @@ export async function runWrk(bin: string, options: WrkOptions): Promise<WrkResul
     ...(options.method ? [options.method, ...(options.bodyFile ? [options.bodyFile] : [])] : []),
   ];
   const running = start(bin, args);
-  const [{ code, output }, cpu] = await Promise.all([running.finished, sampleCpuDuring({ loadGenerator: running.pid, postmaster: options.postmaster }, options.seconds * 1000)]);
+  const [{ code, output }, cpu] = await Promise.all([running.finished, sampleCpuDuring({ loadGenerator: running.pid, postmaster: options.postmaster, platform: options.platform }, options.seconds * 1000)]);
   const rate = Number(/^Requests\/sec:\s+([\d.]+)/m.exec(output)?.[1]);
   if (code !== 0 || !Number.isFinite(rate)) throw new Error(`wrk failed (exit ${code}):\n${tail(output)}`);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0);
