@@ -88,8 +88,9 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServ
         // A second instance on a taken port fails (EADDRINUSE) instead of sharing it unnoticed.
         reusePort: false,
         fetch(request, srv) {
-          // The rate limiter keys anonymous requests by the client address, as `request.ip` on Node.
-          Object.defineProperty(request, 'ip', { value: srv.requestIP(request)?.address, configurable: true });
+          // The rate limiter keys anonymous requests by the client address, as `request.ip` on Node;
+          // read only when asked for, as it costs a system call.
+          Object.defineProperty(request, 'ip', { get: () => srv.requestIP(request)?.address, configurable: true });
           const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2);
           const pathname = request.url.slice(pathStart).split('?')[0]!;
           const mount = mounts.find((m) => m.handles(pathname));

@@ -20,9 +20,10 @@ function split(before: CpuSnapshot, after: CpuSnapshot, pids: WatchedPids): CpuS
     const start = before.processes.get(pid);
     if (!start || start.comm !== end.comm) continue;
     const delta = end.ticks - start.ticks;
-    if (descendsFrom(pid, pids.platform ?? process.pid, after.processes)) used.platform += delta;
-    else if (pid === pids.loadGenerator) used.loadGenerator += delta;
+    // The load generator and PostgreSQL first: the benchmark's process, which may be the platform's, starts them.
+    if (pid === pids.loadGenerator) used.loadGenerator += delta;
     else if (pid === pids.postmaster || end.parent === pids.postmaster) used.postgres += delta;
+    else if (descendsFrom(pid, pids.platform ?? process.pid, after.processes)) used.platform += delta;
   }
   const machine = percent(after.machineBusy - before.machineBusy);
   const platform = percent(used.platform);
