@@ -23,13 +23,16 @@ interface BunServer {
   stop(closeActiveConnections?: boolean): Promise<void>;
 }
 interface BunRuntime {
-  serve(options: { port: number; hostname: string; reusePort: boolean; fetch(request: Request, server: BunServer): Response | Promise<Response> }): BunServer;
+  serve(options: { port: number; hostname: string; reusePort: boolean; idleTimeout: number; fetch(request: Request, server: BunServer): Response | Promise<Response> }): BunServer;
 }
 
 /** Bun's runtime API, when this process runs on Bun. */
 export const bunRuntime = (globalThis as { Bun?: BunRuntime }).Bun;
 
 type EdgeApp = ReturnType<typeof createEdgeApp>;
+
+/** How long Bun's server keeps a connection that sends and receives nothing (a load balancer's usual idle timeout). */
+const IDLE_TIMEOUT_SECONDS = 60;
 
 /**
  * One HTTP server for the edge: the identity provider's paths go to it, the rest to Elysia. On Bun
@@ -87,6 +90,9 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServ
         hostname: host,
         // A second instance on a taken port fails (EADDRINUSE) instead of sharing it unnoticed.
         reusePort: false,
+        // Bun closes a connection idle for 10 s by default, even while its request is being
+        // answered: a synchronous execute waits up to 10 s before it answers.
+        idleTimeout: IDLE_TIMEOUT_SECONDS,
         fetch(request, srv) {
           // The rate limiter keys anonymous requests by the client address, as `request.ip` on Node;
           // read only when asked for, as it costs a system call.

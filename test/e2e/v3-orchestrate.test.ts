@@ -46,6 +46,17 @@ describe('v3 orchestrate', () => {
     expect(Date.parse(response.body.completedAt)).toBeGreaterThanOrEqual(Date.parse(response.body.startedAt));
   });
 
+  it('answers a synchronous execute that outlasts its 10 s wait with 202 and the running record', async () => {
+    const response = await stack.request('POST', `${V3}/orchestrate/workflows/project-intake/execute`, {
+      as: ADMIN,
+      body: { input: { name: `Long intake ${marker}`, budget: 100, reviewMs: 20_000, metadata: { marker } } },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(202);
+    expect(response.body).toMatchObject({ workflowId: 'project-intake', state: 'running' });
+    const cancelled = await stack.request('POST', `${V3}/orchestrate/executions/${response.body.id}/cancel`, { as: ADMIN });
+    expect(cancelled.status).toBe(204);
+  }, 30_000);
+
   it('runs an execution asynchronously: 202 running at once, then completed', async () => {
     const started = await stack.request('POST', `${V3}/orchestrate/workflows/active-projects/execute`, { as: ADMIN, body: { input: {}, async: true } });
     expect(started.status).toBe(202);
