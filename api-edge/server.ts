@@ -80,6 +80,27 @@ function asFetchHandler(mount: NodeMount): (request: Request) => Promise<Respons
   }) as never) as never;
 }
 
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A request from Bun's server as node:http gives it on Node, where the edge was first built: an
+ * absolute URL when the client sent no usable Host (Bun gives only the path, which `new URL`
+ * refuses), and an empty body when one was declared JSON but none was sent (Bun gives none, and
+ * Elysia then parses nothing: the request would go on without its body instead of failing as
+ * invalid JSON).
+ */
+function asNodeGivesIt(request: Request): Request {
+  const pathOnly = request.url.startsWith('/');
+  const emptyJson = request.body === null && BODY_METHODS.has(request.method) && (request.headers.get('content-type') ?? '').includes('json');
+  if (!pathOnly && !emptyJson) return request;
+  return new Request(pathOnly ? `http://localhost${request.url}` : request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: emptyJson ? '' : request.body,
+    signal: request.signal,
+  });
+}
+
 function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServer {
   const fetchOf = new Map<NodeMount, (request: Request) => Promise<Response>>();
   let server: BunServer | undefined;
@@ -93,10 +114,11 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServ
         // Bun closes a connection idle for 10 s by default, even while its request is being
         // answered: a synchronous execute waits up to 10 s before it answers.
         idleTimeout: IDLE_TIMEOUT_SECONDS,
-        fetch(request, srv) {
+        fetch(received, srv) {
+          const request = asNodeGivesIt(received);
           // The rate limiter keys anonymous requests by the client address, as `request.ip` on Node;
           // read only when asked for, as it costs a system call.
-          Object.defineProperty(request, 'ip', { get: () => srv.requestIP(request)?.address, configurable: true });
+          Object.defineProperty(request, 'ip', { get: () => srv.requestIP(received)?.address, configurable: true });
           const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2);
           const pathname = request.url.slice(pathStart).split('?')[0]!;
           const mount = mounts.find((m) => m.handles(pathname));

@@ -29,6 +29,15 @@ function childrenOf(pid: number): Array<{ pid: number; command: string }> {
     });
 }
 
+/** SIGKILL to a detached child's whole process group (its Node roles too); a group already gone is fine. */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid) process.kill(-child.pid, 'SIGKILL');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -56,6 +65,8 @@ async function startPlatformProcess(stateDir: string): Promise<{ child: ChildPro
   const child = spawn(bunExecutable(), ['scripts/start.ts'], {
     env: { ...platformEnv(stateDir), PORT: String(port), HOST: '127.0.0.1', KUBECONFIG: join(stateDir, 'no-kubeconfig'), SVC_BLOB_DIR: join(stateDir, 'blobs') },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, which the suite kills whole if a test fails midway.
+    detached: true,
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
@@ -73,7 +84,7 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     stateDir = await mkdtemp(join(tmpdir(), 'svc-start-'));
   });
   afterAll(async () => {
-    for (const child of started) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const child of started) killGroup(child);
     await rm(stateDir, { recursive: true, force: true });
   });
 
@@ -88,13 +99,20 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     const health = await fetch(`${platform.url}/health`);
     expect(health.status).toBe(200);
     const { accessToken } = await loginWithPkce({ issuer: platform.url, email: 'admin@acme.test' });
-    const execution = await fetch(`${platform.url}/api/svc/v3/orchestrate/workflows/project-briefing/execute`, {
+    const headers = { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' };
+    // Asynchronous: the worker process may still be starting, and the execution waits for it on its task queue.
+    const accepted = await fetch(`${platform.url}/api/svc/v3/orchestrate/workflows/project-briefing/execute`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ input: { question: 'Which project has the largest budget?' } }),
+      headers,
+      body: JSON.stringify({ input: { question: 'Which project has the largest budget?' }, async: true }),
     });
-    expect(execution.status).toBe(200);
-    expect(await execution.json()).toMatchObject({ workflowId: 'project-briefing', state: 'completed' });
+    expect(accepted.status).toBe(202);
+    const { id } = (await accepted.json()) as { id: string };
+    const done = await until(
+      () => fetch(`${platform.url}/api/svc/v3/orchestrate/executions/${id}`, { headers }).then((r) => r.json() as Promise<{ state: string }>),
+      (execution) => execution.state !== 'running',
+    );
+    expect(done).toMatchObject({ workflowId: 'project-briefing', state: 'completed' });
 
     const exited = once(platform.child, 'exit');
     platform.child.kill('SIGTERM');
@@ -114,11 +132,20 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     expect(platform.output()).toContain('the worker process ended (SIGKILL); stopping the platform');
   });
 
-  it('hands a worker role started on Bun to Node, which serves its health and stops on SIGTERM', async () => {
+  it('stops its worker process when it is itself killed without a chance to stop it', async () => {
+    const platform = await startPlatformProcess(stateDir);
+    started.push(platform.child);
+    const [worker] = childrenOf(platform.child.pid!);
+    process.kill(platform.child.pid!, 'SIGKILL');
+    await until(async () => alive(worker!.pid), (running) => !running, 15_000);
+  });
+
+  it('hands a worker role started on Bun to Node, which serves its health and stops on a Ctrl-C', async () => {
     const healthPort = await freePort();
     const child = spawn(bunExecutable(), ['scripts/start.ts', '--role', 'worker'], {
       env: { ...platformEnv(stateDir), HEALTH_PORT: String(healthPort) },
       stdio: 'ignore',
+      detached: true,
     });
     started.push(child);
     const health = await until(
@@ -130,7 +157,8 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     expect(node?.command).toMatch(/^node .*scripts\/start\.ts --role worker$/);
 
     const exited = once(child, 'exit');
-    child.kill('SIGTERM');
+    // As a terminal's Ctrl-C does: SIGINT to the whole process group, so both processes get it.
+    process.kill(-child.pid!, 'SIGINT');
     expect((await exited)[0]).toBe(0);
     await until(async () => alive(node!.pid), (running) => !running, 10_000);
   });
@@ -143,6 +171,7 @@ describe('npm start (scripts/start.ts on Bun)', () => {
       const child = spawn(bunExecutable(), ['scripts/start.ts', '--role', 'edge'], {
         env: { ...platformEnv(stateDir), PORT: String(edgePort), HOST: '127.0.0.1', PUBLIC_URL: edgeUrl, CONTROL_PLANE_URL: controlPlane.url },
         stdio: 'ignore',
+        detached: true,
       });
       started.push(child);
       await until(() => fetch(`${edgeUrl}/health`).then((r) => r.status), (status) => status === 200);

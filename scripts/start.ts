@@ -17,6 +17,10 @@ import { stateDir } from './stack/state-dir.ts';
 const DEV_POSTGRES = { name: 'pg-dev', port: 54329 } as const;
 const DEV_DATABASE = 'svc';
 const DEV_TEMPORAL = { name: 'temporal-dev', port: 7233, uiPort: 8233 } as const;
+/** How long a Node role may take to stop (the chart gives the worker 60 s) before it is killed. */
+const CHILD_STOP_MS = 60_000;
+/** How often a role started beside the platform process checks that its parent still runs. */
+const PARENT_CHECK_MS = 1_000;
 
 const { values: args } = parseArgs({
   options: { role: { type: 'string', default: process.env.SVC_ROLE ?? 'all' } },
@@ -30,7 +34,8 @@ if (!['all', 'edge', 'control-plane', 'worker', 'operator'].includes(role)) {
 if (bunRuntime && isNodeRole(role)) {
   // `npm start` runs on Bun: a worker or operator role is handed to Node, whose SDKs it needs.
   const child = spawnNodeRole(role, {}, 'inherit');
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  // SIGTERM whatever arrived: a terminal's Ctrl-C reaches the child as well, and a second SIGINT would cut its shutdown short.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill('SIGTERM'));
   const [code] = await once(child, 'exit');
   process.exit(code ?? 1);
 }
@@ -93,7 +98,8 @@ const nodeChildren = !!bunRuntime && role === 'all';
 
 /** Runs a Node role as a child sharing this process's settings and stderr; the platform stops if it ends. */
 function startNodeRole(childRole: 'worker' | 'operator', childEnv: Record<string, string>): ChildProcess {
-  const child = spawnNodeRole(childRole, { ...childEnv, HEALTH_PORT: '0' }, ['ignore', 'ignore', 'inherit']);
+  // Their health servers are for this process's own use: a free port on the loopback address.
+  const child = spawnNodeRole(childRole, { ...childEnv, HOST: '127.0.0.1', HEALTH_PORT: '0' }, ['ignore', 'ignore', 'inherit']);
   child.once('exit', (code, signal) => {
     if (stopping) return;
     log(`the ${childRole} process ended (${signal ?? `exit code ${code}`}); stopping the platform`);
@@ -129,6 +135,14 @@ const platform = await startPlatform({
   log,
 });
 
+let stopping = false;
+const children: ChildProcess[] = [];
+if (nodeChildren) {
+  const childEnv = { DATABASE_URL: url, PUBLIC_URL: publicUrl, ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}) };
+  if (temporal) children.push(startNodeRole('worker', childEnv));
+  if (operatorSettings()) children.push(startNodeRole('operator', childEnv));
+}
+
 // `npm run token` asks http://localhost:8080 unless SVC_URL names another issuer.
 const tokenCommand = `${publicUrl === 'http://localhost:8080' ? '' : `SVC_URL=${publicUrl} `}npm run -s token -- admin@acme.test`;
 const temporalLine = temporal ? `\n  Temporal:      ${temporal.address}${temporal.uiUrl ? ` (UI ${temporal.uiUrl})` : ''}` : '';
@@ -148,21 +162,30 @@ if (role === 'operator') {
   try it:        curl -H "Authorization: Bearer $TOKEN" ${platform.url}/api/svc/v3/users/me${temporalLine}${operatorLine}`);
 }
 
-let stopping = false;
-const children: ChildProcess[] = [];
-if (nodeChildren) {
-  const childEnv = { DATABASE_URL: url, PUBLIC_URL: publicUrl, ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}) };
-  if (temporal) children.push(startNodeRole('worker', childEnv));
-  if (operatorSettings()) children.push(startNodeRole('operator', childEnv));
-}
-
 /** Stops the Node roles (each finishes its work first) and this process's platform, then exits. */
 async function stop(exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  const ended = children.filter((c) => c.exitCode === null && c.signalCode === null).map((c) => new Promise((resolve) => (c.once('exit', resolve), c.kill('SIGTERM'))));
+  const ended = children
+    .filter((c) => c.exitCode === null && c.signalCode === null)
+    .map((c) => {
+      const exited = once(c, 'exit');
+      c.kill('SIGTERM');
+      const kill = setTimeout(() => c.kill('SIGKILL'), CHILD_STOP_MS);
+      return exited.finally(() => clearTimeout(kill));
+    });
   await Promise.allSettled([platform.close(), ...ended]);
   process.exit(exitCode);
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop(0));
+
+// A role that `npm start` runs beside it stops when that process is gone, however it ended.
+const parentPid = Number(env.SVC_PARENT_PID);
+if (parentPid) {
+  setInterval(() => {
+    if (process.ppid === parentPid) return;
+    log('the platform process that started this one is gone; stopping');
+    void stop(0);
+  }, PARENT_CHECK_MS).unref();
+}

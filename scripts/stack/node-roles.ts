@@ -10,7 +10,8 @@ export const isNodeRole = (role: string): role is NodeRole => role === 'worker' 
 export function spawnNodeRole(role: NodeRole, env: Record<string, string>, stdio: StdioOptions): ChildProcess {
   const script = fileURLToPath(new URL('../start.ts', import.meta.url));
   return spawn('node', ['--max-semi-space-size=64', '--import', 'tsx', script, '--role', role], {
-    env: { ...process.env, ...env, SVC_ROLE: role },
+    // SVC_PARENT_PID: the child stops when this process is gone (scripts/start.ts).
+    env: { ...process.env, ...env, SVC_ROLE: role, SVC_PARENT_PID: String(process.pid) },
     stdio,
   });
 }

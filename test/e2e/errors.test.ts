@@ -37,6 +37,14 @@ describe('v3 errors', () => {
     expect(after.body.total).toBe(0);
   });
 
+  it('400 VALIDATION_ERROR for an empty body declared as JSON, on v3 and v4 alike', async () => {
+    for (const path of [`${V3}/resources/project`, '/v4/identity/me/provision']) {
+      const response = await stack.request('POST', path, { as: ADMIN, rawBody: '' });
+      expect(response.status, path).toBe(400);
+      expect(response.body).toEqual({ error: { code: 'VALIDATION_ERROR', message: 'request body is not valid JSON', details: { field: '(body)', issue: 'is not valid JSON' } } });
+    }
+  });
+
   it('400 for a body that is not an object', async () => {
     const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: [1, 2] });
     expect(response.status).toBe(400);

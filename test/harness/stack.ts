@@ -95,7 +95,12 @@ export async function startTestStack(
     }
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
     if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, blobRoot, port: 0, temporal }));
-    edge = await startBunEdge({ databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal });
+    try {
+      edge = await startBunEdge({ databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal });
+    } catch (error) {
+      for (const platform of started.splice(0).reverse()) await platform.close();
+      throw error;
+    }
   } else {
     edge = await startPlatform({ role: 'all', databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal, runWorker: options.worker });
   }
