@@ -138,7 +138,8 @@ const platform = await startPlatform({
 let stopping = false;
 const children: ChildProcess[] = [];
 if (nodeChildren) {
-  const childEnv = { DATABASE_URL: url, PUBLIC_URL: publicUrl, ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}) };
+  // This process has migrated and seeded the database already.
+  const childEnv = { DATABASE_URL: url, PUBLIC_URL: publicUrl, SVC_DEV_SEED: 'false', ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}) };
   if (temporal) children.push(startNodeRole('worker', childEnv));
   if (operatorSettings()) children.push(startNodeRole('operator', childEnv));
 }
