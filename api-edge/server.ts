@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { toFetchHandler, toNodeHandler } from 'srvx/node';
 import type { createEdgeApp } from './app.ts';
+import { hasUnmeasuredBody, withMeasuredBody } from './plugins/body-limit.ts';
 
 /** Requests that the identity provider answers instead of the REST app (its own Node handler). */
 export interface NodeMount {
@@ -45,7 +46,8 @@ export function createEdgeServer(app: EdgeApp, mounts: NodeMount[] = []): EdgeSe
 }
 
 function nodeServer(app: EdgeApp, mounts: NodeMount[]): EdgeServer {
-  const handleRest = toNodeHandler(app.fetch as Parameters<typeof toNodeHandler>[0]);
+  const handleRest = toNodeHandler((async (request: Request) =>
+    app.fetch(hasUnmeasuredBody(request) ? await withMeasuredBody(request) : request)) as Parameters<typeof toNodeHandler>[0]);
   const server: Server = createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0]!;
     const mount = mounts.find((m) => m.handles(pathname));
@@ -114,11 +116,12 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServ
         // Bun closes a connection idle for 10 s by default, even while its request is being
         // answered: a synchronous execute waits up to 10 s before it answers.
         idleTimeout: IDLE_TIMEOUT_SECONDS,
-        fetch(received, srv) {
-          const request = asNodeGivesIt(received);
+        async fetch(received, srv) {
+          let request = asNodeGivesIt(received);
           // The rate limiter keys anonymous requests by the client address, as `request.ip` on Node;
           // read only when asked for, as it costs a system call.
           Object.defineProperty(request, 'ip', { get: () => srv.requestIP(received)?.address, configurable: true });
+          if (hasUnmeasuredBody(request)) request = await withMeasuredBody(request);
           const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2);
           const pathname = request.url.slice(pathStart).split('?')[0]!;
           const mount = mounts.find((m) => m.handles(pathname));

@@ -6,5 +6,5 @@ export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
-export { ForbiddenError, HTTP_STATUS, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
+export { ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
 export type { ControlPlane, CallContext } from './trpc/control-plane.ts';

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'VERSION_CONFLICT'
   | 'RATE_LIMIT_EXCEEDED'
   | 'FILE_TOO_LARGE'
+  | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_FILE_TYPE'
   | 'INTERNAL_ERROR';
 
@@ -89,6 +90,13 @@ export class VersionConflictError extends DomainError {
   }
 }
 
+/** A request body over the API's limit (uploads, with their own limit, answer FILE_TOO_LARGE). */
+export class PayloadTooLargeError extends DomainError {
+  constructor(limitBytes: number) {
+    super('PAYLOAD_TOO_LARGE', `request body is larger than ${limitBytes} bytes`, { limit: limitBytes });
+  }
+}
+
 export class RateLimitError extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
     super('RATE_LIMIT_EXCEEDED', 'too many requests');
@@ -108,6 +116,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   CONFLICT: 409,
   VERSION_CONFLICT: 409,
   FILE_TOO_LARGE: 413,
+  PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_FILE_TYPE: 415,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,

@@ -45,6 +45,42 @@ describe('v3 errors', () => {
     }
   });
 
+  it('413 PAYLOAD_TOO_LARGE for a body over 1 MiB, declared or chunked, after authentication; nothing is created', async () => {
+    const token = await stack.token(ADMIN);
+    const marker = `large-${Date.now()}-${Math.random()}`;
+    const large = JSON.stringify({ name: marker, notes: 'x'.repeat(1_048_576) });
+    /** The body sent chunked, without a Content-Length. */
+    const chunked = (text: string) =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          const bytes = new TextEncoder().encode(text);
+          for (let at = 0; at < bytes.length; at += 65_536) controller.enqueue(bytes.subarray(at, at + 65_536));
+          controller.close();
+        },
+      });
+    const post = (body: string | ReadableStream<Uint8Array>, auth = true) =>
+      fetch(`${stack.url}${V3}/resources/project`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}) },
+        body,
+        duplex: 'half',
+      } as RequestInit);
+
+    for (const body of [large, chunked(large)]) {
+      const response = await post(body);
+      expect(response.status).toBe(413);
+      expect(await response.json()).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 1048576 bytes', details: { limit: 1_048_576 } } });
+      expect(response.headers.get('x-ratelimit-limit')).toEqual(expect.any(String));
+    }
+    expect((await post(large, false)).status).toBe(401);
+    const after = await stack.request('GET', `${V3}/resources?type=project&filter[name]=${marker}`, { as: ADMIN });
+    expect(after.body.total).toBe(0);
+
+    const small = await post(chunked(JSON.stringify({ name: marker, budget: 7 })));
+    expect(small.status).toBe(201);
+    expect(await small.json()).toMatchObject({ name: marker, budget: 7 });
+  });
+
   it('400 for a body that is not an object', async () => {
     const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: [1, 2] });
     expect(response.status).toBe(400);
