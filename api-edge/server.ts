@@ -46,8 +46,8 @@ export function createEdgeServer(app: EdgeApp, mounts: NodeMount[] = []): EdgeSe
 }
 
 function nodeServer(app: EdgeApp, mounts: NodeMount[]): EdgeServer {
-  const handleRest = toNodeHandler((async (request: Request) =>
-    app.fetch(hasUnmeasuredBody(request) ? await withMeasuredBody(request) : request)) as Parameters<typeof toNodeHandler>[0]);
+  const fetchRest = (request: Request) => (hasUnmeasuredBody(request) ? withMeasuredBody(request).then((measured) => app.fetch(measured)) : app.fetch(request));
+  const handleRest = toNodeHandler(fetchRest as Parameters<typeof toNodeHandler>[0]);
   const server: Server = createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0]!;
     const mount = mounts.find((m) => m.handles(pathname));
@@ -93,7 +93,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  */
 function asNodeGivesIt(request: Request): Request {
   const pathOnly = request.url.startsWith('/');
-  const emptyJson = request.body === null && BODY_METHODS.has(request.method) && (request.headers.get('content-type') ?? '').includes('json');
+  const emptyJson = BODY_METHODS.has(request.method) && request.body === null && (request.headers.get('content-type') ?? '').includes('json');
   if (!pathOnly && !emptyJson) return request;
   return new Request(pathOnly ? `http://localhost${request.url}` : request.url, {
     method: request.method,
@@ -106,6 +106,16 @@ function asNodeGivesIt(request: Request): Request {
 function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServer {
   const fetchOf = new Map<NodeMount, (request: Request) => Promise<Response>>();
   let server: BunServer | undefined;
+  /** The identity provider's paths to its handler, the rest to Elysia. */
+  const route = (request: Request): Response | Promise<Response> => {
+    const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2);
+    const pathname = request.url.slice(pathStart).split('?')[0]!;
+    const mount = mounts.find((m) => m.handles(pathname));
+    if (!mount) return app.fetch(request);
+    let handler = fetchOf.get(mount);
+    if (!handler) fetchOf.set(mount, (handler = asFetchHandler(mount)));
+    return handler(request);
+  };
   return {
     listen: async (port, host) => {
       server = bun.serve({
@@ -116,19 +126,12 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServ
         // Bun closes a connection idle for 10 s by default, even while its request is being
         // answered: a synchronous execute waits up to 10 s before it answers.
         idleTimeout: IDLE_TIMEOUT_SECONDS,
-        async fetch(received, srv) {
-          let request = asNodeGivesIt(received);
+        fetch(received, srv) {
+          const request = asNodeGivesIt(received);
           // The rate limiter keys anonymous requests by the client address, as `request.ip` on Node;
           // read only when asked for, as it costs a system call.
           Object.defineProperty(request, 'ip', { get: () => srv.requestIP(received)?.address, configurable: true });
-          if (hasUnmeasuredBody(request)) request = await withMeasuredBody(request);
-          const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2);
-          const pathname = request.url.slice(pathStart).split('?')[0]!;
-          const mount = mounts.find((m) => m.handles(pathname));
-          if (!mount) return app.fetch(request);
-          let handler = fetchOf.get(mount);
-          if (!handler) fetchOf.set(mount, (handler = asFetchHandler(mount)));
-          return handler(request);
+          return hasUnmeasuredBody(request) ? withMeasuredBody(request).then(route) : route(request);
         },
       });
       return server.port;
