@@ -66,7 +66,7 @@ export interface DbOptions {
   max?: number;
   /** Connections of the owner pool. Default 10. */
   systemMax?: number;
-  /** Connections that `readInTenant` pipelines reads on. Default 2. */
+  /** Connections that `readInTenant` pipelines reads on. Default 1: more reads share each write (docs/decisions.md). */
   readConnections?: number;
 }
 
@@ -86,13 +86,13 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
 /**
  * Three pools over one database: the owner's; the tenant pool, whose connections run as `svc_app`
  * from their start, so row-level security applies to everything they run, inside a transaction or
- * not; and a few `svc_app` connections that `readInTenant` shares between requests (one connection
- * each, so that statements run in the order sent).
+ * not; and `svc_app` connections (one by default) that `readInTenant` shares between requests
+ * (each its own pool of one, so that statements run in the order sent).
  */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
   const tenantSql = createPool(databaseUrl, { max: options.max ?? 20, role: APP_ROLE });
-  const readLanes = Array.from({ length: Math.max(1, options.readConnections ?? 2) }, () => ({
+  const readLanes = Array.from({ length: Math.max(1, options.readConnections ?? 1) }, () => ({
     sql: createPool(databaseUrl, { max: 1, role: APP_ROLE }),
     inFlight: 0,
   }));
