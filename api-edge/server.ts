@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { toFetchHandler, toNodeHandler } from 'srvx/node';
 import type { createEdgeApp } from './app.ts';
-import { hasUnmeasuredBody, withMeasuredBody } from './plugins/body-limit.ts';
+import { BODY_METHODS, hasUnmeasuredBody, withMeasuredBody } from './plugins/body-limit.ts';
 
 /** Requests that the identity provider answers instead of the REST app (its own Node handler). */
 export interface NodeMount {
@@ -54,6 +54,11 @@ function nodeServer(app: EdgeApp, mounts: NodeMount[]): EdgeServer {
     if (mount) mount.handle(req, res);
     else void handleRest(req as never, res as never);
   });
+  return asEdgeServer(server);
+}
+
+/** A node:http server as an EdgeServer: listen resolves with the port, close ends open connections too. */
+export function asEdgeServer(server: Server): EdgeServer {
   return {
     listen: (port, host) =>
       new Promise((resolve, reject) => {
@@ -81,8 +86,6 @@ function asFetchHandler(mount: NodeMount): (request: Request) => Promise<Respons
     mount.handle(req, res);
   }) as never) as never;
 }
-
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * A request from Bun's server as node:http gives it on Node, where the edge was first built: an

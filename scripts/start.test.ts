@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginWithPkce } from '../api-edge/identity/login-flow.ts';
+import { killProcessGroup } from '../test/harness/process-group.ts';
 import { until } from '../test/harness/until.ts';
 import { bunExecutable } from './stack/bun.ts';
 import { startPlatform } from './stack/platform.ts';
@@ -27,15 +28,6 @@ function childrenOf(pid: number): Array<{ pid: number; command: string }> {
       const [, childPid, command] = /^\s*(\d+)\s+(.*)$/.exec(line)!;
       return { pid: Number(childPid), command: command! };
     });
-}
-
-/** SIGKILL to a detached child's whole process group (its Node roles too); a group already gone is fine. */
-function killGroup(child: ChildProcess): void {
-  try {
-    if (child.pid) process.kill(-child.pid, 'SIGKILL');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
 }
 
 const alive = (pid: number) => {
@@ -84,7 +76,7 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     stateDir = await mkdtemp(join(tmpdir(), 'svc-start-'));
   });
   afterAll(async () => {
-    for (const child of started) killGroup(child);
+    for (const child of started) killProcessGroup(child);
     await rm(stateDir, { recursive: true, force: true });
   });
 

@@ -8,7 +8,7 @@ import postgres from 'postgres';
 import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
 import { bunRuntime } from '../api-edge/server.ts';
 import { migrate } from '../control-plane/db/migrate.ts';
-import { isNodeRole, spawnNodeRole } from './stack/node-roles.ts';
+import { isNodeRole, spawnNodeRole, type NodeRole } from './stack/node-roles.ts';
 import { startPlatform, type PlatformRole } from './stack/platform.ts';
 import { ensureLocalPostgres } from './stack/postgres.ts';
 import { ensurePlatformTemporal } from './stack/temporal.ts';
@@ -97,7 +97,7 @@ const publicUrl = env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 
 const nodeChildren = !!bunRuntime && role === 'all';
 
 /** Runs a Node role as a child sharing this process's settings and stderr; the platform stops if it ends. */
-function startNodeRole(childRole: 'worker' | 'operator', childEnv: Record<string, string>): ChildProcess {
+function startNodeRole(childRole: NodeRole, childEnv: Record<string, string>): ChildProcess {
   // Their health servers are for this process's own use: a free port on the loopback address.
   const child = spawnNodeRole(childRole, { ...childEnv, HOST: '127.0.0.1', HEALTH_PORT: '0' }, ['ignore', 'ignore', 'inherit']);
   child.once('exit', (code, signal) => {

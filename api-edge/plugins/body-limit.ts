@@ -3,7 +3,8 @@ import { PayloadTooLargeError } from '../../control-plane/contracts.ts';
 /** The largest request body the REST APIs read: every v3 and v4 body is a JSON document. */
 export const MAX_BODY_BYTES = 1_048_576;
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Methods whose requests may carry a body. */
+export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Requests whose chunked body went over the limit: their body was dropped unread past it. */
 const overLimit = new WeakSet<Request>();

@@ -1,6 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { AnyElysia } from 'elysia';
 import type { JSONWebKeySet } from 'jose';
 import { createEdgeApp } from '../../api-edge/app.ts';
@@ -11,7 +9,7 @@ import { bffRoutes } from '../../api-edge/routes/auth.ts';
 import { createTokenVerifier, withVerificationCache } from '../../api-edge/identity/token-verifier.ts';
 import { createRateLimits, DEFAULT_POLICIES, type RateLimitGroup, type RateLimitPolicy } from '../../api-edge/plugins/rate-limit.ts';
 import { postgresLimiters } from '../../api-edge/plugins/rate-limit-postgres.ts';
-import { createEdgeServer } from '../../api-edge/server.ts';
+import { asEdgeServer, createEdgeServer } from '../../api-edge/server.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import { createDb, createPool, type Db } from '../../control-plane/db/client.ts';
 import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
@@ -71,18 +69,6 @@ export interface RunningPlatform {
 }
 
 export const DEFAULT_AUDIENCE = 'urn:svc:api';
-
-function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
-  });
-}
-
-function close(server: Server): Promise<void> {
-  server.closeAllConnections?.();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
 
 /**
  * Starts the platform's processes for a role: `all` (edge with an in-process control plane, the
@@ -147,9 +133,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       jwksUrl: options.identity?.jwksUrl ?? `${issuer.replace(/\/$/, '')}/oauth2/v2.0/keys`,
       tenantClaim: options.identity?.tenantClaim,
     });
-    const server = createControlPlaneServer({ services: services!, verifyToken });
-    const port = await listen(server, options.port, host);
-    return { url: `http://${host}:${port}`, close: async () => (await close(server), await closeBackground(), await db!.close()) };
+    const server = asEdgeServer(createControlPlaneServer({ services: services!, verifyToken }));
+    const port = await server.listen(options.port, host);
+    return { url: `http://${host}:${port}`, close: async () => (await server.close(), await closeBackground(), await db!.close()) };
   }
 
   const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];

@@ -4,6 +4,7 @@ import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
 import { createTemporalWorkflows } from '../../control-plane/temporal/temporal-workflows.ts';
 import { ensureTemporalCli, ensureTemporalDevServer, ensureSearchAttributes, PLATFORM_SEARCH_ATTRIBUTES, runTemporalCli, clientFlags } from '../../scripts/stack/temporal.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { killProcessGroup } from '../harness/process-group.ts';
 import { until } from '../harness/until.ts';
 
 /** A real `worker` process (`scripts/start.ts --role worker`) on the stack's task queue. */
@@ -28,14 +29,6 @@ function startWorkerProcess(stack: TestStack): ChildProcess {
   return child;
 }
 
-/** SIGKILL to the worker's whole process group (tsx runs node as a child); a group already gone is fine. */
-function killHard(child: ChildProcess): void {
-  try {
-    if (child.pid) process.kill(-child.pid, 'SIGKILL');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
-  }
-}
 
 const intake = (stack: TestStack, name: string, reviewMs: number) =>
   stack.request('POST', `${V3}/orchestrate/workflows/project-intake/execute`, {
@@ -47,7 +40,7 @@ describe('orchestrate durability on a real Temporal server', () => {
   const stacks: TestStack[] = [];
   const workers: ChildProcess[] = [];
   afterEach(() => {
-    for (const worker of workers.splice(0)) if (worker.exitCode === null) killHard(worker);
+    for (const worker of workers.splice(0)) if (worker.exitCode === null) killProcessGroup(worker);
   });
   afterAll(async () => {
     for (const stack of stacks) await stack.close();
@@ -64,7 +57,7 @@ describe('orchestrate durability on a real Temporal server', () => {
     const execution = (id = started.body.id) => stack.request('GET', `${V3}/orchestrate/executions/${id}`, { as: ADMIN });
 
     await until(execution, (r) => r.body.steps[1].state === 'running');
-    killHard(first);
+    killProcessGroup(first);
     const second = startWorkerProcess(stack);
     workers.push(second);
 
