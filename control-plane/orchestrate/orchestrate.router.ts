@@ -1,13 +1,11 @@
 import { z } from 'zod';
+import { LimitSchema, OffsetSchema } from '../query/paging.ts';
 import { t } from '../trpc/init.ts';
 import { tenantProcedure } from '../trpc/procedures.ts';
 import { EXECUTION_STATES, ExecutionSchema, WorkflowDefinitionSchema } from './orchestrate.schema.ts';
 
 const ExecutionRefSchema = z.object({ id: z.string().min(1) });
-const page = (max: string) => ({
-  limit: z.coerce.number().int('must be an integer').min(1, max).max(100, max).default(50),
-  offset: z.coerce.number().int('must be an integer').min(0, 'must not be negative').default(0),
-});
+const page = { limit: LimitSchema, offset: OffsetSchema.default(0) };
 
 export const orchestrateRouter = t.router({
   listWorkflows: tenantProcedure('orchestrate.read')
@@ -30,7 +28,7 @@ export const orchestrateRouter = t.router({
     .output(ExecutionSchema)
     .query(({ ctx, input }) => ctx.services.orchestrate.get(ctx.actor, input.id)),
   list: tenantProcedure('orchestrate.read')
-    .input(z.object({ workflowId: z.string().max(100).optional(), state: z.enum(EXECUTION_STATES).optional(), ...page('must be between 1 and 100') }))
+    .input(z.object({ workflowId: z.string().max(100).optional(), state: z.enum(EXECUTION_STATES).optional(), ...page }))
     .output(z.object({ items: z.array(ExecutionSchema), total: z.number().int() }))
     .query(({ ctx, input }) => ctx.services.orchestrate.list(ctx.actor, input)),
   cancel: tenantProcedure('orchestrate.execute')

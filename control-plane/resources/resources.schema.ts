@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LimitSchema, OffsetSchema } from '../query/paging.ts';
 
 /** Any name: one that no object type of the tenant has, whatever its form, is an unknown type (404). */
 export const ResourceTypeNameSchema = z.string().min(1, 'is required').max(200, 'must be at most 200 characters');
@@ -27,8 +28,8 @@ export const ListResourcesInputSchema = z
     /** v4 structured filter. */
     where: z.record(z.string(), z.unknown()).optional(),
     sort: z.string().max(500).optional(),
-    limit: z.coerce.number().int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(50),
-    offset: z.coerce.number().int('must be an integer').min(0, 'must not be negative').optional(),
+    limit: LimitSchema,
+    offset: OffsetSchema.optional(),
     cursor: z.string().min(1).max(4096).optional(),
   })
   .refine((input) => input.cursor === undefined || input.offset === undefined, {

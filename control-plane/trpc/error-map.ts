@@ -13,6 +13,18 @@ function zodIssues(cause: unknown): ZodLikeIssue[] | undefined {
   return Array.isArray(issues) ? (issues as ZodLikeIssue[]) : undefined;
 }
 
+const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
+
+/**
+ * PostgreSQL refused a text or JSON value it cannot store: the NUL character, the only one a
+ * JavaScript string can hold that UTF-8 text in PostgreSQL cannot (SQLSTATE 22021 for text, 22P05
+ * for `\u0000` in JSON). The statement's transaction is rolled back, so nothing has changed.
+ */
+function isUnstorableText(cause: unknown): boolean {
+  const sqlState = (cause as { code?: unknown } | null)?.code;
+  return sqlState === '22021' || sqlState === '22P05';
+}
+
 /**
  * The one mapping from anything a procedure throws to the REST error body: domain errors keep
  * their code, input validation failures name the field, and everything else is an internal
@@ -21,6 +33,7 @@ function zodIssues(cause: unknown): ZodLikeIssue[] | undefined {
 export function toAppErrorBody(error: unknown): AppErrorBody {
   const cause = error instanceof TRPCError ? error.cause : error;
   if (cause instanceof DomainError) return cause.toBody();
+  if (isUnstorableText(cause)) return { code: 'VALIDATION_ERROR', message: `text ${NUL_ISSUE}`, details: { field: '(input)', issue: NUL_ISSUE } };
   const issues = error instanceof TRPCError && error.code === 'BAD_REQUEST' ? zodIssues(cause) : undefined;
   if (issues?.length) {
     const first = issues[0]!;

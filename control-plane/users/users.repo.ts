@@ -57,6 +57,19 @@ export async function updateUserProfile(tx: Tx, id: string, changes: { name?: st
   );
 }
 
+/**
+ * Whether the user is a member of a tenant other than `tenantId` that is not deleted, whatever the
+ * membership's status. Reads every tenant's memberships: owner connections only.
+ */
+export async function belongsElsewhere(tx: Tx, userId: string, tenantId: string): Promise<boolean> {
+  const rows = await tx<{ found: boolean }[]>`
+    select exists (
+      select 1 from memberships m join tenants t on t.id = m.tenant_id
+      where m.user_id = ${userId}::uuid and m.tenant_id <> ${tenantId}::uuid and t.deleted_at is null
+    ) as found`;
+  return rows[0]?.found ?? false;
+}
+
 export async function lockUserPreferences(tx: Tx, id: string): Promise<Record<string, unknown> | undefined> {
   const rows = await tx<{ preferences: Record<string, unknown> }[]>`select preferences from users where id = ${id}::uuid for update`;
   return rows[0]?.preferences;

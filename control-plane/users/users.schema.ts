@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LimitSchema, OffsetSchema } from '../query/paging.ts';
 
 function isIanaTimeZone(name: string): boolean {
   if (!/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
@@ -52,8 +53,8 @@ export const ListUsersInputSchema = z.object({
   role: z.string().max(100).optional(),
   status: z.enum(['active', 'inactive']).optional(),
   search: z.string().max(200).optional(),
-  limit: z.coerce.number().int('must be an integer').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(50),
-  offset: z.coerce.number().int('must be an integer').min(0, 'must not be negative').default(0),
+  limit: LimitSchema,
+  offset: OffsetSchema.default(0),
 });
 export type ListUsersInput = z.input<typeof ListUsersInputSchema>;
 

@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { mergePatch } from '../json/merge-patch.ts';
-import { findMember, listMembers, lockUserPreferences, updateUserProfile } from './users.repo.ts';
+import { belongsElsewhere, findMember, listMembers, lockUserPreferences, updateUserProfile } from './users.repo.ts';
 import type { ListUsersInputSchema, UpdateUserInput, User } from './users.schema.ts';
 import type { z } from 'zod';
 
@@ -26,12 +26,21 @@ export function createUsersService(deps: { db: Db }) {
       return db.inTenant(actor.tenantId, (tx) => listMembers(tx, input));
     },
 
-    /** Changes `name` and deep-merges `preferences`; only the user themself or a holder of `users.manage`. */
+    /**
+     * Changes `name` and deep-merges `preferences`: the user themself, or a holder of `users.manage`
+     * for a user who belongs to no other tenant. A profile is one per user, seen in every tenant
+     * the user belongs to, so one tenant's administrators may not change what another tenant sees.
+     */
     async update(actor: Actor, input: UpdateUserInput): Promise<User> {
       const userId = targetId(actor, input.id);
       return db.inTenant(actor.tenantId, async (tx) => {
         if (!(await findMember(tx, userId))) throw new NotFoundError('user');
-        if (userId !== actor.userId && !actor.permissions.has('users.manage')) throw new ForbiddenError('you may change only your own profile');
+        if (userId !== actor.userId) {
+          if (!actor.permissions.has('users.manage')) throw new ForbiddenError('you may change only your own profile');
+          if (await db.system((owner) => belongsElsewhere(owner, userId, actor.tenantId))) {
+            throw new ForbiddenError('the user belongs to other tenants too: only they may change their profile');
+          }
+        }
         const { name, preferences: patch } = input.changes;
         const stored = patch ? await lockUserPreferences(tx, userId) : undefined;
         const preferences = patch ? (mergePatch(stored ?? {}, patch) as Record<string, unknown>) : undefined;

@@ -81,6 +81,35 @@ describe('v3 errors', () => {
     expect(await small.json()).toMatchObject({ name: marker, budget: 7 });
   });
 
+  it('400 VALIDATION_ERROR on "offset" for an offset beyond what a list can skip, on resources, users and executions', async () => {
+    for (const path of [`${V3}/resources?type=project&offset=3000000000`, `${V3}/users?offset=3000000000`, `${V3}/orchestrate/executions?offset=3000000000`]) {
+      const response = await stack.request('GET', path, { as: ADMIN });
+      expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'offset' } });
+    }
+  });
+
+  it('400 VALIDATION_ERROR for text holding the NUL character, which PostgreSQL cannot store; nothing changes', async () => {
+    const marker = `nul-${Date.now()}-${Math.random()}`;
+    const before = (await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body;
+    const attempts = [
+      await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: { name: 'a\u0000b', metadata: { marker } } }),
+      await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: { name: marker, metadata: { 'key\u0000': 1 } } }),
+      await stack.request('GET', `${V3}/resources?type=project&filter[name]=%00`, { as: ADMIN }),
+      await stack.request('GET', `${V3}/resources?type=%00`, { as: ADMIN }),
+      await stack.request('GET', `${V3}/users?search=%00`, { as: ADMIN }),
+      await stack.request('PATCH', `${V3}/users/me`, { as: MEMBER, body: { name: 'x\u0000' } }),
+    ];
+    for (const response of attempts) {
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { issue: expect.stringContaining('NUL') } });
+    }
+    const created = await stack.request('GET', `${V3}/resources?type=project&filter[metadata.marker]=${marker}`, { as: ADMIN });
+    expect(created.body.total).toBe(0);
+    expect((await stack.request('GET', `${V3}/resources?type=project&filter[name]=${marker}`, { as: ADMIN })).body.total).toBe(0);
+    expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body).toEqual(before);
+  });
+
   it('400 for a body that is not an object', async () => {
     const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: [1, 2] });
     expect(response.status).toBe(400);

@@ -39,6 +39,9 @@ const BOB = fixture('bob', `Bob ${M}`, ['member'], 'inactive');
 const CAROL = { ...fixture('carol', `Carol Quokka${M}`, ['member', 'admin']), picture: `https://images.example/${M}/carol.png` };
 const MANAGER = fixture('manager', `Manager ${M}`, ['admin']);
 const FIXTURES = [ALICE, BOB, CAROL, MANAGER];
+/** A member of acme and of globex, under its own marker so that the list queries above never find it. */
+const S = randomBytes(4).toString('hex');
+const SHARED: DevUser = { sub: randomUUID(), email: `${S}-shared@acme.test`, name: `Shared ${S}`, tenant: 'acme' };
 
 const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
 let stack: TestStack;
@@ -46,13 +49,16 @@ const ids = new Map<string, string>();
 const idOf = (user: { email: string }) => ids.get(user.email)!;
 
 beforeAll(async () => {
-  stack = await startTestStack({ devUsers: [...DEV_USERS, ...FIXTURES] });
+  stack = await startTestStack({ devUsers: [...DEV_USERS, ...FIXTURES, SHARED] });
   const [acme] = await sql<{ id: string }[]>`select id::text as id from tenants where slug = 'acme'`;
   for (const user of FIXTURES) {
     const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${user.email}, ${user.name}) returning id::text as id`;
     await sql`insert into memberships (tenant_id, user_id, roles, status) values (${acme!.id}::uuid, ${row!.id}::uuid, ${user.roles}, ${user.status})`;
     ids.set(user.email, row!.id);
   }
+  const [shared] = await sql<{ id: string }[]>`insert into users (email, name) values (${SHARED.email}, ${SHARED.name}) returning id::text as id`;
+  await sql`insert into memberships (tenant_id, user_id, roles) select id, ${shared!.id}::uuid, '{member}' from tenants where slug in ('acme', 'globex')`;
+  ids.set(SHARED.email, shared!.id);
   for (const email of [ADMIN, MEMBER, GLOBEX_ADMIN]) {
     const me = await stack.request('GET', `${V3}/users/me`, { as: email });
     expect(me.status, JSON.stringify(me.body)).toBe(200);
@@ -62,7 +68,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  const userIds = [...ids.entries()].filter(([email]) => email.startsWith(`${M}-`)).map(([, id]) => id);
+  const userIds = [...ids.entries()].filter(([email]) => email.startsWith(`${M}-`) || email === SHARED.email).map(([, id]) => id);
   await sql`delete from memberships where user_id = any(${userIds}::uuid[])`;
   await sql`delete from users where id = any(${userIds}::uuid[])`;
   await sql.end();
@@ -362,6 +368,19 @@ describe('PATCH /users/:id', () => {
 
     await patch(idOf(ALICE), { name: ALICE.name }, MANAGER.email);
     await patch(idOf(CAROL), { name: CAROL.name }, MANAGER.email);
+  });
+
+  it('refuses every tenant’s users.manage holder changing a user who belongs to other tenants too: 403, nothing changes', async () => {
+    const before = (await me(SHARED.email)).body;
+    for (const admin of [MANAGER.email, GLOBEX_ADMIN]) {
+      const res = await patch(idOf(SHARED), { name: 'Renamed elsewhere', preferences: { theme: 'evil' } }, admin);
+      expect(res.status, `${admin}: ${JSON.stringify(res.body)}`).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+    }
+    expect((await me(SHARED.email)).body).toEqual(before);
+    const own = await patch('me', { name: `Shared Renamed ${S}` }, SHARED.email);
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(own.body.name).toBe(`Shared Renamed ${S}`);
   });
 
   it('gives 404 for a user of another tenant, an unknown id and a non-UUID id', async () => {
