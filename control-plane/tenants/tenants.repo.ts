@@ -59,6 +59,18 @@ export async function finishProvisioning(tx: Tx, id: string, status: 'active' | 
     where id = ${id}::uuid and status = 'provisioning' and deleted_at is null`;
 }
 
+/**
+ * Puts a tenant whose provisioning the workflow engine did not accept (`failed` for `reason`) back
+ * into `provisioning`, for another start; whether it did.
+ */
+export async function reopenProvisioning(tx: Tx, id: string, reason: string): Promise<boolean> {
+  const rows = await tx`
+    update tenants set status = 'provisioning', status_reason = null, updated_at = date_trunc('milliseconds', now())
+    where id = ${id}::uuid and status = 'failed' and status_reason = ${reason} and deleted_at is null
+    returning id`;
+  return rows.length > 0;
+}
+
 export async function softDeleteTenant(tx: Tx, id: string): Promise<void> {
   await tx`update tenants set status = 'deleted', deleted_at = date_trunc('milliseconds', now()), updated_at = date_trunc('milliseconds', now()) where id = ${id}::uuid and deleted_at is null`;
 }

@@ -15,6 +15,7 @@ import {
   findUserByEmail,
   findUserById,
   finishProvisioning,
+  reopenProvisioning,
   grantRoles,
   insertTenant,
   softDeleteTenant,
@@ -41,6 +42,9 @@ export const PROVISION_WORKFLOW_KEY = 'tenant-provision';
 export const TENANT_ADMIN_ROLE = 'tenant-admin';
 export const MEMBER_ROLE = 'member';
 
+/** The status reason of a tenant whose provisioning the workflow engine did not accept; declaring it again retries. */
+export const NOT_ACCEPTED = 'the workflow engine did not accept the provisioning';
+
 /** The channel on which the database announces tenant status changes (migration 0008). */
 const TENANT_STATUS_CHANNEL = 'tenant_status';
 
@@ -61,17 +65,25 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
 
   /** Starts (or, for a tenant already provisioning, finds) the tenant's provisioning workflow. */
   async function startProvisioning(tenantId: string, storageBackends?: StorageBackend[]): Promise<void> {
+    if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
+    const plan: ProvisionTenantPlan = { tenantId, ...(storageBackends ? { storageBackends } : {}) };
+    await deps.workflows.start(PROVISION_TENANT_WORKFLOW, {
+      workflowId: provisionWorkflowId(tenantId),
+      args: [plan],
+      tenantId,
+      workflowKey: PROVISION_WORKFLOW_KEY,
+    });
+  }
+
+  /**
+   * The first start of a new tenant's provisioning. If the workflow engine refuses it (unreachable,
+   * say), the tenant is `failed` with NOT_ACCEPTED, which a later declaration of it retries.
+   */
+  async function startNewProvisioning(tenantId: string, storageBackends?: StorageBackend[]): Promise<void> {
     try {
-      if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
-      const plan: ProvisionTenantPlan = { tenantId, ...(storageBackends ? { storageBackends } : {}) };
-      await deps.workflows.start(PROVISION_TENANT_WORKFLOW, {
-        workflowId: provisionWorkflowId(tenantId),
-        args: [plan],
-        tenantId,
-        workflowKey: PROVISION_WORKFLOW_KEY,
-      });
+      await startProvisioning(tenantId, storageBackends);
     } catch (error) {
-      await db.system((tx) => finishProvisioning(tx, tenantId, 'failed', 'the workflow engine did not accept the provisioning'));
+      await db.system((tx) => finishProvisioning(tx, tenantId, 'failed', NOT_ACCEPTED));
       throw error;
     }
   }
@@ -94,7 +106,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         }
         throw error;
       });
-    await startProvisioning(created.id, options.storageBackends);
+    await startNewProvisioning(created.id, options.storageBackends);
     return created;
   }
 
@@ -242,9 +254,17 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         return { tenant: (await findTenant(tx, found.id))!, changed: true };
       });
       if (existing) {
-        if (existing.changed) deps.identity.forgetTenant(existing.tenant.id);
-        if (existing.tenant.status === 'provisioning') await startProvisioning(existing.tenant.id, declaration.storageBackends);
-        return existing.tenant;
+        const { tenant } = existing;
+        if (existing.changed) deps.identity.forgetTenant(tenant.id);
+        // Started again while provisioning (a run under way is joined); a failure to start, such as
+        // an unreachable engine, leaves the tenant provisioning, for the next declaration to retry.
+        if (tenant.status === 'provisioning') await startProvisioning(tenant.id, declaration.storageBackends);
+        // A tenant whose first start the engine refused is provisioned now.
+        if (tenant.status === 'failed' && tenant.statusReason === NOT_ACCEPTED && (await db.system((tx) => reopenProvisioning(tx, tenant.id, NOT_ACCEPTED)))) {
+          await startProvisioning(tenant.id, declaration.storageBackends);
+          return { ...tenant, status: 'provisioning', statusReason: null };
+        }
+        return tenant;
       }
       const parent = declaration.parent ? await db.system((tx) => findTenant(tx, declaration.parent!)) : undefined;
       if (declaration.parent && !parent) throw new NotFoundError(`parent tenant "${declaration.parent}"`);

@@ -7,7 +7,9 @@ import { Watch } from '@kubernetes/client-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GROUP, loadKubeConfig, VERSION } from '../../control-plane/operator/kube.ts';
+import { NOT_ACCEPTED } from '../../control-plane/tenants/tenants.service.ts';
 import { runKubectl } from '../../scripts/stack/kubernetes.ts';
+import { freePort } from '../../scripts/stack/process.ts';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
@@ -389,5 +391,35 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const next = `op-${randomUUID().slice(0, 8)}`;
     await kubectl(['create', '-f', '-'], tenantObject(next));
     await until(() => getTenant(next), (t) => readyCondition(t)?.status === 'True');
+  }, 240_000);
+
+  it('provisions a Tenant applied while the workflow engine could not be reached, once an operator reaches it', async () => {
+    for (const operator of operators.splice(0)) await operator.close();
+    // Nothing listens on this port: every start of a workflow fails as it would in an outage.
+    const unreachable = { ...stack.temporal, address: `127.0.0.1:${await freePort()}` };
+    const outage = await startPlatform({
+      role: 'operator',
+      databaseUrl: inject('databaseUrl'),
+      port: 0,
+      publicUrl: stack.url,
+      temporal: unreachable,
+      operator: { kubeconfigPath: inject('kubeconfigPath'), namespace: leaseNamespace, identity: 'during-outage' },
+      healthPort: 0,
+    });
+    operators.push(outage);
+    const slug = `op-${randomUUID().slice(0, 8)}`;
+    await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const failed = await until(() => getTenant(slug), (t) => t.status?.phase === 'Failed', 90_000);
+    expect(readyCondition(failed)).toMatchObject({ status: 'False', reason: 'ProvisionFailed' });
+    const stored = () => sql<{ status: string; reason: string | null }[]>`select status, status_reason as reason from tenants where slug = ${slug}`;
+    // Failed on the first start, then retried every reconcile, failing while the engine is away.
+    const [during] = await stored();
+    expect([{ status: 'failed', reason: NOT_ACCEPTED }, { status: 'provisioning', reason: null }]).toContainEqual(during);
+
+    await operators.splice(0)[0]!.close();
+    operators.push(await startOperatorProcess('after-outage'));
+    const ready = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True', 90_000);
+    expect(ready.status).toMatchObject({ phase: 'Ready', observedGeneration: 1 });
+    expect(await stored()).toEqual([{ status: 'active', reason: null }]);
   }, 240_000);
 });
