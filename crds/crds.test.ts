@@ -116,6 +116,9 @@ describe('CRDs on a real API server', () => {
       [{ ...root, homeRegion: 'us' }, /spec\.homeRegion: Unsupported value: "us": supported values: "au", "ca", "eu"/],
       [{ ...root, name: '   ' }, /spec\.name: Invalid value: "   ": spec\.name in body should match '\\S'/],
       [{ ...root, name: undefined }, /spec\.name: Required value/],
+      // Blank in Unicode's sense, as v4 trims: a no-break space, an ideographic space.
+      [{ ...root, name: '\u00a0' }, /spec\.name: Invalid value: .*must not be blank/],
+      [{ ...root, industry: ' \u3000 ' }, /spec\.industry: Invalid value: .*must not be blank/],
       [{ ...root, domains: ['Not A Domain'] }, /spec\.domains\[0\]: Invalid value: "Not A Domain"/],
       [{ ...root, domains: ['a.example', 'a.example'] }, /spec\.domains\[1\]: Duplicate value: "a\.example"/],
       [{ ...root, storageBackends: ['all', 'blob'] }, /spec\.storageBackends: Invalid value: 'all' cannot be combined with other backends/],
@@ -203,6 +206,8 @@ describe('CRDs on a real API server', () => {
       [{ ...valid, name: '!!!' }, /spec\.key: Invalid value: .*a name without letters or digits needs spec\.key/],
       [{ ...valid, childTenant: { name: '???' } }, /spec\.childTenant\.slug: Invalid value: .*a child tenant name without letters or digits needs a slug/],
       [{ ...valid, childTenant: { slug: 'shop' } }, /spec\.childTenant\.name: Required value/],
+      [{ ...valid, key: 'portal', name: '\u00a0\u2003' }, /spec\.name: Invalid value: .*must not be blank/],
+      [{ ...valid, childTenant: { name: '\u00a0', slug: 'shop' } }, /spec\.childTenant\.name: Invalid value: .*must not be blank/],
       [{ ...valid, parentTenant: `acme-${id}` }, /spec\.parentTenant: Invalid value: .*parentTenant needs childTenant/],
       [{ ...valid, childTenant: { name: 'Shop', slug: 'Shop!' } }, /spec\.childTenant\.slug: Invalid value: "Shop!"/],
       [{ ...valid, childTenant: { name: 'Shop', slug: '0b7e2c4a-1f3d-4e5a-9b8c-7d6e5f4a3b2c' } }, /spec\.childTenant\.slug: .*slug must not have the form of a tenant id \(a UUID\)/],
@@ -224,8 +229,10 @@ describe('CRDs on a real API server', () => {
     expect(await updateRejection(shop, { spec: { childTenant: { slug: 'other' } } })).toMatch(/childTenant is immutable/);
     expect(await updateRejection(shop, { spec: { childTenant: null } })).toMatch(/childTenant cannot be added or removed after creation/);
     expect(await updateRejection(shop, { spec: { parentTenant: `acme-${id}` } })).toMatch(/parentTenant is immutable/);
+    // The child tenant starts from the app's template, once: an app with a child tenant keeps it.
+    expect(await updateRejection(shop, { spec: { template: 'other-template' } })).toMatch(/spec\.template: Invalid value: .*template cannot change on an app with a child tenant/);
     const portal = `app/portal-${id}`;
-    const keyed = JSON.parse(await run(['patch', portal, '--type=merge', '-o', 'json', '-p', JSON.stringify({ spec: { key: 'citizen-portal', lifecycleStatus: 'active' } })])) as Json;
-    expect(keyed.spec).toMatchObject({ key: 'citizen-portal', lifecycleStatus: 'active' });
+    const keyed = JSON.parse(await run(['patch', portal, '--type=merge', '-o', 'json', '-p', JSON.stringify({ spec: { key: 'citizen-portal', lifecycleStatus: 'active', template: 'council-portal' } })])) as Json;
+    expect(keyed.spec).toMatchObject({ key: 'citizen-portal', lifecycleStatus: 'active', template: 'council-portal' });
   });
 });

@@ -199,7 +199,7 @@ describe('Helm chart charts/platform', () => {
       (await kubectl(['auth', 'can-i', '--as', operator, ...args]).catch((error: { stdout?: string }) => error.stdout ?? '')).trim();
     const allowed = [
       ['watch', 'tenants.platform.svc.dev'],
-      ['update', 'apps.platform.svc.dev'],
+      ['patch', 'apps.platform.svc.dev'],
       ['patch', 'tenants.platform.svc.dev', '--subresource=status'],
       ['update', 'tenants.platform.svc.dev', '--subresource=finalizers'],
       ['create', 'namespaces'],
@@ -211,7 +211,16 @@ describe('Helm chart charts/platform', () => {
     ];
     const denied = [
       ['delete', 'tenants.platform.svc.dev'],
+      ['update', 'apps.platform.svc.dev'],
+      ['update', 'tenants.platform.svc.dev', '--subresource=status'],
       ['delete', 'namespaces'],
+      // Cluster-wide changes to Namespaces would let it relabel any (pod security labels included).
+      ['patch', 'namespaces'],
+      ['update', 'namespaces'],
+      ['get', 'namespaces'],
+      ['patch', 'secrets', '-n', 'tenant-acme'],
+      ['patch', 'events', '-n', 'default'],
+      ['patch', 'leases.coordination.k8s.io/svc-platform-operator', '-n', NAMESPACE],
       ['list', 'secrets', '-n', 'tenant-acme'],
       ['watch', 'secrets', '-n', 'tenant-acme'],
       ['create', 'deployments.apps', '-n', NAMESPACE],

@@ -28,6 +28,13 @@ export function kebabCase(name: string): string {
     .replace(/-+$/, '');
 }
 
+/** Why a child tenant's slug (given, or derived from its name) cannot be used; undefined when it can. */
+export function childSlugIssue(slug: string): string | undefined {
+  if (!slug) return 'cannot be derived from the name; give a kebab-case slug';
+  if (UUID.test(slug)) return 'must not have the form of a tenant id (a UUID); give another slug';
+  return undefined;
+}
+
 /** Written out in full (no spaces or backslashes, which a browser would mend), as the App CRD's rule requires too. */
 const WRITTEN_OUT_HTTP_URL = /^https?:\/\/[^\s\\/?#][^\s\\]*$/i;
 

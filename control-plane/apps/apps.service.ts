@@ -8,7 +8,7 @@ import { findTenant, isWithin } from '../tenants/tenants.repo.ts';
 import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { deleteApp, findAppByKey, insertApp, writeAppData } from './apps.repo.ts';
-import { kebabCase, type App, type AppData, type AppDeclaration, type CreateAppInput } from './apps.schema.ts';
+import { childSlugIssue, kebabCase, type App, type AppData, type AppDeclaration, type CreateAppInput } from './apps.schema.ts';
 
 export type AppsService = ReturnType<typeof createAppsService>;
 
@@ -50,7 +50,8 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
       let child: Tenant | undefined;
       if (input.childTenant) {
         const slug = input.childTenant.slug ?? kebabCase(input.childTenant.name);
-        if (!slug) throw ValidationError.field('childTenant.slug', 'cannot be derived from the name; give a kebab-case slug');
+        const slugIssue = childSlugIssue(slug);
+        if (slugIssue) throw ValidationError.field('childTenant.slug', slugIssue);
         const parentId = await db.system(async (tx) => {
           if (!input.parentTenant) return actor.tenantId;
           const parent = await findTenant(tx, input.parentTenant);
@@ -78,6 +79,7 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
      * inserted or updated. Idempotent. The company tenant must exist.
      */
     async declare(declaration: AppDeclaration): Promise<{ app: App; company: Tenant; child?: Tenant }> {
+      if (!declaration.name) throw ValidationError.field('name', 'must not be empty');
       const company = await db.system((tx) => findTenant(tx, declaration.companyTenant));
       if (!company) throw new NotFoundError(`company tenant "${declaration.companyTenant}"`);
       const { declaredBy } = declaration;

@@ -1,4 +1,4 @@
-import { kebabCase } from '../apps/apps.schema.ts';
+import { childSlugIssue, kebabCase } from '../apps/apps.schema.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import { DeclaredElsewhereError } from '../errors.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
@@ -102,8 +102,9 @@ export async function reconcileApp(deps: ReconcileAppDeps, object: AppObject): P
   }
 
   const childSlug = childSlugOf(object.spec);
-  if (childSlug === '') {
-    const message = `no child tenant slug can be derived from the name "${object.spec.childTenant!.name}"; give childTenant.slug`;
+  const slugIssue = childSlug === undefined ? undefined : childSlugIssue(childSlug);
+  if (slugIssue) {
+    const message = `childTenant.slug ${slugIssue} (the name is "${object.spec.childTenant!.name}")`;
     await report('Failed', condition(ConditionType.Ready, 'False', Reason.InvalidChildSlug, message, generation), { companyTenantId: company.id });
     return undefined;
   }

@@ -72,7 +72,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
         parent: object.spec.parent,
         domains: object.spec.domains ?? [],
         usecase: object.spec.usecase ?? 'generic',
-        industry: object.spec.industry,
+        industry: object.spec.industry?.trim(),
         starterTemplate: object.spec.starterTemplate ?? 'blank-vertical-template',
         homeRegion: object.spec.homeRegion,
         storageBackends: backends,

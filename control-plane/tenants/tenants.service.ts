@@ -231,6 +231,8 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
      * region or starter template differs from the declaration's is a conflict. Idempotent.
      */
     async declare(declaration: TenantDeclaration): Promise<Tenant> {
+      // The API server refuses a blank name; a character only JavaScript counts as a space can still trim to nothing.
+      if (!declaration.name) throw ValidationError.field('name', 'must not be empty');
       const profile = { name: declaration.name, domains: declaration.domains, usecase: declaration.usecase, industry: declaration.industry ?? null };
       const existing = await db.system(async (tx) => {
         const found = await findTenant(tx, declaration.slug);

@@ -93,6 +93,8 @@ describe('v4 apps', { timeout: 120_000 }, () => {
       [{ name: 'A', template: 'Bad Template' }, 'template'],
       [{ name: 'A', parentTenant: acmeId }, 'parentTenant'],
       [{ name: 'A', childTenant: { name: 'C', slug: 'Bad Slug' } }, 'childTenant.slug'],
+      // A slug derived from the name may not have the form of a tenant id either.
+      [{ name: 'A', childTenant: { name: '0b7e2c4a 1f3d 4e5a 9b8c 7d6e5f4a3b2c' } }, 'childTenant.slug'],
       [{ name: 'A', colour: 'blue' }, 'colour'],
       [{ name: '!!!' }, 'key'],
     ];

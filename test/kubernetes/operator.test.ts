@@ -8,13 +8,14 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GROUP, loadKubeConfig, VERSION } from '../../control-plane/operator/kube.ts';
 import { NOT_ACCEPTED } from '../../control-plane/tenants/tenants.service.ts';
-import { runKubectl } from '../../scripts/stack/kubernetes.ts';
+import { runCommand, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 
 const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
+const CHART_DIR = fileURLToPath(new URL('../../charts/platform/', import.meta.url));
 const kubectl = (args: string[], input?: unknown) =>
   runKubectl(inject('kubectlPath'), inject('kubeconfigPath'), args, { input: input === undefined ? undefined : JSON.stringify(input) });
 const getTenant = async (name: string) => JSON.parse(await kubectl(['get', 'tenant', name, '-o', 'json']));
@@ -27,6 +28,41 @@ const tenantObject = (slug: string, spec: Record<string, unknown> = {}) => ({
 });
 
 const readyCondition = (object: any) => object?.status?.conditions?.find((c: any) => c.type === 'Ready');
+
+/**
+ * Installs the chart's operator ServiceAccount and RBAC (release `optest`) in `namespace`, and
+ * writes a kubeconfig that acts as that ServiceAccount with a token the API server issued.
+ */
+async function chartOperatorKubeconfig(namespace: string, dir: string): Promise<string> {
+  const helmHome = join(dir, 'helm');
+  const values = ['image.repository=svc-platform', 'postgresql.existingSecret.name=platform-postgresql', 'temporal.address=temporal:7233', 'identity.issuer=https://login.example', 'identity.jwksUrl=https://login.example/keys'];
+  const templates = ['operator-serviceaccount', 'operator-clusterrole', 'operator-clusterrolebinding', 'operator-role', 'operator-rolebinding'];
+  const manifests = await runCommand(
+    inject('helmPath'),
+    ['template', 'optest', CHART_DIR, '--namespace', namespace, ...values.flatMap((v) => ['--set', v]), ...templates.flatMap((t) => ['--show-only', `templates/${t}.yaml`])],
+    { env: { ...process.env, HELM_CACHE_HOME: helmHome, HELM_CONFIG_HOME: helmHome, HELM_DATA_HOME: helmHome } },
+  );
+  await runKubectl(inject('kubectlPath'), inject('kubeconfigPath'), ['apply', '--server-side', '--field-manager=svc-operator-test', '-f', '-'], { input: manifests });
+  const account = 'optest-platform-operator';
+  const user = `system:serviceaccount:${namespace}:${account}`;
+  // The authorizer reads roles and bindings from a cache that follows the apply.
+  await until(() => kubectl(['auth', 'can-i', '--as', user, 'create', 'namespaces']).catch(() => 'no'), (answer) => answer.trim() === 'yes', 15_000);
+  const token = (await kubectl(['create', 'token', account, '-n', namespace, '--duration=1h'])).trim();
+  const admin = JSON.parse(await kubectl(['config', 'view', '--raw', '--minify', '-o', 'json']));
+  const path = join(dir, 'operator-kubeconfig.json');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'test', cluster: admin.clusters[0].cluster }],
+      users: [{ name: account, user: { token } }],
+      contexts: [{ name: 'operator', context: { cluster: 'test', user: account } }],
+      'current-context': 'operator',
+    }),
+  );
+  return path;
+}
 
 /**
  * Watches one object and resolves, once it is gone, with the phase and Ready reason of each
@@ -369,6 +405,13 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const refused = await until(() => getApp(`stall-${id}`), (a) => a.status?.phase === 'Failed');
     expect(readyCondition(refused)).toMatchObject({ reason: 'EnrollFailed', message: expect.stringContaining(`parent tenant "globex" below "${company}"`) });
     expect(await sql`select 1 from tenants where slug = ${`stall-${id}`}`).toEqual([]);
+
+    // A name whose kebab-case has the form of a tenant id gives no slug: refused, nothing created.
+    const uuidLike = randomUUID();
+    await kubectl(['create', '-f', '-'], appObject(`booth-${id}`, { name: `Booth ${id}`, companyTenant: company, childTenant: { name: uuidLike.replaceAll('-', ' ') } }));
+    const noSlug = await until(() => getApp(`booth-${id}`), (a) => a.status?.phase === 'Failed');
+    expect(readyCondition(noSlug)).toMatchObject({ reason: 'InvalidChildSlug', message: expect.stringContaining('must not have the form of a tenant id') });
+    expect(await sql`select 1 from tenants where slug = ${uuidLike}`).toEqual([]);
   }, 180_000);
 
   it('converges after the operator is stopped mid-way; one of two replicas leads, the other takes over', async () => {
@@ -421,5 +464,43 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const ready = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True', 90_000);
     expect(ready.status).toMatchObject({ phase: 'Ready', observedGeneration: 1 });
     expect(await stored()).toEqual([{ status: 'active', reason: null }]);
+  }, 240_000);
+
+  it('does all its work with only the permissions the chart grants its ServiceAccount', async () => {
+    for (const operator of operators.splice(0)) await operator.close();
+    const dir = mkdtempSync(join(tmpdir(), 'svc-operator-rbac-'));
+    try {
+      const kubeconfigPath = await chartOperatorKubeconfig(leaseNamespace, dir);
+      operators.push(
+        await startPlatform({
+          role: 'operator',
+          databaseUrl: inject('databaseUrl'),
+          port: 0,
+          publicUrl: stack.url,
+          temporal: stack.temporal,
+          operator: { kubeconfigPath, namespace: leaseNamespace, identity: 'chart-service-account' },
+          healthPort: 0,
+        }),
+      );
+      const slug = `op-${randomUUID().slice(0, 8)}`;
+      await kubectl(['create', '-f', '-'], tenantObject(slug));
+      const ready = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True', 90_000);
+      expect(JSON.parse(await kubectl(['get', 'secret', 'tenant-connection', '-n', `tenant-${slug}`, '-o', 'json'])).data.TENANT_ID).toBeDefined();
+      const reasons = () => kubectl(['get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${slug}`, '-o', 'json']).then((out) => JSON.parse(out).items.map((e: any) => e.reason));
+      expect(await until(reasons, (r: string[]) => r.includes('Provisioned'), 10_000)).toContain('Provisioned');
+      const holder = JSON.parse(await kubectl(['get', 'lease', 'svc-platform-operator', '-n', leaseNamespace, '-o', 'json'])).spec.holderIdentity;
+      expect(holder).toBe('chart-service-account');
+
+      await kubectl(['patch', 'tenant', slug, '--type', 'merge', '-p', JSON.stringify({ spec: { name: `Renamed ${slug}` } })]);
+      await until(() => getTenant(slug), (t) => t.status?.observedGeneration === 2 && readyCondition(t)?.status === 'True');
+      const rows = () => sql<{ name: string; status: string }[]>`select name, status from tenants where id = ${ready.status.tenantId}::uuid`;
+      expect(await rows()).toEqual([{ name: `Renamed ${slug}`, status: 'active' }]);
+
+      await kubectl(['delete', 'tenant', slug, '--wait=false']);
+      await until(() => kubectl(['get', 'tenant', slug, '--ignore-not-found', '-o', 'name']), (out) => out.trim() === '', 60_000);
+      expect((await rows())[0]!.status).toBe('deleted');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 240_000);
 });
