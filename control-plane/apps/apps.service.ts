@@ -127,7 +127,11 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
       if (declaredBy && !(await db.system((tx) => holds(tx, subject, declaredBy)))) return;
       const app = await db.inTenant(company.id, (tx) => findAppByKey(tx, key));
       if (app) {
-        if (app.childTenantSlug) await deps.tenants.removeDeclared(app.childTenantSlug, declaredBy);
+        // Only a tenant below the company tenant is ever an app's child: whatever the enrollment
+        // says, no other tenant is deleted with the app.
+        const child = app.childTenantSlug ? await db.system((tx) => findTenant(tx, app.childTenantSlug!)) : undefined;
+        const ownChild = child && child.id !== company.id && (await db.system((tx) => isWithin(tx, child.id, company.id)));
+        if (ownChild) await deps.tenants.removeDeclared(child.slug, declaredBy);
         await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
       }
       // Last, so that until the app is gone no other App can claim its key.

@@ -1,5 +1,6 @@
 import type { Db, Tx } from '../db/client.ts';
-import { ConflictError, NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
+import { APP_OBJECT_TYPE } from '../apps/apps.schema.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { findObjectTypeByName, type ObjectTypeRow } from '../object-types/object-types.repo.ts';
 import { validateAgainstSchema } from '../object-types/schema-validator.ts';
@@ -13,6 +14,18 @@ export type ResourcesService = ReturnType<typeof createResourcesService>;
 
 /** A PostgreSQL data exception (SQLSTATE class 22): a value that does not cast to its column's kind. */
 const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
+
+/**
+ * Built-in types that only their own service writes, and what writes them: the resource routes
+ * read them, but a write there would bypass that service's rules (an enrollment names the child
+ * tenant that deleting the app soft-deletes).
+ */
+const WRITTEN_ELSEWHERE: ReadonlyMap<string, string> = new Map([[APP_OBJECT_TYPE, 'the apps API or an App object']]);
+
+function assertWritable(type: string): void {
+  const writer = WRITTEN_ELSEWHERE.get(type);
+  if (writer) throw new ForbiddenError(`${type} resources are written only through ${writer}`);
+}
 
 /** Generic CRUD and queries over typed resources; every call runs inside the actor's tenant. */
 export function createResourcesService(deps: { db: Db }) {
@@ -63,6 +76,7 @@ export function createResourcesService(deps: { db: Db }) {
     },
 
     async create(actor: Actor, type: string, data: Record<string, unknown>): Promise<Resource> {
+      assertWritable(type);
       return db.inTenant(actor.tenantId, async (tx) => {
         validate(await requireType(tx, type), data);
         return insertResource(tx, type, data, actor.userId);
@@ -71,6 +85,7 @@ export function createResourcesService(deps: { db: Db }) {
 
     /** Creates a resource under a caller-chosen id exactly once: a repeated call returns the first result. */
     async createOnce(actor: Actor, type: string, id: string, data: Record<string, unknown>): Promise<Resource> {
+      assertWritable(type);
       return db.inTenant(actor.tenantId, async (tx) => {
         validate(await requireType(tx, type), data);
         const resource = await insertResourceOnce(tx, id, type, data, actor.userId);
@@ -80,6 +95,7 @@ export function createResourcesService(deps: { db: Db }) {
     },
 
     async replace(actor: Actor, type: string, id: string, data: Record<string, unknown>, version?: number): Promise<Resource> {
+      assertWritable(type);
       return db.inTenant(actor.tenantId, async (tx) => {
         const objectType = await requireType(tx, type);
         const current = await findResource(tx, type, id, true);
@@ -91,6 +107,7 @@ export function createResourcesService(deps: { db: Db }) {
     },
 
     async update(actor: Actor, type: string, id: string, patch: Record<string, unknown>, version?: number): Promise<Resource> {
+      assertWritable(type);
       return db.inTenant(actor.tenantId, async (tx) => {
         const objectType = await requireType(tx, type);
         const current = await findResource(tx, type, id, true);
@@ -103,6 +120,7 @@ export function createResourcesService(deps: { db: Db }) {
     },
 
     async remove(actor: Actor, type: string, id: string): Promise<void> {
+      assertWritable(type);
       const deleted = await db.inTenant(actor.tenantId, (tx) => deleteResource(tx, type, id));
       if (!deleted) throw new NotFoundError('resource');
     },

@@ -75,10 +75,33 @@ describe('tenant isolation', () => {
     expect((await stack.request('GET', `${V3}/users/me`, { as: ADMIN })).body.name).toBe(acmeAdmin.name);
   });
 
-  it('refuses a tenant the caller is not a member of, named by header', async () => {
+  it('refuses a tenant the caller is not a member of, named by header, on every v3 route; nothing changes', async () => {
     const response = await stack.request('GET', `${V3}/resources?type=project`, { as: GLOBEX_ADMIN, headers: { 'x-tenant-id': 'acme' } });
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe('FORBIDDEN');
+    const project = `${V3}/resources/project/${acmeProject.id}`;
+    const routes: Array<[string, string, unknown?]> = [
+      ['GET', project],
+      ['POST', `${V3}/resources/project`, { name: 'Planted by globex', metadata: { suite } }],
+      ['PUT', project, { name: 'taken over' }],
+      ['PATCH', project, { name: 'taken over' }],
+      ['DELETE', project],
+      ['GET', `${V3}/users/me`],
+      ['GET', `${V3}/users`],
+      ['GET', `${V3}/users/${acmeMember.id}`],
+      ['PATCH', `${V3}/users/${acmeMember.id}`, { name: 'renamed' }],
+      ['GET', `${V3}/orchestrate/workflows`],
+      ['POST', `${V3}/orchestrate/workflows/project-briefing/execute`, { input: {}, async: true }],
+      ['GET', `${V3}/orchestrate/executions`],
+    ];
+    for (const [method, path, body] of routes) {
+      const refused = await stack.request(method, path, { as: GLOBEX_ADMIN, headers: { 'x-tenant-id': 'acme' }, body });
+      expect(refused.status, `${method} ${path}: ${JSON.stringify(refused.body)}`).toBe(403);
+      expect(refused.body.error.code).toBe('FORBIDDEN');
+    }
+    expect((await stack.request('GET', project, { as: ADMIN })).body).toEqual(acmeProject);
+    expect((await stack.request('GET', `${V3}/resources?type=project&filter[metadata.suite]=${suite}`, { as: ADMIN })).body.total).toBe(1);
+    expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body.name).toBe(acmeMember.name);
     const byId = await stack.request('GET', `${V3}/resources?type=project`, { as: GLOBEX_ADMIN, headers: { 'x-tenant-id': acmeAdmin.tenantId } });
     expect(byId.status).toBe(403);
   });

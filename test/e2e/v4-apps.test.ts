@@ -157,4 +157,24 @@ describe('v4 apps', { timeout: 120_000 }, () => {
     expect(seenByAcme.data.map((r: any) => r.id)).not.toContain(globexApp.body.id);
     expect((await stack.request('GET', `${V3}/resources/tenant-vertical-enrollment/${globexApp.body.id}`, { as: ADMIN })).status).toBe(404);
   });
+
+  it('keeps enrollments to the apps API: the resource routes read them but refuse every write (403), changing nothing', async () => {
+    const app = await createApp(acmeId, { name: `Written ${run}`, childTenant: { name: `Written Tenant ${run}` } });
+    expect(app.status, JSON.stringify(app.body)).toBe(201);
+    const path = `${V3}/resources/tenant-vertical-enrollment/${app.body.id}`;
+    const before = (await stack.request('GET', path, { as: MEMBER })).body;
+    expect(before.childTenantSlug).toBe(app.body.childTenantSlug);
+    const writes = [
+      await stack.request('PATCH', path, { as: MEMBER, body: { childTenantSlug: 'globex' } }),
+      await stack.request('PUT', path, { as: ADMIN, body: { ...before, childTenantSlug: 'globex' } }),
+      await stack.request('DELETE', path, { as: ADMIN }),
+      await stack.request('POST', `${V3}/resources/tenant-vertical-enrollment`, { as: ADMIN, body: { key: `planted-${run}`, name: 'Planted', childTenantSlug: 'globex' } }),
+    ];
+    for (const write of writes) {
+      expect(write.status, JSON.stringify(write.body)).toBe(403);
+      expect(write.body.error.code).toBe('FORBIDDEN');
+    }
+    expect((await stack.request('GET', path, { as: MEMBER })).body).toEqual(before);
+    expect(await appRows(['Planted'])).toBe(0);
+  });
 });

@@ -414,6 +414,25 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     expect(await sql`select 1 from tenants where slug = ${uuidLike}`).toEqual([]);
   }, 180_000);
 
+  it('deletes with an App only a child tenant below its company tenant, whatever its enrollment names', async () => {
+    const id = randomUUID().slice(0, 8);
+    const company = `co-${id}`;
+    await kubectl(['create', '-f', '-'], tenantObject(company));
+    await kubectl(['create', '-f', '-'], appObject(`mall-${id}`, { name: `Mall ${id}`, companyTenant: company, childTenant: { name: `Mall Tenant ${id}` } }));
+    await until(() => getApp(`mall-${id}`), (a) => readyCondition(a)?.status === 'True', 90_000);
+    const victim = `victim-${id}`;
+    const created = await stack.request('POST', '/v4/platform/tenants', { as: 'platform@svc.test', body: { name: 'Not the app\u2019s', slug: victim, homeRegion: 'eu' } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    // An enrollment changed behind the apps service's back (the resource routes refuse it) names another tenant.
+    const changed = await sql`update resources set data = jsonb_set(data, '{childTenantSlug}', to_jsonb(${victim}::text))
+      where type = 'tenant-vertical-enrollment' and data ->> 'key' = ${`mall-${id}`} returning id`;
+    expect(changed).toHaveLength(1);
+    await kubectl(['delete', 'app', `mall-${id}`, '--wait=false']);
+    await until(() => kubectl(['get', 'app', `mall-${id}`, '--ignore-not-found', '-o', 'name']), (out) => out.trim() === '', 60_000);
+    const [row] = await sql<{ status: string }[]>`select status from tenants where slug = ${victim}`;
+    expect(row!.status).not.toBe('deleted');
+  }, 180_000);
+
   it('converges after the operator is stopped mid-way; one of two replicas leads, the other takes over', async () => {
     const slug = `op-${randomUUID().slice(0, 8)}`;
     await operators.shift()!.close();
