@@ -90,6 +90,8 @@ export function createTokenVerifier(opts: TokenVerifierOptions): (token: string)
         audience: opts.audience,
         algorithms: ALGORITHMS,
         clockTolerance: CLOCK_TOLERANCE_S,
+        // jose checks `exp` only when a token has one: a token without it would never expire.
+        requiredClaims: ['exp'],
       }));
     } catch (err) {
       throw new InvalidTokenError(reasonOf(err));

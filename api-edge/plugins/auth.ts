@@ -13,6 +13,11 @@ export const CSRF_COOKIE = 'svc_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
+/** A session id as the sessions service issues them: 32 random bytes, base64url. */
+const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether a cookie value has the form of a session id; any other is no session at all (401, not 400). */
+export const isSessionId = (value: string) => SESSION_ID.test(value);
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
@@ -34,7 +39,7 @@ export async function authenticate(
   } else if (sessionToken) {
     const cookies = parseCookies(headers.get('cookie') ?? '');
     const sessionId = cookies[SESSION_COOKIE];
-    if (sessionId) {
+    if (sessionId && isSessionId(sessionId)) {
       token = await sessionToken(sessionId);
       if (token && !SAFE_METHODS.has(request.method)) {
         const csrf = cookies[CSRF_COOKIE];

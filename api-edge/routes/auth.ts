@@ -5,7 +5,7 @@ import { EncryptJWT, jwtDecrypt } from 'jose';
 import * as oidc from 'openid-client';
 import type { ControlPlane } from '../../control-plane/contracts.ts';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../control-plane/contracts.ts';
-import { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE, type VerifyToken } from '../plugins/auth.ts';
+import { CSRF_COOKIE, CSRF_HEADER, isSessionId, SESSION_COOKIE, type VerifyToken } from '../plugins/auth.ts';
 
 /** Read at each request: the edge may learn its public origin only once it listens. */
 export interface BffOptions {
@@ -22,9 +22,17 @@ export interface BffOptions {
 const TX_COOKIE = 'svc_auth_tx';
 const TX_TTL_SECONDS = 600;
 
-/** Only a path on this origin may be returned to after sign-in (no open redirects). */
+const THIS_ORIGIN = new URL('http://platform.invalid');
+
+/**
+ * Only a path on this origin may be returned to after sign-in (no open redirects). Control
+ * characters and backslashes are refused outright: browsers drop tabs and newlines from a URL and
+ * read a backslash as `/`, so `/<tab>/evil.example` would leave the site.
+ */
 function safeReturnTo(value: string | null): string {
-  return value && value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\') ? value : '/';
+  if (!value?.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(value)) return '/';
+  const url = new URL(value, THIS_ORIGIN);
+  return url.origin === THIS_ORIGIN.origin ? `${url.pathname}${url.search}${url.hash}` : '/';
 }
 
 /**
@@ -106,7 +114,7 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
     .post('/auth/logout', async ({ request, set }) => {
       const cookies = parseCookies(request.headers.get('cookie') ?? '');
       const sessionId = cookies[SESSION_COOKIE];
-      if (sessionId) {
+      if (sessionId && isSessionId(sessionId)) {
         if (!cookies[CSRF_COOKIE] || request.headers.get(CSRF_HEADER) !== cookies[CSRF_COOKIE]) {
           throw new ForbiddenError('missing or invalid CSRF token');
         }

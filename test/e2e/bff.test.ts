@@ -106,7 +106,23 @@ describe('backend-for-frontend sessions', () => {
     const browser = new Browser(stack.url);
     const callback = await browser.fetch('/auth/callback?code=x&state=y');
     expect(callback.status).toBe(400);
-    const landed = await browser.signIn('/auth/login?returnTo=//evil.example/steal', ADMIN);
-    expect(new URL(landed.url).origin).toBe(stack.url);
+    // Off-site however written: browsers drop tabs and newlines from a URL and read a backslash as a slash.
+    for (const returnTo of ['//evil.example/steal', '/%09/evil.example/x', '/%0a/evil.example/x', '/%5Cevil.example/x', '/%5C%5Cevil.example', 'https://evil.example/']) {
+      const landed = await new Browser(stack.url).signIn(`/auth/login?returnTo=${returnTo}`, ADMIN);
+      expect(new URL(landed.url).origin, returnTo).toBe(stack.url);
+      expect(new URL(landed.url).pathname, returnTo).toBe('/');
+    }
+    const kept = await new Browser(stack.url).signIn(`/auth/login?returnTo=${encodeURIComponent('/app/projects?tab=open#top')}`, ADMIN);
+    expect(kept.url.slice(stack.url.length)).toBe('/app/projects?tab=open');
+  });
+
+  it('treats a session cookie that is not a session id as no session: 401, on the API and on logout', async () => {
+    for (const sessionId of ['short', 'x'.repeat(43).replace(/x$/, '!'), 'a'.repeat(200)]) {
+      const response = await fetch(`${stack.url}${V3}/users/me`, { headers: { cookie: `svc_session=${sessionId}` } });
+      expect(response.status, sessionId).toBe(401);
+      expect(((await response.json()) as any).error.code).toBe('UNAUTHORIZED');
+    }
+    const out = await fetch(`${stack.url}/auth/logout`, { method: 'POST', headers: { cookie: 'svc_session=short' } });
+    expect(out.status).toBe(204);
   });
 });
