@@ -1,9 +1,10 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { jwtDecrypt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginWithPkce } from '../api-edge/identity/login-flow.ts';
 import { killProcessGroup } from '../test/harness/process-group.ts';
@@ -160,8 +161,19 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     const edgeUrl = `http://127.0.0.1:${edgePort}`;
     const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl: inject('databaseUrl'), port: 0, publicUrl: edgeUrl, seedDevelopmentData: true });
     try {
+      // The chart's sign-in key and client: what one edge pod encrypts, another decrypts.
+      const signInKey = randomBytes(32);
       const child = spawn(bunExecutable(), ['scripts/start.ts', '--role', 'edge'], {
-        env: { ...platformEnv(stateDir), PORT: String(edgePort), HOST: '127.0.0.1', PUBLIC_URL: edgeUrl, CONTROL_PLANE_URL: controlPlane.url },
+        env: {
+          ...platformEnv(stateDir),
+          PORT: String(edgePort),
+          HOST: '127.0.0.1',
+          PUBLIC_URL: edgeUrl,
+          CONTROL_PLANE_URL: controlPlane.url,
+          SIGN_IN_KEY: signInKey.toString('base64'),
+          BFF_CLIENT_ID: 'portal-bff',
+          BFF_SCOPE: 'openid api',
+        },
         stdio: 'ignore',
         detached: true,
       });
@@ -175,6 +187,12 @@ describe('npm start (scripts/start.ts on Bun)', () => {
       const read = await fetch(`${edgeUrl}/api/svc/v3/resources/project/${id}`, { headers });
       expect(await read.json()).toMatchObject({ id, name: 'Linked', budget: 10, type: 'project' });
       expect(read.headers.get('x-ratelimit-limit')).toBe('1000');
+      const login = await fetch(`${edgeUrl}/auth/login?returnTo=/app`, { redirect: 'manual' });
+      expect(login.status).toBe(302);
+      const authorize = new URL(login.headers.get('location')!);
+      expect(Object.fromEntries(authorize.searchParams)).toMatchObject({ client_id: 'portal-bff', scope: 'openid api' });
+      const pending = /svc_auth_tx=([^;]+)/.exec(login.headers.getSetCookie().join('\n'))![1]!;
+      expect((await jwtDecrypt(pending, signInKey)).payload).toMatchObject({ returnTo: '/app', state: authorize.searchParams.get('state') });
       const exited = once(child, 'exit');
       child.kill('SIGTERM');
       expect((await exited)[0]).toBe(0);

@@ -9,7 +9,7 @@ import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
 import { bunRuntime } from '../api-edge/server.ts';
 import { migrate } from '../control-plane/db/migrate.ts';
 import { isNodeRole, spawnNodeRole, type NodeRole } from './stack/node-roles.ts';
-import { startPlatform, type PlatformRole } from './stack/platform.ts';
+import { startPlatform, type PlatformRole, type PlatformOptions } from './stack/platform.ts';
 import { ensureLocalPostgres } from './stack/postgres.ts';
 import { ensurePlatformTemporal } from './stack/temporal.ts';
 import { stateDir } from './stack/state-dir.ts';
@@ -88,6 +88,17 @@ function operatorSettings() {
 const externalIdentity = env.AUTH_ISSUER && env.AUTH_JWKS_URL
   ? { issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE ?? 'urn:svc:api', jwksUrl: env.AUTH_JWKS_URL, tenantClaim: env.AUTH_TENANT_CLAIM }
   : undefined;
+/**
+ * The backend-for-frontend's client at the identity provider, and the key of its sign-in cookie,
+ * which every edge instance must share (the chart gives it from a Secret); without one, each
+ * process makes its own.
+ */
+function bffSettings(): PlatformOptions['bff'] {
+  const secret = env.SIGN_IN_KEY ? Buffer.from(env.SIGN_IN_KEY, 'base64') : undefined;
+  if (secret && secret.length !== 32) throw new Error('SIGN_IN_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+  return { clientId: env.BFF_CLIENT_ID || undefined, clientSecret: env.BFF_CLIENT_SECRET || undefined, scope: env.BFF_SCOPE || undefined, secret };
+}
+
 const port = Number(env.PORT ?? (role === 'control-plane' ? 8081 : 8080));
 const publicUrl = env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`);
 /**
@@ -123,6 +134,7 @@ const platform = await startPlatform({
   publicUrl,
   controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
   identity: externalIdentity,
+  bff: bffSettings(),
   blobRoot: env.SVC_BLOB_DIR,
   temporal: temporal && { address: temporal.address, namespace: temporal.namespace, taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'svc-platform' },
   devSigningKeys: externalIdentity ? undefined : await devSigningKeys(),

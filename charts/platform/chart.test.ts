@@ -110,6 +110,7 @@ describe('Helm chart charts/platform', () => {
         'PodDisruptionBudget/svc-platform-worker',
         'Role/svc-platform-operator',
         'RoleBinding/svc-platform-operator',
+        'Secret/svc-platform-edge-sign-in',
         'Service/svc-platform-control-plane',
         'Service/svc-platform-edge',
         'ServiceAccount/svc-platform-operator',
@@ -184,6 +185,36 @@ describe('Helm chart charts/platform', () => {
       QDRANT_URL: 'http://qdrant:6333',
       QDRANT_API_KEY: { secretKeyRef: { name: 'qdrant', key: 'api-key' } },
       DATABASE_URL: { secretKeyRef: { name: 'svc-platform-postgresql', key: 'url' } },
+    });
+  });
+
+  it('gives every edge pod one sign-in key and the backend-for-frontend client, from Secrets', async () => {
+    const edgeEnv = (applied: Json[]) =>
+      Object.fromEntries(applied.find((o) => o.kind === 'Deployment' && o.metadata.name === 'svc-platform-edge')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+    // By default the chart keeps a Secret of its own: 32 random bytes, base64.
+    expect(edgeEnv(objects)).toMatchObject({
+      SIGN_IN_KEY: { secretKeyRef: { name: 'svc-platform-edge-sign-in', key: 'key' } },
+      BFF_CLIENT_ID: 'svc-bff',
+      BFF_SCOPE: 'openid email profile offline_access api',
+    });
+    expect(edgeEnv(objects).BFF_CLIENT_SECRET).toBeUndefined();
+    const key = Buffer.from(Buffer.from(find('Secret', 'svc-platform-edge-sign-in')!.data.key, 'base64').toString(), 'base64');
+    expect(key).toHaveLength(32);
+
+    const given = await dryRunApply(
+      await template(
+        merge(REQUIRED_VALUES, {
+          edge: { signInKey: { existingSecret: { name: 'edge-keys', key: 'sign-in' } } },
+          identity: { bff: { clientId: 'portal', scope: 'openid api', clientSecret: { name: 'portal-client', key: 'secret' } } },
+        }),
+      ),
+    );
+    expect(given.map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain('Secret/svc-platform-edge-sign-in');
+    expect(edgeEnv(given)).toMatchObject({
+      SIGN_IN_KEY: { secretKeyRef: { name: 'edge-keys', key: 'sign-in' } },
+      BFF_CLIENT_ID: 'portal',
+      BFF_SCOPE: 'openid api',
+      BFF_CLIENT_SECRET: { secretKeyRef: { name: 'portal-client', key: 'secret' } },
     });
   });
 

@@ -71,6 +71,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- if .Values.postgresql.existingSecret.name -}}{{ .Values.postgresql.existingSecret.key }}{{- else -}}url{{- end -}}
 {{- end -}}
 
+{{/* The Secret holding the edge's sign-in cookie key: the one given, else the chart's own. */}}
+{{- define "platform.signInKeySecretName" -}}
+{{- default (printf "%s-sign-in" (include "platform.componentName" (dict "root" . "component" "edge"))) .Values.edge.signInKey.existingSecret.name -}}
+{{- end -}}
+
 {{/* The operator's ServiceAccount. */}}
 {{- define "platform.operatorServiceAccountName" -}}
 {{- default (include "platform.componentName" (dict "root" . "component" "operator")) .Values.operator.serviceAccount.name -}}
