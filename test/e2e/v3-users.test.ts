@@ -39,9 +39,9 @@ const BOB = fixture('bob', `Bob ${M}`, ['member'], 'inactive');
 const CAROL = { ...fixture('carol', `Carol Quokka${M}`, ['member', 'admin']), picture: `https://images.example/${M}/carol.png` };
 const MANAGER = fixture('manager', `Manager ${M}`, ['admin']);
 const FIXTURES = [ALICE, BOB, CAROL, MANAGER];
-/** A member of acme and of globex, under its own marker so that the list queries above never find it. */
+/** A member of acme and of globex, under its own marker so that the list queries above never find it (a globex address: other files check that globex sees only those). */
 const S = randomBytes(4).toString('hex');
-const SHARED: DevUser = { sub: randomUUID(), email: `${S}-shared@acme.test`, name: `Shared ${S}`, tenant: 'acme' };
+const SHARED: DevUser = { sub: randomUUID(), email: `${S}-shared@globex.test`, name: `Shared ${S}`, tenant: 'acme' };
 
 const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
 let stack: TestStack;
