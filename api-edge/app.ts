@@ -4,6 +4,7 @@ import type { ControlPlane } from '../control-plane/contracts.ts';
 import { errorBody, toErrorResponse } from './errors.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
 import { assertBodyWithinLimit } from './plugins/body-limit.ts';
+import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
@@ -24,6 +25,8 @@ export interface EdgeDeps {
   /** Extra routes mounted at the root (sign-in, sessions). */
   plugins?: AnyElysia[];
   onServerError?: (error: unknown, request: Request) => void;
+  /** Proxies in front of the edge whose X-Forwarded-For names the client; none by default. */
+  trustedProxies?: TrustedProxies;
 }
 
 /** The resources budget covers v3 resources and v4 data; every other API shares the second budget. */
@@ -31,9 +34,6 @@ function groupOf(pathname: string): RateLimitGroup {
   return pathname.startsWith(`${V3_BASE}/resources`) || pathname.startsWith(`${V4_BASE}/data/resources`) ? 'resources' : 'users';
 }
 
-function clientAddress(request: Request): string {
-  return (request as Request & { ip?: string }).ip ?? 'unknown';
-}
 
 /** Turns a route path such as `/users/:id` into a matcher, to tell 405 from 404. */
 function routeMatcher(path: string): RegExp {
@@ -49,10 +49,12 @@ export function createEdgeApp(deps: EdgeDeps) {
   let routeTable: Array<{ method: string; matcher: RegExp }> | undefined;
 
   // On Bun, Elysia's own adapter serves through Bun's server (api-edge/server.ts).
+  const clientAddress = (request: Request) =>
+    clientAddressOf((request as Request & { ip?: string }).ip, request.headers.get('x-forwarded-for'), deps.trustedProxies);
+
   const app = new Elysia(bunRuntime ? {} : { adapter: node() })
     .onRequest(async ({ request, set }) => {
       const { pathname } = new URL(request.url);
-      if (!pathname.startsWith(`${V3_BASE}/`) && !pathname.startsWith(`${V4_BASE}/`)) return;
       // Every answer carries the rate-limit headers, a refusal (429) included.
       const limit = async (group: RateLimitGroup, key: string) => {
         try {
@@ -62,6 +64,9 @@ export function createEdgeApp(deps: EdgeDeps) {
           throw error;
         }
       };
+      // Sign-in asks the provider and writes a session before anyone is known: limited per client.
+      if (pathname.startsWith('/auth/')) return void (await limit('anonymous', clientAddress(request)));
+      if (!pathname.startsWith(`${V3_BASE}/`) && !pathname.startsWith(`${V4_BASE}/`)) return;
       let call;
       try {
         call = await authenticate(request, deps.verifyToken, deps.sessionToken);

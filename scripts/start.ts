@@ -135,6 +135,7 @@ const platform = await startPlatform({
   controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
   identity: externalIdentity,
   bff: bffSettings(),
+  trustedProxies: env.TRUSTED_PROXIES?.split(','),
   blobRoot: env.SVC_BLOB_DIR,
   temporal: temporal && { address: temporal.address, namespace: temporal.namespace, taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'svc-platform' },
   devSigningKeys: externalIdentity ? undefined : await devSigningKeys(),

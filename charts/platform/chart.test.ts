@@ -196,6 +196,8 @@ describe('Helm chart charts/platform', () => {
       SIGN_IN_KEY: { secretKeyRef: { name: 'svc-platform-edge-sign-in', key: 'key' } },
       BFF_CLIENT_ID: 'svc-bff',
       BFF_SCOPE: 'openid email profile offline_access api',
+      // Behind an ingress, clients are told apart by the X-Forwarded-For of the cluster's proxies.
+      TRUSTED_PROXIES: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7',
     });
     expect(edgeEnv(objects).BFF_CLIENT_SECRET).toBeUndefined();
     const key = Buffer.from(Buffer.from(find('Secret', 'svc-platform-edge-sign-in')!.data.key, 'base64').toString(), 'base64');

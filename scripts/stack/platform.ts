@@ -6,6 +6,7 @@ import { createHttpControlPlane } from '../../api-edge/control-plane-http.ts';
 import { BFF_CLIENT_ID, createDevIdentityProvider, type DevIdentityProvider } from '../../api-edge/identity/dev-provider.ts';
 import type { DevUser } from '../../api-edge/identity/dev-users.ts';
 import { bffRoutes } from '../../api-edge/routes/auth.ts';
+import { trustedProxies } from '../../api-edge/plugins/client-address.ts';
 import { createTokenVerifier, withVerificationCache } from '../../api-edge/identity/token-verifier.ts';
 import { createRateLimits, DEFAULT_POLICIES, type RateLimitGroup, type RateLimitPolicy } from '../../api-edge/plugins/rate-limit.ts';
 import { postgresLimiters } from '../../api-edge/plugins/rate-limit-postgres.ts';
@@ -58,6 +59,8 @@ export interface PlatformOptions {
   /** Backend-for-frontend client at the identity provider, and the key of its sign-in cookie. */
   bff?: { clientId?: string; clientSecret?: string; scope?: string; secret?: Uint8Array };
   extraPlugins?: AnyElysia[];
+  /** Addresses or CIDR ranges of the proxies in front of the edge, whose X-Forwarded-For names the client. */
+  trustedProxies?: readonly string[];
   log?: (message: string, detail?: unknown) => void;
 }
 
@@ -168,6 +171,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     sessionToken: async (sessionId) => (await controlPlane.query({ identity: null }, 'sessions', 'resolve', { sessionId }))?.accessToken,
     plugins: [bff, ...(options.extraPlugins ?? [])],
     onServerError: (error, request) => log(`server error on ${request.method} ${request.url}`, error),
+    trustedProxies: options.trustedProxies?.length ? trustedProxies(options.trustedProxies) : undefined,
   });
   const server = createEdgeServer(app, mounts);
   let identityProvider: DevIdentityProvider | undefined;

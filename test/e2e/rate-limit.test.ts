@@ -51,6 +51,26 @@ describe('rate limits', () => {
     expect(answers.map((a) => a.headers.get('x-ratelimit-remaining'))).toEqual(['1', '0', '0']);
   });
 
+  it('limits sign-in per client too, and behind a trusted proxy counts each client X-Forwarded-For names', async () => {
+    // The test's requests come from 127.0.0.1, trusted here as the proxy in front of the edge.
+    const proxied = await startTestStack({ rateLimits: { keyPrefix: `proxied-${randomUUID()}`, policies }, trustedProxies: ['127.0.0.1', '::1'] });
+    try {
+      const from = (client: string) => ({ 'x-forwarded-for': `${client}, 127.0.0.1` });
+      const signIns = [];
+      for (let i = 0; i < 3; i++) signIns.push((await fetch(`${proxied.url}/auth/login`, { redirect: 'manual', headers: from('203.0.113.1') })).status);
+      expect(signIns).toEqual([302, 302, 429]);
+      // Another client behind the same proxy has a budget of its own, on the API as at sign-in.
+      const other = await proxied.request('GET', `${V3}/resources?type=project`, { headers: { ...from('203.0.113.2'), authorization: 'Bearer not-a-token' } });
+      expect(other.status).toBe(401);
+      expect(other.headers.get('x-ratelimit-remaining')).toBe('1');
+      // Addresses the client writes itself, further left, change nothing.
+      const spoofed = await fetch(`${proxied.url}/auth/login`, { redirect: 'manual', headers: { 'x-forwarded-for': '198.51.100.9, 203.0.113.1' } });
+      expect(spoofed.status).toBe(429);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   it('does not spend other tenants’ or other APIs’ budgets', async () => {
     const globex = await first.request('GET', `${V3}/resources?type=project&limit=1`, { as: GLOBEX_ADMIN });
     expect(globex.status).toBe(200);

@@ -59,6 +59,7 @@ export async function startTestStack(
     controlPlane?: ControlPlaneMode;
     rateLimits?: PlatformOptions['rateLimits'];
     devUsers?: PlatformOptions['devUsers'];
+    trustedProxies?: PlatformOptions['trustedProxies'];
     /** Another Temporal server than the run's (address and namespace). */
     temporal?: { address: string; namespace: string };
     /** False: no worker runs in the test process; start `worker` processes yourself. */
@@ -86,7 +87,7 @@ export async function startTestStack(
       started.push(controlPlane);
       if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, blobRoot, port: 0, temporal }));
       try {
-        edge = await startPlatform({ role: 'edge', databaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers });
+        edge = await startPlatform({ role: 'edge', databaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies });
         break;
       } catch (error) {
         for (const platform of started.splice(0).reverse()) await platform.close();
@@ -96,13 +97,13 @@ export async function startTestStack(
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
     if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, blobRoot, port: 0, temporal }));
     try {
-      edge = await startBunEdge({ databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal });
+      edge = await startBunEdge({ databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal });
     } catch (error) {
       for (const platform of started.splice(0).reverse()) await platform.close();
       throw error;
     }
   } else {
-    edge = await startPlatform({ role: 'all', databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, temporal, runWorker: options.worker });
+    edge = await startPlatform({ role: 'all', databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
   }
   started.push(edge);
 
