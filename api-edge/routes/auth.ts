@@ -102,6 +102,9 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
         idToken: tokens.id_token,
         expiresAt,
       });
+      // Signing in again replaces the session this browser had, which would otherwise live on unused.
+      const previous = parseCookies(request.headers.get('cookie') ?? '')[SESSION_COOKIE];
+      if (previous && isSessionId(previous)) await cp.mutation({ identity: null }, 'sessions', 'delete', { sessionId: previous });
       const maxAge = expiresAt - Math.floor(Date.now() / 1000);
       set.status = 302;
       set.headers.location = pending.returnTo;

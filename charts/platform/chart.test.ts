@@ -195,7 +195,7 @@ describe('Helm chart charts/platform', () => {
     expect(edgeEnv(objects)).toMatchObject({
       SIGN_IN_KEY: { secretKeyRef: { name: 'svc-platform-edge-sign-in', key: 'key' } },
       BFF_CLIENT_ID: 'svc-bff',
-      BFF_SCOPE: 'openid email profile offline_access api',
+      BFF_SCOPE: 'openid email profile api',
       // Behind an ingress, clients are told apart by the X-Forwarded-For of the cluster's proxies.
       TRUSTED_PROXIES: '10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7',
     });

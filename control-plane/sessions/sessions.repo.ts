@@ -18,3 +18,8 @@ export async function findLiveSession(tx: Tx, idHash: string): Promise<{ accessT
 export async function deleteSession(tx: Tx, idHash: string): Promise<void> {
   await tx`delete from sessions where id_hash = ${idHash} or expires_at < now() - interval '1 day'`;
 }
+
+/** Drops sessions that expired over a day ago: nothing can use them any more. */
+export async function deleteExpiredSessions(tx: Tx): Promise<void> {
+  await tx`delete from sessions where expires_at < now() - interval '1 day'`;
+}

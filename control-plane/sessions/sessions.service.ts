@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../db/client.ts';
 import type { Identity } from '../identity/identity.schema.ts';
-import { deleteSession, findLiveSession, insertSession } from './sessions.repo.ts';
+import { deleteExpiredSessions, deleteSession, findLiveSession, insertSession } from './sessions.repo.ts';
 import type { CreateSessionInput } from './sessions.schema.ts';
 
 const hash = (sessionId: string) => createHash('sha256').update(sessionId).digest('base64url');
@@ -17,9 +17,10 @@ export function createSessionsService(deps: { db: Db }) {
   return {
     async create(identity: Identity, input: CreateSessionInput): Promise<{ sessionId: string }> {
       const sessionId = randomBytes(32).toString('base64url');
-      await db.system((tx) =>
-        insertSession(tx, { ...input, idHash: hash(sessionId), subject: identity.sub, expiresAt: new Date(input.expiresAt * 1000) }),
-      );
+      await db.system(async (tx) => {
+        await deleteExpiredSessions(tx);
+        await insertSession(tx, { ...input, idHash: hash(sessionId), subject: identity.sub, expiresAt: new Date(input.expiresAt * 1000) });
+      });
       return { sessionId };
     },
 

@@ -161,7 +161,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     },
     clientId: options.bff?.clientId ?? BFF_CLIENT_ID,
     clientSecret: options.bff?.clientSecret,
-    scope: options.bff?.scope ?? 'openid email profile offline_access api',
+    // No offline_access: a session lives as long as its access token, so a refresh token would be kept unused.
+    scope: options.bff?.scope ?? 'openid email profile api',
     secret: options.bff?.secret ?? randomBytes(32),
   });
   const app = createEdgeApp({

@@ -91,6 +91,17 @@ describe('backend-for-frontend sessions', () => {
     expect(ok.status).toBe(201);
   });
 
+  it('replaces the browser\u2019s session when it signs in again: the old one no longer authenticates', async () => {
+    const browser = new Browser(stack.url);
+    await browser.signIn('/auth/login', ADMIN);
+    const first = browser.cookies.get('svc_session')!;
+    await browser.signIn('/auth/login', ADMIN);
+    const second = browser.cookies.get('svc_session')!;
+    expect(second).not.toBe(first);
+    expect((await fetch(`${stack.url}${V3}/users/me`, { headers: { cookie: `svc_session=${second}` } })).status).toBe(200);
+    expect((await fetch(`${stack.url}${V3}/users/me`, { headers: { cookie: `svc_session=${first}` } })).status).toBe(401);
+  });
+
   it('ends the session on logout', async () => {
     const browser = new Browser(stack.url);
     await browser.signIn('/auth/login', ADMIN);
