@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../control-plane/db/migrate.ts';
-import { ensureHelm, ensureKubeApiServer, ensureKubeBinaries } from '../../scripts/stack/kubernetes.ts';
+import { ensureHelm, ensureKubeApiServer, ensureKubeBinaries, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { createDatabase, dropDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';
 import { ensurePlatformTemporal } from '../../scripts/stack/temporal.ts';
 
@@ -71,11 +71,26 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
   project.provide('temporalAddress', temporal.address);
   project.provide('temporalNamespace', temporal.namespace);
   const [apiServer, helm] = await kube;
+  await clearEarlierObjects(apiServer.kubectl, apiServer.kubeconfigPath);
   project.provide('kubeconfigPath', apiServer.kubeconfigPath);
   project.provide('kubectlPath', apiServer.kubectl);
   project.provide('helmPath', helm);
   const admin = adminUrl;
   return () => dropDatabase(admin, dbName);
+}
+
+/**
+ * Deletes the Apps and Tenants that earlier runs left on the reused API server: they name tenants
+ * of earlier runs' databases, and this run's operators would otherwise provision every one of them
+ * again in this run's database. No operator runs yet, so their finalizers are dropped first.
+ */
+async function clearEarlierObjects(kubectl: string, kubeconfig: string): Promise<void> {
+  for (const kind of ['apps.platform.svc.dev', 'tenants.platform.svc.dev']) {
+    const names = (await runKubectl(kubectl, kubeconfig, ['get', kind, '-o', 'name']).catch(() => '')).split('\n').filter(Boolean);
+    if (!names.length) continue;
+    await runKubectl(kubectl, kubeconfig, ['patch', ...names, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+    await runKubectl(kubectl, kubeconfig, ['delete', ...names, '--wait=false']);
+  }
 }
 
 /** Drops test databases of runs on this machine whose process is gone (interrupted runs). */
