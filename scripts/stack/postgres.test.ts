@@ -1,4 +1,6 @@
+import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { createDatabase, dropDatabase, ensureLocalPostgres, type LocalPostgres } from './postgres.ts';
@@ -72,5 +74,15 @@ describe('ensureLocalPostgres', () => {
 
     await cluster.stop();
     await expect(query(cluster.url, (sql) => sql`select 1`)).rejects.toThrow();
+  });
+
+  it('after a crash, neither signals nor waits for a live process that took the pid in postmaster.pid', { timeout: 120_000 }, async () => {
+    const stopped = await ensureLocalPostgres(CHECK);
+    await stopped.stop();
+    // This test's own process stands in for the unrelated one: a SIGINT sent to it would end the run.
+    writeFileSync(join(stopped.dataDir, 'postmaster.pid'), `${process.pid}\n${stopped.dataDir}\n0\n${CHECK.port}\n`);
+    cluster = await ensureLocalPostgres(CHECK);
+    expect((await query(cluster.url, (sql) => sql<{ one: number }[]>`select 1 as one`))[0]).toEqual({ one: 1 });
+    await cluster.stop();
   });
 });

@@ -11,7 +11,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { isAlive, portIsFree, readText, tail, withLock } from './process.ts';
@@ -189,9 +189,10 @@ function socketDirFor(dataDir: string, port: number): string {
  * Removes a PostgreSQL lock file whose owner has exited. PostgreSQL does this itself, except when
  * the owner is an unreaped zombie (containers whose init does not reap), which it takes for alive.
  */
+/** Removes a lock file whose pid is no running PostgreSQL: the server would refuse to start while another live process holds that pid. */
 function removeStaleLock(file: string): void {
   const pid = Number(readText(file).split('\n')[0]);
-  if (pid > 0 && !isAlive(pid)) rmSync(file, { force: true });
+  if (pid > 0 && !(isAlive(pid) && runsPostgres(pid))) rmSync(file, { force: true });
 }
 
 function handOverToSystemUser(base: string): void {
@@ -310,7 +311,17 @@ function readPostmasterPid(dataDir: string): { pid: number; port: number } | und
   const lines = readText(join(dataDir, 'postmaster.pid')).split('\n');
   const pid = Number(lines[0]);
   const port = Number(lines[3]);
-  return pid > 0 && isAlive(pid) ? { pid, port } : undefined;
+  return pid > 0 && isAlive(pid) && runsPostgres(pid) ? { pid, port } : undefined;
+}
+
+/**
+ * Whether process `pid` is a PostgreSQL server: after a crash, `postmaster.pid` may name a pid
+ * that another process has taken since, which must never be signalled. Read from /proc where
+ * there is one; elsewhere a live pid is taken at its word.
+ */
+function runsPostgres(pid: number): boolean {
+  if (!existsSync('/proc/self')) return true;
+  return basename(readText(`/proc/${pid}/cmdline`).split('\0')[0] ?? '') === 'postgres';
 }
 
 async function stopCluster(dataDir: string): Promise<void> {
