@@ -1,8 +1,10 @@
 import { request } from 'node:https';
 import { createServer, type Server } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive } from './process.ts';
+import { stateDir } from './state-dir.ts';
 import {
   ensureKubeApiServer,
   ensureKubeBinaries,
@@ -94,6 +96,18 @@ describe('ensureKubeApiServer', () => {
     expect(restarted.pids.apiServer).not.toBe(server.pids.apiServer);
     expect(restarted.pids.etcd).toBe(etcdPid);
     server = restarted;
+    expect(await kubectl(['get', 'configmap', 'kept', '-n', 'default', '-o', 'jsonpath={.data.a}'])).toBe('1');
+  });
+
+  it('restarts both servers when they run binaries of another build, keeping etcd\'s data', { timeout: 240_000 }, async () => {
+    const stateFile = join(stateDir(CHECK.name), 'kube.pids.json');
+    writeFileSync(stateFile, JSON.stringify({ ...JSON.parse(readFileSync(stateFile, 'utf8')), builds: 'an earlier build' }));
+    const before = server!.pids;
+    server = await ensureKubeApiServer({ ...CHECK, binaries, log });
+    expect(server.pids.apiServer).not.toBe(before.apiServer);
+    expect(server.pids.etcd).not.toBe(before.etcd);
+    expect(isAlive(before.apiServer) || isAlive(before.etcd)).toBe(false);
+    const kubectl = (args: string[]) => runKubectl(server!.kubectl, server!.kubeconfigPath, args);
     expect(await kubectl(['get', 'configmap', 'kept', '-n', 'default', '-o', 'jsonpath={.data.a}'])).toBe('1');
   });
 });

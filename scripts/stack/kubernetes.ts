@@ -1,9 +1,9 @@
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { request } from 'node:https';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { elapsed, findOnPath, isExecutable, runGo } from './go-build.ts';
@@ -55,6 +55,8 @@ export interface KubeApiServer {
 
 interface ServerState {
   version: string;
+  /** The binaries the servers were started from, with their build times (absent: started before this was recorded). */
+  builds?: string;
   port: number;
   etcdPort: number;
   etcdPid: number;
@@ -185,6 +187,8 @@ export async function ensureKubeApiServer(opts: KubeApiServerOptions): Promise<K
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
   const kubeconfigPath = join(base, 'kubeconfig');
   const pids = { etcd: 0, apiServer: 0 };
+  // A rebuilt binary (another version or build inputs) gets servers of its own.
+  const builds = [binaries.etcd, binaries.kubeApiServer].map((file) => `${file}@${statSync(file).mtimeMs}`).join(' ');
 
   await withLock(join(base, '.lock'), async () => {
     const state = readState(base);
@@ -192,6 +196,7 @@ export async function ensureKubeApiServer(opts: KubeApiServerOptions): Promise<K
       state !== undefined &&
       state.etcdPid > 0 &&
       state.etcdPort === etcdPort &&
+      state.builds === builds &&
       runs(state.etcdPid, binaries.etcd, base) &&
       (await etcdHealthy(etcdUrl));
     const apiUp =
@@ -213,7 +218,7 @@ export async function ensureKubeApiServer(opts: KubeApiServerOptions): Promise<K
       await stopProcess(state.apiServerPid, binaries.kubeApiServer, base);
       if (!etcdUp) await stopProcess(state.etcdPid, binaries.etcd, base);
     }
-    const wanted: ServerState = { version: KUBERNETES_VERSION, port, etcdPort, etcdPid: etcdUp ? state.etcdPid : 0, apiServerPid: 0 };
+    const wanted: ServerState = { version: KUBERNETES_VERSION, builds, port, etcdPort, etcdPid: etcdUp ? state.etcdPid : 0, apiServerPid: 0 };
 
     if (!etcdUp) {
       await checkPorts(name, base, [port, etcdPort, etcdPort + 1], state ? PORT_GRACE_MS : 0);
@@ -533,8 +538,15 @@ function runs(pid: number, binary: string, base: string): boolean {
   return cmdline[0] === binary && cmdline.some((arg) => arg.includes(base));
 }
 
+/** Whether `pid` runs a build of `binary`, this one or an earlier one, on this state directory. */
+function runsAnyBuild(pid: number, binary: string, base: string): boolean {
+  if (!(pid > 0 && isAlive(pid))) return false;
+  const cmdline = readText(`/proc/${pid}/cmdline`).split('\0');
+  return basename(cmdline[0] ?? '') === basename(binary) && cmdline.some((arg) => arg.includes(base));
+}
+
 async function stopProcess(pid: number, binary: string, base: string): Promise<void> {
-  if (!runs(pid, binary, base)) return;
+  if (!runsAnyBuild(pid, binary, base)) return;
   signal(pid, 'SIGTERM');
   if (await waitForExit(pid, STOP_GRACE_MS)) return;
   signal(pid, 'SIGKILL');

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
@@ -9,6 +10,8 @@ import {
   runTemporalCli,
   type TemporalDevServer,
 } from './temporal.ts';
+import { isAlive } from './process.ts';
+import { stateDir } from './state-dir.ts';
 
 const CHECK = { name: 'temporal-harness-check', port: 27233 } as const;
 const UI_PORT = 28233;
@@ -101,6 +104,15 @@ describe('ensureTemporalDevServer', () => {
       await runTemporalCli(cli, ['workflow', 'list', '--query', `TenantId = "acme" AND WorkflowId = "${workflowId}"`, '--output', 'json', ...clientFlags(server.address)]),
     ) as { execution: { workflowId: string } }[];
     expect(found.map((w) => w.execution.workflowId)).toEqual([workflowId]);
+  });
+
+  it('restarts a server that another CLI (an earlier version) started', { timeout: 120_000 }, async () => {
+    const stateFile = join(stateDir(CHECK.name), 'temporal.pid.json');
+    writeFileSync(stateFile, JSON.stringify({ ...JSON.parse(readFileSync(stateFile, 'utf8')), cli: '/an/earlier/temporal' }));
+    const earlierPid = server!.pid;
+    server = await ensureTemporalDevServer({ ...CHECK, cli, log });
+    expect(server.pid).not.toBe(earlierPid);
+    expect(isAlive(earlierPid)).toBe(false);
   });
 
   it('restarts with the Web UI when asked for a UI port', { timeout: 120_000 }, async () => {

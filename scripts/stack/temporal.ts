@@ -71,6 +71,8 @@ interface ServerState {
   dbFile: string;
   /** SQLite pragmas the server was started with (absent: started before they were set). */
   sqlitePragmas?: string[];
+  /** The CLI that started it (absent: started before this was recorded); another version restarts it. */
+  cli?: string;
 }
 
 /**
@@ -144,14 +146,18 @@ export async function ensureTemporalDevServer(opts: TemporalDevServerOptions): P
   const dbFile = join(base, 'temporal.db');
   const address = `127.0.0.1:${port}`;
   const cli = opts.cli ?? (await ensureTemporalCli({ log }));
-  const wanted: Omit<ServerState, 'pid'> = { port, uiPort: uiPort ?? null, namespace, dbFile, sqlitePragmas: SQLITE_PRAGMAS };
+  const wanted: Omit<ServerState, 'pid'> = { port, uiPort: uiPort ?? null, namespace, dbFile, sqlitePragmas: SQLITE_PRAGMAS, cli };
   let pid = 0;
 
   await withLock(join(base, '.lock'), async () => {
     const running = readState(base);
     if (running) {
       const same =
-        running.port === port && running.uiPort === wanted.uiPort && running.namespace === namespace && running.sqlitePragmas?.join() === SQLITE_PRAGMAS.join();
+        running.port === port &&
+        running.uiPort === wanted.uiPort &&
+        running.namespace === namespace &&
+        running.sqlitePragmas?.join() === SQLITE_PRAGMAS.join() &&
+        running.cli === cli;
       if (same && (await isServing(cli, address, namespace))) {
         log?.(`reusing Temporal dev server "${name}" on ${address} (pid ${running.pid})`);
         pid = running.pid;
