@@ -1,6 +1,7 @@
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,22 +14,22 @@ import { bunExecutable } from './stack/bun.ts';
 import { startPlatform } from './stack/platform.ts';
 import { freePort } from './stack/process.ts';
 
-/** The direct children of `pid`, by command line. */
+/** The direct children of `pid`, by command line (read from /proc: minimal systems have no `ps`). */
 function childrenOf(pid: number): Array<{ pid: number; command: string }> {
-  let out = '';
-  try {
-    out = execFileSync('ps', ['--ppid', String(pid), '-o', 'pid=,args='], { encoding: 'utf8' });
-  } catch {
-    return [];
+  const children: Array<{ pid: number; command: string }> = [];
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // Field 4 of /proc/<pid>/stat is the parent pid; the command (field 2) may hold spaces, so read after its ')'.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (parent !== pid) continue;
+      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+      children.push({ pid: Number(entry), command });
+    } catch {
+      // the process ended while being read
+    }
   }
-  return out
-    .trim()
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => {
-      const [, childPid, command] = /^\s*(\d+)\s+(.*)$/.exec(line)!;
-      return { pid: Number(childPid), command: command! };
-    });
+  return children;
 }
 
 const alive = (pid: number) => {

@@ -14,7 +14,8 @@ import { ensureLocalPostgres } from './stack/postgres.ts';
 import { ensurePlatformTemporal } from './stack/temporal.ts';
 import { stateDir } from './stack/state-dir.ts';
 
-const DEV_POSTGRES = { name: 'pg-dev', port: 54329 } as const;
+// Below the ephemeral range (32768-60999), where an outgoing connection could hold the port.
+const DEV_POSTGRES = { name: 'pg-dev', port: 25432 } as const;
 const DEV_DATABASE = 'svc';
 const DEV_TEMPORAL = { name: 'temporal-dev', port: 7233, uiPort: 8233 } as const;
 /** How long a Node role may take to stop (the chart gives the worker 60 s) before it is killed. */
