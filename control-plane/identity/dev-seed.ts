@@ -25,10 +25,10 @@ export const DEV_PLATFORM_USERS = [{ email: 'platform@svc.test', name: 'Platform
 
 /** Gives a tenant the default roles; idempotent (existing roles keep their permissions). */
 export async function ensureDefaultRoles(tx: Tx, tenantId: string): Promise<void> {
-  for (const [name, permissions] of Object.entries(DEFAULT_ROLES)) {
-    await tx`insert into roles (tenant_id, name, permissions) values (${tenantId}::uuid, ${name}, ${permissions as string[]})
-             on conflict (tenant_id, name) do nothing`;
-  }
+  await tx`insert into roles (tenant_id, name, permissions)
+           select ${tenantId}::uuid, role.key, array(select jsonb_array_elements_text(role.value))
+           from jsonb_each(${JSON.stringify(DEFAULT_ROLES)}::text::jsonb) as role
+           on conflict (tenant_id, name) do nothing`;
 }
 
 /** Seeds the development tenants, their roles, users, memberships and platform roles. Idempotent; returns tenant ids by slug. */

@@ -96,6 +96,9 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
     const created = await db
       .system(async (tx) => {
         const row = await insertTenant(tx, tenant);
+        // Its roles come with it (the provisioning run ensures them again): its first administrator
+        // holds tenants.manage at once, to delete a tenant whose provisioning has not run.
+        await ensureDefaultRoles(tx, row.id);
         if (options.firstAdminId) await grantRoles(tx, row.id, options.firstAdminId, [TENANT_ADMIN_ROLE]);
         if (options.declaredBy) await claim(tx, tenantSubject(row.id), `tenant "${row.slug}"`, options.declaredBy);
         return row;
@@ -167,7 +170,9 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         return found;
       });
       deps.identity.forgetTenant(tenant.id);
-      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id));
+      // The tenant is deleted whatever becomes of its run: one the engine cannot be asked to cancel
+      // (unreachable) goes on, finds the tenant deleted, and cannot activate it.
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id)).catch(() => undefined);
     },
 
     /** Looks a user up by e-mail: for administrators of some tenant (to invite) and platform readers. */

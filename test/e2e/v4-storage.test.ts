@@ -168,6 +168,19 @@ describe('v4 storage', () => {
     expect(planned.find((c: any) => c.backend === 'search' && c.action === 'create').count).toBe(2);
     expect(response.body.storage.ready).toBe(false);
     expect(await snapshot(tenantA)).toEqual(before);
+
+    // A flag in the query string is obeyed too, never dropped: a dry run stays one.
+    const byQuery = await stack.request('POST', storage(tenantA, '/provision?dryRun=true&backend=blob'), { as: adminA.email });
+    expect(byQuery.status, JSON.stringify(byQuery.body)).toBe(200);
+    expect(byQuery.body).toMatchObject({ backend: 'blob', dryRun: true, state: 'planned', workflowId: null });
+    const syncByQuery = await stack.request('POST', storage(tenantA, '/sync-schema?dryRun=true'), { as: adminA.email });
+    expect(syncByQuery.body).toMatchObject({ dryRun: true });
+    for (const [query, body, field] of [['?dryRun=yes', undefined, 'dryRun'], ['?colour=blue', undefined, 'colour'], ['?dryRun=true', { dryRun: false }, 'dryRun']] as const) {
+      const refused = await stack.request('POST', storage(tenantA, `/provision${query}`), { as: adminA.email, body });
+      expect(refused.status, query).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+    }
+    expect(await snapshot(tenantA)).toEqual(before);
   });
 
   it('provisions every backend through the provisionStorage workflow, making exactly the planned changes', async () => {

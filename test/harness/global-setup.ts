@@ -88,8 +88,9 @@ async function clearEarlierObjects(kubectl: string, kubeconfig: string): Promise
   for (const kind of ['apps.platform.svc.dev', 'tenants.platform.svc.dev']) {
     const names = (await runKubectl(kubectl, kubeconfig, ['get', kind, '-o', 'name']).catch(() => '')).split('\n').filter(Boolean);
     if (!names.length) continue;
-    await runKubectl(kubectl, kubeconfig, ['patch', ...names, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
-    await runKubectl(kubectl, kubeconfig, ['delete', ...names, '--wait=false']);
+    // One that is gone meanwhile (its deletion was under way) fails the patch of none of the others.
+    await runKubectl(kubectl, kubeconfig, ['patch', ...names, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']).catch(() => undefined);
+    await runKubectl(kubectl, kubeconfig, ['delete', ...names, '--ignore-not-found', '--wait=false']);
   }
 }
 
