@@ -7,7 +7,7 @@ import { v4PlatformRoutes } from './platform.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-resources.ts`, ...) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
