@@ -61,11 +61,17 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
           }
           return parent.id;
         });
-        child = await deps.tenants.createChildOf(
-          parentId,
-          { name: input.childTenant.name, slug, domains: [], usecase: 'generic', starterTemplate: input.template ?? DEFAULT_STARTER_TEMPLATE },
-          actor.userId,
-        );
+        child = await deps.tenants
+          .createChildOf(
+            parentId,
+            { name: input.childTenant.name, slug, domains: [], usecase: 'generic', starterTemplate: input.template ?? DEFAULT_STARTER_TEMPLATE },
+            actor.userId,
+          )
+          .catch((error: unknown) => {
+            // The slug came in as childTenant.slug (or from childTenant.name): named as the request names it.
+            if (error instanceof ConflictError && error.details?.field === 'slug') throw new ConflictError(error.message, { field: 'childTenant.slug' });
+            throw error;
+          });
       }
       const app = await db.inTenant(actor.tenantId, (tx) => insertApp(tx, appData({ ...input, key }, child), actor.userId));
       if (!app) throw keyTaken(key);

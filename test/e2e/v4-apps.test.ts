@@ -126,6 +126,7 @@ describe('v4 apps', { timeout: 120_000 }, () => {
     const before = await appRows([`Clash ${run}`]);
     const clash = await createApp(acmeId, { name: `Clash ${run}`, childTenant: { name: 'Clash', slug: childSlug } });
     expect(clash.status).toBe(409);
+    expect(clash.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'childTenant.slug' } });
     expect(await appRows([`Clash ${run}`])).toBe(before);
 
     // parentTenant: a tenant below the company tenant that the caller manages; nothing outside it.
