@@ -104,8 +104,9 @@ export const PlatformUserSchema = z.object({
   email: z.string(),
   name: z.string(),
   status: z.string(),
-  createdAt: z.string(),
-  lastLoginAt: z.string().nullable(),
+  /** Absent for an administrator who shares no tenant with the user (see `findUserByEmail`). */
+  createdAt: z.string().optional(),
+  lastLoginAt: z.string().nullable().optional(),
 });
 export type PlatformUser = z.infer<typeof PlatformUserSchema>;
 

@@ -175,14 +175,22 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id)).catch(() => undefined);
     },
 
-    /** Looks a user up by e-mail: for administrators of some tenant (to invite) and platform readers. */
+    /**
+     * Looks a user up by e-mail: for administrators of some tenant (to invite) and platform readers.
+     * When and whether the user signs in is shown to platform readers and to administrators of a
+     * tenant the user belongs to; to another tenant's administrator, only who the user is.
+     */
     async findUserByEmail(principal: Principal, email: string): Promise<PlatformUser> {
-      if (!principal.platformPermissions.has('platform.users.read') && (await managedTenantIds(principal)).size === 0) {
-        throw new ForbiddenError('looking users up needs tenants.manage in some tenant');
-      }
+      const platformReader = principal.platformPermissions.has('platform.users.read');
+      const managed = platformReader ? undefined : await managedTenantIds(principal);
+      if (managed?.size === 0) throw new ForbiddenError('looking users up needs tenants.manage in some tenant');
       const user = await db.system((tx) => findUserByEmail(tx, email));
       if (!user) throw new NotFoundError('user');
-      return user;
+      if (!managed) return user;
+      const shared = (await db.system((tx) => listMemberships(tx, user.id))).some((m) => managed.has(m.id));
+      if (shared) return user;
+      const { id, email: address, name, status } = user;
+      return { id, email: address, name, status };
     },
 
     /**

@@ -255,7 +255,12 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
       expect(found.status).toBe(200);
       expect(Object.keys(found.body).sort()).toEqual(['createdAt', 'email', 'id', 'lastLoginAt', 'name', 'status']);
       expect(found.body).toMatchObject({ id: userIds[MEMBER], email: MEMBER, name: 'Acme Member', status: 'active' });
-      expect((await stack.request('GET', `/v4/platform/users/by-email?email=${MEMBER}`, { as: PLATFORM_ADMIN })).status).toBe(200);
+      const byPlatform = await stack.request('GET', `/v4/platform/users/by-email?email=${MEMBER}`, { as: PLATFORM_ADMIN });
+      expect(Object.keys(byPlatform.body).sort()).toEqual(['createdAt', 'email', 'id', 'lastLoginAt', 'name', 'status']);
+      // Another tenant's administrator learns who the user is, not when they sign in.
+      const byOther = await stack.request('GET', `/v4/platform/users/by-email?email=${MEMBER}`, { as: GLOBEX_ADMIN });
+      expect(byOther.status).toBe(200);
+      expect(byOther.body).toEqual({ id: userIds[MEMBER], email: MEMBER, name: 'Acme Member', status: 'active' });
       expect((await stack.request('GET', `/v4/platform/users/by-email?email=${ADMIN}`, { as: MEMBER })).status).toBe(403);
       const unknown = await stack.request('GET', `/v4/platform/users/by-email?email=nobody-${run}@acme.test`, { as: ADMIN });
       expect(unknown.status).toBe(404);
