@@ -556,6 +556,11 @@ describe('GET /resources', () => {
       expect(await b.names({ sort: 'metadata.priority,-budget' })).toEqual(['Charlie', 'Bravo', 'alpha', 'Echo', 'Delta']);
     });
 
+    it('rejects a filter given twice, naming it, rather than keeping one of them', async () => {
+      const res = await stack.request('GET', `${V3}/resources?type=project&filter[budget.gte]=1&filter[budget.gte]=5`, { as: ADMIN });
+      expectValidationError(res, 'filter[budget.gte]');
+    });
+
     it('rejects an invalid sort', async () => {
       expect((await b.list({ sort: 'name,,budget' })).status).toBe(400);
       expect((await b.list({ sort: 'a,b,c,d,e,f,g,h,i' })).status).toBe(400);

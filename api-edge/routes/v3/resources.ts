@@ -1,14 +1,20 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
+import { ValidationError } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { optional, resourceData, v3Resource, v3ResourcePage } from './shape.ts';
 
-/** `filter[<field>]` query parameters, keyed by what stands inside the brackets. */
+/**
+ * `filter[<field>]` query parameters, keyed by what stands inside the brackets. One given twice is
+ * a 400 rather than one of them silently kept (`filter[f.in]` takes several values).
+ */
 function filtersOf(params: URLSearchParams): Record<string, string> {
   const filters: Record<string, string> = {};
   for (const [key, value] of params) {
     const match = /^filter\[(.+)\]$/.exec(key);
-    if (match) filters[match[1]!] = value;
+    if (!match) continue;
+    if (match[1]! in filters) throw ValidationError.field(key, 'is given more than once; use .in for several values');
+    filters[match[1]!] = value;
   }
   return filters;
 }
