@@ -34,7 +34,6 @@ function groupOf(pathname: string): RateLimitGroup {
   return pathname.startsWith(`${V3_BASE}/resources`) || pathname.startsWith(`${V4_BASE}/data/resources`) ? 'resources' : 'users';
 }
 
-
 /** Turns a route path such as `/users/:id` into a matcher, to tell 405 from 404. */
 function routeMatcher(path: string): RegExp {
   return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\?:[A-Za-z]+/g, '[^/]+')}/?$`);
@@ -48,10 +47,10 @@ export function createEdgeApp(deps: EdgeDeps) {
   const calls = new RequestCalls();
   let routeTable: Array<{ method: string; matcher: RegExp }> | undefined;
 
-  // On Bun, Elysia's own adapter serves through Bun's server (api-edge/server.ts).
   const clientAddress = (request: Request) =>
     clientAddressOf((request as Request & { ip?: string }).ip, request.headers.get('x-forwarded-for'), deps.trustedProxies);
 
+  // On Bun, Elysia's own adapter serves through Bun's server (api-edge/server.ts).
   const app = new Elysia(bunRuntime ? {} : { adapter: node() })
     .onRequest(async ({ request, set }) => {
       const { pathname } = new URL(request.url);

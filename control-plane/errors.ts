@@ -40,6 +40,9 @@ export class DomainError extends Error {
   }
 }
 
+/** The issue of text holding the NUL character, which PostgreSQL cannot store. */
+export const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
+
 export class ValidationError extends DomainError {
   constructor(message: string, details?: { field?: string; issue?: string } & Record<string, unknown>) {
     super('VALIDATION_ERROR', message, details);

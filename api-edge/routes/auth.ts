@@ -32,7 +32,9 @@ const THIS_ORIGIN = new URL('http://platform.invalid');
 function safeReturnTo(value: string | null): string {
   if (!value?.startsWith('/') || /[\u0000-\u001f\u007f\\]/.test(value)) return '/';
   const url = new URL(value, THIS_ORIGIN);
-  return url.origin === THIS_ORIGIN.origin ? `${url.pathname}${url.search}${url.hash}` : '/';
+  // Dot segments can fold into a leading `//` (`/.//evil.example`), which a browser reads as another host.
+  if (url.origin !== THIS_ORIGIN.origin || url.pathname.startsWith('//')) return '/';
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /**

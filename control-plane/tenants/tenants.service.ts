@@ -15,9 +15,9 @@ import {
   findUserByEmail,
   findUserById,
   finishProvisioning,
-  reopenProvisioning,
   grantRoles,
   insertTenant,
+  reopenProvisioning,
   softDeleteTenant,
   updateTenantProfile,
   type NewTenant,
@@ -307,7 +307,8 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       });
       if (!tenant) return;
       deps.identity.forgetTenant(tenant.id);
-      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id));
+      // As in `delete`: the tenant is deleted whatever becomes of its run.
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id)).catch(() => undefined);
     },
 
     /**

@@ -1,5 +1,5 @@
 import { TRPCError } from '@trpc/server';
-import { DomainError, type AppErrorBody } from '../errors.ts';
+import { DomainError, NUL_ISSUE, type AppErrorBody } from '../errors.ts';
 
 interface ZodLikeIssue {
   path: PropertyKey[];
@@ -12,8 +12,6 @@ function zodIssues(cause: unknown): ZodLikeIssue[] | undefined {
   const issues = (cause as { issues?: unknown })?.issues;
   return Array.isArray(issues) ? (issues as ZodLikeIssue[]) : undefined;
 }
-
-const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
 
 /**
  * PostgreSQL refused a text or JSON value it cannot store: the NUL character, the only one a

@@ -186,10 +186,10 @@ function socketDirFor(dataDir: string, port: number): string {
 }
 
 /**
- * Removes a PostgreSQL lock file whose owner has exited. PostgreSQL does this itself, except when
- * the owner is an unreaped zombie (containers whose init does not reap), which it takes for alive.
+ * Removes a PostgreSQL lock file whose pid is no running PostgreSQL. PostgreSQL removes one whose
+ * owner has exited itself, but not when that pid is an unreaped zombie (containers whose init does
+ * not reap) or another live process has taken it since: it takes either for a running server.
  */
-/** Removes a lock file whose pid is no running PostgreSQL: the server would refuse to start while another live process holds that pid. */
 function removeStaleLock(file: string): void {
   const pid = Number(readText(file).split('\n')[0]);
   if (pid > 0 && !(isAlive(pid) && runsPostgres(pid))) rmSync(file, { force: true });

@@ -118,7 +118,7 @@ describe('backend-for-frontend sessions', () => {
     const callback = await browser.fetch('/auth/callback?code=x&state=y');
     expect(callback.status).toBe(400);
     // Off-site however written: browsers drop tabs and newlines from a URL and read a backslash as a slash.
-    for (const returnTo of ['//evil.example/steal', '/%09/evil.example/x', '/%0a/evil.example/x', '/%5Cevil.example/x', '/%5C%5Cevil.example', 'https://evil.example/']) {
+    for (const returnTo of ['//evil.example/steal', '/%09/evil.example/x', '/%0a/evil.example/x', '/%5Cevil.example/x', '/%5C%5Cevil.example', 'https://evil.example/', '/.//evil.example', '/a/../..//evil.example/x', '/%2e%2e//evil.example']) {
       const landed = await new Browser(stack.url).signIn(`/auth/login?returnTo=${returnTo}`, ADMIN);
       expect(new URL(landed.url).origin, returnTo).toBe(stack.url);
       expect(new URL(landed.url).pathname, returnTo).toBe('/');

@@ -105,6 +105,10 @@ describe('v4 apps', { timeout: 120_000 }, () => {
       expect(refused.body.error.details.field, JSON.stringify(body)).toBe(field);
     }
     expect((await stack.request('POST', `/v4/platform/tenants/${acmeId}/apps`, { as: ADMIN, rawBody: '{"name":' })).status).toBe(400);
+    // Text PostgreSQL cannot store is refused before the child tenant is made.
+    const nul = await createApp(acmeId, { name: 'A', appUrl: 'https://a.example/\u0000', childTenant: { name: 'C', slug: `never-${run}` } });
+    expect(nul.status, JSON.stringify(nul.body)).toBe(400);
+    expect(nul.body.error.details).toMatchObject({ field: 'appUrl', issue: expect.stringContaining('NUL') });
     expect({ apps: await appRows(refusedNames), tenants: await tenantRows() }).toEqual(before);
   });
 

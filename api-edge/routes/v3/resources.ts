@@ -13,7 +13,7 @@ function filtersOf(params: URLSearchParams): Record<string, string> {
   for (const [key, value] of params) {
     const match = /^filter\[(.+)\]$/.exec(key);
     if (!match) continue;
-    if (match[1]! in filters) throw ValidationError.field(key, 'is given more than once; use .in for several values');
+    if (Object.hasOwn(filters, match[1]!)) throw ValidationError.field(key, 'is given more than once; use .in for several values');
     filters[match[1]!] = value;
   }
   return filters;

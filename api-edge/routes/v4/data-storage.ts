@@ -17,7 +17,7 @@ const FLAGS = new Set(['dryRun', 'rebuildSearch']);
 function optionsOf(request: Request, body: unknown): Record<string, unknown> {
   const options = { ...optionalObject(body) } as Record<string, unknown>;
   for (const [name, value] of new URL(request.url).searchParams) {
-    if (name in options) throw ValidationError.field(name, 'is given in both the query string and the body');
+    if (Object.hasOwn(options, name)) throw ValidationError.field(name, 'is given in both the query string and the body');
     options[name] = FLAGS.has(name) && (value === 'true' || value === 'false') ? value === 'true' : value;
   }
   return options;
