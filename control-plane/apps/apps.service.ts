@@ -2,9 +2,9 @@ import type { Db } from '../db/client.ts';
 import { claim, forget, holds } from '../declarations/declarations.repo.ts';
 import { appSubject, type DeclaringObject } from '../declarations/declarations.schema.ts';
 import { ConflictError, ForbiddenError, NotFoundError, NUL_ISSUE, ValidationError } from '../errors.ts';
-import { pathToNul } from '../json/nul.ts';
 import { membershipPermissions } from '../identity/identity.repo.ts';
 import type { Actor } from '../identity/identity.schema.ts';
+import { pathToNul } from '../json/nul.ts';
 import { findTenant, isWithin } from '../tenants/tenants.repo.ts';
 import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
@@ -139,9 +139,11 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
       if (app) {
         // Only a tenant below the company tenant is ever an app's child: whatever the enrollment
         // says, no other tenant is deleted with the app.
-        const child = app.childTenantSlug ? await db.system((tx) => findTenant(tx, app.childTenantSlug!)) : undefined;
-        const ownChild = child && child.id !== company.id && (await db.system((tx) => isWithin(tx, child.id, company.id)));
-        if (ownChild) await deps.tenants.removeDeclared(child.slug, declaredBy);
+        const child = await db.system(async (tx) => {
+          const named = app.childTenantSlug ? await findTenant(tx, app.childTenantSlug) : undefined;
+          return named && named.id !== company.id && (await isWithin(tx, named.id, company.id)) ? named : undefined;
+        });
+        if (child) await deps.tenants.removeDeclared(child.slug, declaredBy);
         await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
       }
       // Last, so that until the app is gone no other App can claim its key.

@@ -531,19 +531,18 @@ async function checkPorts(name: string, base: string, ports: number[], graceMs: 
   }
 }
 
-/** Whether `pid` is alive and runs `binary` on this state directory (not a recycled pid). */
-function runs(pid: number, binary: string, base: string): boolean {
-  if (!(pid > 0 && isAlive(pid))) return false;
+/** The program that live process `pid` runs on this state directory (not a recycled pid), if any. */
+function programOn(pid: number, base: string): string | undefined {
+  if (!(pid > 0 && isAlive(pid))) return undefined;
   const cmdline = readText(`/proc/${pid}/cmdline`).split('\0');
-  return cmdline[0] === binary && cmdline.some((arg) => arg.includes(base));
+  return cmdline.some((arg) => arg.includes(base)) ? cmdline[0] : undefined;
 }
 
+/** Whether `pid` runs `binary` on this state directory. */
+const runs = (pid: number, binary: string, base: string) => programOn(pid, base) === binary;
+
 /** Whether `pid` runs a build of `binary`, this one or an earlier one, on this state directory. */
-function runsAnyBuild(pid: number, binary: string, base: string): boolean {
-  if (!(pid > 0 && isAlive(pid))) return false;
-  const cmdline = readText(`/proc/${pid}/cmdline`).split('\0');
-  return basename(cmdline[0] ?? '') === basename(binary) && cmdline.some((arg) => arg.includes(base));
-}
+const runsAnyBuild = (pid: number, binary: string, base: string) => basename(programOn(pid, base) ?? '') === basename(binary);
 
 async function stopProcess(pid: number, binary: string, base: string): Promise<void> {
   if (!runsAnyBuild(pid, binary, base)) return;

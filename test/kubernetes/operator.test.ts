@@ -94,14 +94,15 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
   const leaseNamespace = `operator-test-${randomUUID().slice(0, 8)}`;
 
-  const startOperatorProcess = (identity: string) =>
+  /** An operator process of this suite; `on` points it at another Temporal server or kubeconfig. */
+  const startOperatorProcess = (identity: string, on: { temporal?: TestStack['temporal']; kubeconfigPath?: string } = {}) =>
     startPlatform({
       role: 'operator',
       databaseUrl: inject('databaseUrl'),
       port: 0,
       publicUrl: stack.url,
-      temporal: stack.temporal,
-      operator: { kubeconfigPath: inject('kubeconfigPath'), namespace: leaseNamespace, identity },
+      temporal: on.temporal ?? stack.temporal,
+      operator: { kubeconfigPath: on.kubeconfigPath ?? inject('kubeconfigPath'), namespace: leaseNamespace, identity },
       healthPort: 0,
     });
   const health = async (operator: RunningPlatform) => {
@@ -459,16 +460,7 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     for (const operator of operators.splice(0)) await operator.close();
     // Nothing listens on this port: every start of a workflow fails as it would in an outage.
     const unreachable = { ...stack.temporal, address: `127.0.0.1:${await freePort()}` };
-    const outage = await startPlatform({
-      role: 'operator',
-      databaseUrl: inject('databaseUrl'),
-      port: 0,
-      publicUrl: stack.url,
-      temporal: unreachable,
-      operator: { kubeconfigPath: inject('kubeconfigPath'), namespace: leaseNamespace, identity: 'during-outage' },
-      healthPort: 0,
-    });
-    operators.push(outage);
+    operators.push(await startOperatorProcess('during-outage', { temporal: unreachable }));
     const slug = `op-${randomUUID().slice(0, 8)}`;
     await kubectl(['create', '-f', '-'], tenantObject(slug));
     const failed = await until(() => getTenant(slug), (t) => t.status?.phase === 'Failed', 90_000);
@@ -490,17 +482,7 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-operator-rbac-'));
     try {
       const kubeconfigPath = await chartOperatorKubeconfig(leaseNamespace, dir);
-      operators.push(
-        await startPlatform({
-          role: 'operator',
-          databaseUrl: inject('databaseUrl'),
-          port: 0,
-          publicUrl: stack.url,
-          temporal: stack.temporal,
-          operator: { kubeconfigPath, namespace: leaseNamespace, identity: 'chart-service-account' },
-          healthPort: 0,
-        }),
-      );
+      operators.push(await startOperatorProcess('chart-service-account', { kubeconfigPath }));
       const slug = `op-${randomUUID().slice(0, 8)}`;
       await kubectl(['create', '-f', '-'], tenantObject(slug));
       const ready = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True', 90_000);

@@ -1,6 +1,5 @@
 import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
-import { ValidationError } from '../../../control-plane/contracts.ts';
+import { ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { optional, resourceData, v3Resource, v3ResourcePage } from './shape.ts';
 

@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
+import { ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { ValidationError } from '../../../control-plane/contracts.ts';
 import { jsonObjectBody } from '../v3/shape.ts';
 
 /** An optional JSON object body: none (or empty) means every default. */
