@@ -31,12 +31,16 @@ export async function claimUserByEmail(tx: Tx, email: string, subject: string): 
   return rows[0];
 }
 
-export async function insertUser(tx: Tx, user: { subject: string; email: string; name: string }): Promise<UserRow> {
+/**
+ * Creates the user of a new token subject. Undefined when the row was not created: the subject
+ * was provisioned meanwhile (by a concurrent first call), or another user has the e-mail address.
+ */
+export async function insertUser(tx: Tx, user: { subject: string; email: string; name: string }): Promise<UserRow | undefined> {
   const rows = await tx<UserRow[]>`
     insert into users (subject, email, name) values (${user.subject}, ${user.email}, ${user.name})
-    on conflict (subject) do update set updated_at = users.updated_at
+    on conflict do nothing
     returning id::text as id, email, platform_roles as "platformRoles"`;
-  return rows[0]!;
+  return rows[0];
 }
 
 export async function recordLogin(tx: Tx, userId: string, at: Date, picture?: string): Promise<void> {

@@ -40,10 +40,16 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
     let found = await findUserBySubject(tx, identity.sub);
     if (!found) {
       if (!identity.email) throw new UnauthorizedError('token carries no email to provision the user from');
+      // A user provisioned ahead is bound only to a token that vouches for the address: anyone can
+      // put an unverified address in their account at some identity providers.
       const provisioned =
-        (await claimUserByEmail(tx, identity.email, identity.sub)) ??
+        (identity.emailVerified === true ? await claimUserByEmail(tx, identity.email, identity.sub) : undefined) ??
         (await insertUser(tx, { subject: identity.sub, email: identity.email, name: identity.name ?? identity.email }));
-      found = { ...provisioned, lastLoginAt: null };
+      if (provisioned) found = { ...provisioned, lastLoginAt: null };
+      else {
+        found = await findUserBySubject(tx, identity.sub);
+        if (!found) throw new ForbiddenError(`another account uses the email address ${identity.email}`);
+      }
     }
     const issuedAt = identity.issuedAt ? new Date(identity.issuedAt * 1000) : new Date(now());
     // A newer token's picture becomes the avatar; a token without one leaves it as it is.

@@ -4,6 +4,10 @@ import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 /** A minimal browser: one origin, a cookie jar, redirects followed by hand, no Authorization header ever. */
 class Browser {
   readonly cookies = new Map<string, string>();
+  /** Every Set-Cookie line received, with its attributes. */
+  readonly setCookies: string[] = [];
+  /** Every response body read through `text()` in `signIn`, and every one read by tests. */
+  readonly bodies: string[] = [];
   constructor(private readonly origin: string) {}
 
   async fetch(path: string, init: { method?: string; body?: string | URLSearchParams; headers?: Record<string, string> } = {}) {
@@ -14,6 +18,7 @@ class Browser {
       headers: { ...init.headers, cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
     });
     for (const line of response.headers.getSetCookie()) {
+      this.setCookies.push(line);
       const [pair, ...attributes] = line.split(';');
       const [name, value] = [pair!.slice(0, pair!.indexOf('=')), pair!.slice(pair!.indexOf('=') + 1)];
       const expired = attributes.some((a) => /max-age=0\b/i.test(a.trim()));
@@ -33,6 +38,7 @@ class Browser {
         continue;
       }
       const html = await response.text();
+      this.bodies.push(html);
       const action = /<form[^>]*action="([^"]+)"/i.exec(html)?.[1];
       if (!action) return response;
       response = await this.fetch(action.replace(/&amp;/g, '&'), { method: 'POST', body: new URLSearchParams({ email }) });
@@ -63,14 +69,27 @@ describe('backend-for-frontend sessions', () => {
 
   it('sets the session cookie HttpOnly and never hands a token to the browser', async () => {
     const browser = new Browser(stack.url);
-    let response = await browser.fetch('/auth/login');
-    const started = response.headers.getSetCookie().join('\n');
-    expect(started).toMatch(/svc_auth_tx=[^;]+;.*HttpOnly/i);
     await browser.signIn('/auth/login', ADMIN);
-    response = await browser.fetch(`${V3}/users/me`);
+    const response = await browser.fetch(`${V3}/users/me`);
     expect(response.status).toBe(200);
-    const sessionId = browser.cookies.get('svc_session')!;
-    expect(sessionId.split('.')).toHaveLength(1);
+    browser.bodies.push(await response.text());
+
+    const attributesOf = (name: string) =>
+      browser.setCookies.filter((line) => line.startsWith(`${name}=`) && !/max-age=0\b/i.test(line)).map((line) => line.split(';').slice(1).map((a) => a.trim().toLowerCase()));
+    for (const cookie of ['svc_session', 'svc_auth_tx']) {
+      const sets = attributesOf(cookie);
+      expect(sets.length, cookie).toBeGreaterThan(0);
+      for (const attributes of sets) expect(attributes, cookie).toEqual(expect.arrayContaining(['httponly', 'samesite=lax']));
+    }
+    // The CSRF cookie is the one the page's script reads, to echo it in a header.
+    expect(attributesOf('svc_csrf')[0]).toEqual(expect.arrayContaining(['samesite=strict']));
+    expect(attributesOf('svc_csrf')[0]).not.toContain('httponly');
+
+    // No cookie and no page the browser saw holds a JWT (header.payload.signature, base64url JSON).
+    const jwt = /eyJ[\w-]+\.eyJ[\w-]+\.[\w-]+/;
+    expect(browser.setCookies.filter((line) => jwt.test(decodeURIComponent(line)))).toEqual([]);
+    expect(browser.bodies.filter((body) => jwt.test(body))).toEqual([]);
+    expect(browser.cookies.get('svc_session')).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
   it('refuses state changes without the CSRF header, accepts them with it', async () => {

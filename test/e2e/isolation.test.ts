@@ -71,6 +71,7 @@ describe('tenant isolation', () => {
     expect(list.body.data).toEqual([]);
     expect(list.body.total).toBe(0);
     const all = await stack.request('GET', `${V3}/users?limit=100`, { as: GLOBEX_ADMIN });
+    expect(all.body.data.map((u: any) => u.email)).toContain(GLOBEX_ADMIN);
     expect(all.body.data.every((u: any) => u.email.endsWith('@globex.test'))).toBe(true);
     expect((await stack.request('GET', `${V3}/users/me`, { as: ADMIN })).body.name).toBe(acmeAdmin.name);
   });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { ADMIN, GLOBEX_ADMIN, MEMBER, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
@@ -13,11 +14,14 @@ describe('v4 identity', () => {
   const joiner = { sub: randomUUID(), email: `joiner@${domain}`, name: 'Joiner' };
   const unverified = { sub: randomUUID(), email: `unverified@${domain}`, name: 'Unverified', emailVerified: false };
   const stranger = { sub: randomUUID(), email: `stranger-${run}@elsewhere.example`, name: 'Stranger' };
+  // Addresses of users provisioned ahead (one not yet signed in, one signed in elsewhere), in tokens of new subjects.
+  const claimer = { sub: randomUUID(), email: `invited-${run}@elsewhere.example`, name: 'Claimer', emailVerified: false };
+  const lookalike = { sub: randomUUID(), email: `taken-${run}@elsewhere.example`, name: 'Lookalike' };
   let stack: TestStack;
   let joinable: any;
 
   beforeAll(async () => {
-    stack = await startTestStack({ devUsers: [...DEV_USERS, joiner, unverified, stranger] });
+    stack = await startTestStack({ devUsers: [...DEV_USERS, joiner, unverified, stranger, claimer, lookalike] });
     const created = await stack.request('POST', '/v4/platform/tenants', {
       as: PLATFORM_ADMIN,
       body: { name: 'Joinable', slug: `joinable-${run}`, domains: [domain.toUpperCase()], homeRegion: 'ca' },
@@ -123,6 +127,26 @@ describe('v4 identity', () => {
     const missing = await stack.request('POST', '/v4/identity/me/provision', { as: joiner.email });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'tenant_id' } });
+  });
+
+  it('binds a user provisioned ahead only to a token whose e-mail address is verified, and refuses an address taken by another account', async () => {
+    const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    try {
+      const [invited] = await sql<[{ id: string }]>`insert into users (email, name) values (${claimer.email}, 'Invited') returning id::text as id`;
+      await sql`insert into users (subject, email, name) values (${randomUUID()}, ${lookalike.email}, 'Signed in elsewhere')`;
+
+      for (const email of [claimer.email, lookalike.email]) {
+        const refused = await stack.request('GET', '/v4/identity/me', { as: email });
+        expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+        expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', message: `another account uses the email address ${email}` });
+      }
+      const [kept] = await sql<[{ subject: string | null; name: string }]>`select subject, name from users where id = ${invited!.id}`;
+      expect(kept).toEqual({ subject: null, name: 'Invited' });
+      const [{ count }] = await sql<[{ count: number }]>`select count(*)::int as count from users where subject in (${claimer.sub}, ${lookalike.sub})`;
+      expect(count).toBe(0);
+    } finally {
+      await sql.end();
+    }
   });
 
   it('serves health with a real database check, without authentication', async () => {

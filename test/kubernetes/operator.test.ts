@@ -214,20 +214,34 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
 
   it('ends a Tenant object and a v4-created tenant in the same state', async () => {
     const slug = `op-${randomUUID().slice(0, 8)}`;
+    const viaV4 = `v4-${randomUUID().slice(0, 8)}`;
     await kubectl(['create', '-f', '-'], tenantObject(slug));
+    const created = await stack.request('POST', '/v4/platform/tenants', {
+      as: 'platform@svc.test',
+      body: { name: `Operator ${viaV4}`, slug: viaV4, homeRegion: 'eu', domains: [`${viaV4}.example`] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
     const object = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True');
-    const [declared] = await sql<{ status: string; roles: number; workflows: number; storage: string[] }[]>`
-      select t.status, (select count(*)::int from roles r where r.tenant_id = t.id) as roles,
-        (select count(*)::int from workflow_definitions w where w.tenant_id = t.id) as workflows,
-        array(select backend || ':' || status from tenant_storage s where s.tenant_id = t.id order by backend) as storage
-      from tenants t where t.id = ${object.status.tenantId}::uuid`;
-    const [v4] = await sql<{ status: string; roles: number; workflows: number; storage: string[] }[]>`
-      select t.status, (select count(*)::int from roles r where r.tenant_id = t.id) as roles,
-        (select count(*)::int from workflow_definitions w where w.tenant_id = t.id) as workflows,
-        array(select backend || ':' || status from tenant_storage s where s.tenant_id = t.id order by backend) as storage
-      from tenants t where t.slug = 'acme'`;
-    expect(declared).toEqual({ ...v4, storage: declared!.storage });
-    expect(declared!.storage.every((s) => s.endsWith(':ready'))).toBe(true);
+    await until(
+      () => stack.request('GET', `/v4/platform/tenants/${created.body.id}`, { as: 'platform@svc.test' }),
+      (r) => r.body.status !== 'provisioning',
+    );
+    // Everything a tenant is given, by name: its own slug and name are the one difference.
+    const stateOf = async (id: string) => {
+      const [state] = await sql<Record<string, unknown>[]>`
+        select t.status, t.status_reason as "statusReason", t.home_region as "homeRegion", t.usecase, t.starter_template as "starterTemplate",
+          array(select d from unnest(t.domains) d order by d) as domains,
+          array(select r.name || ':' || array_to_string(array(select p from unnest(r.permissions) p order by p), ',') from roles r where r.tenant_id = t.id order by r.name) as roles,
+          array(select w.id || ':' || w.version from workflow_definitions w where w.tenant_id = t.id order by w.id) as workflows,
+          array(select s.backend || ':' || s.status from tenant_storage s where s.tenant_id = t.id order by s.backend) as storage
+        from tenants t where t.id = ${id}::uuid`;
+      return JSON.parse(JSON.stringify(state).replaceAll(slug, 'SLUG').replaceAll(viaV4, 'SLUG'));
+    };
+    const declared = await stateOf(object.status.tenantId);
+    expect(declared).toMatchObject({ status: 'active', homeRegion: 'eu', domains: ['SLUG.example'], storage: ['blob:ready', 'documentdb:ready', 'postgresql:ready', 'search:ready'] });
+    expect(declared.roles.length).toBeGreaterThan(0);
+    expect(declared.workflows.length).toBeGreaterThan(0);
+    expect(declared).toEqual(await stateOf(created.body.id));
   }, 180_000);
 
   it('does not take over an existing tenant whose home region, parent or starter template differs', async () => {
@@ -486,7 +500,8 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
       const slug = `op-${randomUUID().slice(0, 8)}`;
       await kubectl(['create', '-f', '-'], tenantObject(slug));
       const ready = await until(() => getTenant(slug), (t) => readyCondition(t)?.status === 'True', 90_000);
-      expect(JSON.parse(await kubectl(['get', 'secret', 'tenant-connection', '-n', `tenant-${slug}`, '-o', 'json'])).data.TENANT_ID).toBeDefined();
+      const secret = JSON.parse(await kubectl(['get', 'secret', 'tenant-connection', '-n', `tenant-${slug}`, '-o', 'json']));
+      expect(Buffer.from(secret.data.TENANT_ID, 'base64').toString()).toBe(ready.status.tenantId);
       const reasons = () => kubectl(['get', 'events', '-n', 'default', '--field-selector', `involvedObject.name=${slug}`, '-o', 'json']).then((out) => JSON.parse(out).items.map((e: any) => e.reason));
       expect(await until(reasons, (r: string[]) => r.includes('Provisioned'), 10_000)).toContain('Provisioned');
       const holder = JSON.parse(await kubectl(['get', 'lease', 'svc-platform-operator', '-n', leaseNamespace, '-o', 'json'])).spec.holderIdentity;
