@@ -46,6 +46,7 @@ function platformEnv(stateDir: string): NodeJS.ProcessEnv {
   return {
     ...process.env,
     DATABASE_URL: inject('databaseUrl'),
+    TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
     TEMPORAL_ADDRESS: inject('temporalAddress'),
     TEMPORAL_NAMESPACE: inject('temporalNamespace'),
     TEMPORAL_TASK_QUEUE: `start-${randomUUID()}`,
@@ -160,7 +161,7 @@ describe('npm start (scripts/start.ts on Bun)', () => {
   it('runs an edge role on Bun that calls a control plane over tRPC\'s HTTP link (as the chart deploys it)', async () => {
     const edgePort = await freePort();
     const edgeUrl = `http://127.0.0.1:${edgePort}`;
-    const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl: inject('databaseUrl'), port: 0, publicUrl: edgeUrl, seedDevelopmentData: true });
+    const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl: inject('databaseUrl'), tenantDatabaseUrl: inject('tenantDatabaseUrl'), port: 0, publicUrl: edgeUrl, seedDevelopmentData: true });
     try {
       // The chart's sign-in key and client: what one edge pod encrypts, another decrypts.
       const signInKey = randomBytes(32);

@@ -8,6 +8,7 @@ import postgres from 'postgres';
 import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
 import { bunRuntime } from '../api-edge/server.ts';
 import { migrate } from '../control-plane/db/migrate.ts';
+import { ensureTenantLogin } from '../control-plane/db/tenant-login.ts';
 import { isNodeRole, spawnNodeRole, type NodeRole } from './stack/node-roles.ts';
 import { startPlatform, type PlatformRole, type PlatformOptions } from './stack/platform.ts';
 import { ensureLocalPostgres } from './stack/postgres.ts';
@@ -127,9 +128,12 @@ if (role !== 'edge') {
   const applied = await migrate(url);
   if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
 }
+// On the private cluster, tenant connections log in as a role of their own (docs/decisions.md).
+const tenantUrl = env.TENANT_DATABASE_URL || (!env.DATABASE_URL && role !== 'edge' ? await ensureTenantLogin(url) : undefined);
 const platform = await startPlatform({
   role,
   databaseUrl: url,
+  tenantDatabaseUrl: tenantUrl,
   host: env.HOST ?? '0.0.0.0',
   port,
   publicUrl,
@@ -153,7 +157,7 @@ let stopping = false;
 const children: ChildProcess[] = [];
 if (nodeChildren) {
   // This process has migrated and seeded the database already.
-  const childEnv = { DATABASE_URL: url, PUBLIC_URL: publicUrl, SVC_DEV_SEED: 'false', ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}) };
+  const childEnv = { DATABASE_URL: url, ...(tenantUrl ? { TENANT_DATABASE_URL: tenantUrl } : {}), PUBLIC_URL: publicUrl, SVC_DEV_SEED: 'false', ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}) };
   if (temporal) children.push(startNodeRole('worker', childEnv));
   if (operatorSettings()) children.push(startNodeRole('operator', childEnv));
 }

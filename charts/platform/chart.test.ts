@@ -181,11 +181,21 @@ describe('Helm chart charts/platform', () => {
     const env = Object.fromEntries(
       applied.find((o) => o.metadata.name === 'svc-platform-control-plane' && o.kind === 'Deployment')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]),
     );
+    expect(env.TENANT_DATABASE_URL).toBeUndefined();
     expect(env).toMatchObject({
       QDRANT_URL: 'http://qdrant:6333',
       QDRANT_API_KEY: { secretKeyRef: { name: 'qdrant', key: 'api-key' } },
       DATABASE_URL: { secretKeyRef: { name: 'svc-platform-postgresql', key: 'url' } },
     });
+  });
+
+  it('gives every component the tenant connections\u2019 own login from a Secret, when one is named', async () => {
+    const applied = await dryRunApply(await template(merge(REQUIRED_VALUES, { postgresql: { tenantLogin: { existingSecret: { name: 'platform-tenant-login' } } } })));
+    for (const role of ['edge', 'control-plane', 'worker', 'operator']) {
+      const deployment = applied.find((o) => o.kind === 'Deployment' && o.metadata.name === `svc-platform-${role}`)!;
+      const env = Object.fromEntries(deployment.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+      expect(env.TENANT_DATABASE_URL, role).toEqual({ secretKeyRef: { name: 'platform-tenant-login', key: 'url' } });
+    }
   });
 
   it('gives every edge pod one sign-in key and the backend-for-frontend client, from Secrets', async () => {

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
-import { APP_ROLE, cancellingOnAbort, createDb, type Db } from './client.ts';
+import { APP_ROLE, cancellingOnAbort, createDb, type Db, type Tx } from './client.ts';
+import { TENANT_LOGIN_ROLE } from './tenant-login.ts';
+import { tenantLogin } from '../storage/storage.repo.ts';
 
 /** The tenant scoping of the database client, against the run's PostgreSQL. */
 describe('db client tenant scoping', () => {
@@ -61,6 +63,36 @@ describe('db client tenant scoping', () => {
     await db.sql.unsafe(`alter table ${probe} add column b int`);
     await expect(read()).rejects.toThrow(/re-sent outside its transaction/);
     expect(await read()).toHaveLength(1);
+  });
+
+  it('keeps tenant connections that log in as the tenant login inside row-level security, whatever role a statement sets', async () => {
+    const guarded = `lane_guarded_${randomUUID().replaceAll('-', '')}`;
+    await db.sql.unsafe(`create table ${guarded} (tenant uuid not null)`);
+    await db.sql.unsafe(`alter table ${guarded} enable row level security`);
+    await db.sql.unsafe(`create policy own on ${guarded} using (tenant = current_tenant_id())`);
+    await db.sql.unsafe(`grant select on ${guarded} to ${APP_ROLE}`);
+    await db.sql.unsafe(`insert into ${guarded} values ('${tenants[0]}'), ('${tenants[1]}')`);
+    const [{ owner }] = await db.sql<[{ owner: string }]>`select tableowner as owner from pg_tables where tablename = ${guarded}`;
+    const login = createDb(inject('databaseUrl'), { max: 1, readConnections: 1, tenantDatabaseUrl: inject('tenantDatabaseUrl') });
+    try {
+      const seen = (tx: Tx) => tx<{ tenant: string; user: string; session: string }[]>`
+        select tenant::text as tenant, current_user::text as "user", session_user::text as session from ${tx(guarded)}`;
+      expect(await login.readInTenant(tenants[0], (tx) => seen(tx))).toEqual([{ tenant: tenants[0], user: APP_ROLE, session: TENANT_LOGIN_ROLE }]);
+      // Back to the login role: still not the owner, so the policy still applies.
+      const reset = await login.inTenant(tenants[0], async (tx) => (await tx.unsafe('set local role none'), seen(tx)));
+      expect(reset).toEqual([{ tenant: tenants[0], user: TENANT_LOGIN_ROLE, session: TENANT_LOGIN_ROLE }]);
+      await expect(login.inTenant(tenants[0], (tx) => tx.unsafe(`set local role ${owner}`))).rejects.toThrow(/permission denied to set role/);
+      const reauthorized = await login.inTenant(tenants[0], async (tx) => (await tx.unsafe('set local session authorization default'), seen(tx)));
+      expect(reauthorized.map((row) => row.tenant)).toEqual([tenants[0]]);
+      expect(reauthorized[0]!.session).toBe(TENANT_LOGIN_ROLE);
+
+      // What the storage doctor reports: this login cannot become the owner; the owner's own login could.
+      expect(await login.inTenant(tenants[0], (tx) => tenantLogin(tx))).toEqual({ role: TENANT_LOGIN_ROLE, canBecomeOwner: false });
+      expect((await db.inTenant(tenants[0], (tx) => tenantLogin(tx))).canBecomeOwner).toBe(true);
+    } finally {
+      await login.close();
+      await db.sql.unsafe(`drop table if exists ${guarded}`);
+    }
   });
 
   it('cancels the statement running in a tenant transaction when the signal aborts, and only while it runs', async () => {

@@ -68,6 +68,12 @@ export interface DbOptions {
   systemMax?: number;
   /** Connections that `readInTenant` pipelines reads on. Default 1: more reads share each write (docs/decisions.md). */
   readConnections?: number;
+  /**
+   * The URL tenant connections log in with: a role that is a member of `svc_app` and owns nothing
+   * (`TENANT_DATABASE_URL`). Without it they log in as `databaseUrl`'s role and assume `svc_app`,
+   * which a statement could undo with `SET ROLE NONE` (docs/decisions.md).
+   */
+  tenantDatabaseUrl?: string;
 }
 
 /**
@@ -91,9 +97,10 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
  */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
-  const tenantSql = createPool(databaseUrl, { max: options.max ?? 20, role: APP_ROLE });
+  const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
+  const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE });
   const readLanes = Array.from({ length: Math.max(1, options.readConnections ?? 1) }, () => ({
-    sql: createPool(databaseUrl, { max: 1, role: APP_ROLE }),
+    sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }),
     inFlight: 0,
   }));
 

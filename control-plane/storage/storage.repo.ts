@@ -240,6 +240,18 @@ export async function appRole(tx: Tx): Promise<{ exists: boolean; bypassRls: boo
   return rows[0] ? { exists: true, ...rows[0] } : { exists: false, bypassRls: false, superuser: false };
 }
 
+/**
+ * The role a tenant connection logged in as (run in a tenant transaction), and whether it could
+ * leave row-level security with `SET ROLE`: a superuser, or a member of the tables' owner.
+ */
+export async function tenantLogin(tx: Tx): Promise<{ role: string; canBecomeOwner: boolean }> {
+  const [row] = await tx<[{ role: string; canBecomeOwner: boolean }]>`
+    select session_user::text as role,
+      coalesce((select rolsuper from pg_roles where rolname = session_user), false)
+        or pg_has_role(session_user, (select relowner from pg_class where oid = 'resources'::regclass), 'MEMBER') as "canBecomeOwner"`;
+  return row;
+}
+
 /** Which of the named indexes exist in the current schema, and whether each is valid (a failed concurrent build leaves an invalid one). */
 export async function physicalIndexes(tx: Tx, names: readonly string[]): Promise<Map<string, { valid: boolean }>> {
   if (names.length === 0) return new Map();

@@ -30,6 +30,8 @@ export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operat
 export interface PlatformOptions {
   role: PlatformRole;
   databaseUrl?: string;
+  /** The login of tenant connections, a member of `svc_app` only (`TENANT_DATABASE_URL`); default `databaseUrl`'s. */
+  tenantDatabaseUrl?: string;
   host?: string;
   /** Port of the REST edge (roles all, edge) or of the tRPC server (role control-plane); 0 picks one. */
   port: number;
@@ -87,7 +89,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const needsDb = options.role !== 'edge' || !options.controlPlaneUrl;
   if (needsDb) {
     if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
-    db = createDb(options.databaseUrl);
+    db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl });
     services = createServices({ db, workflows, blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')) });
     if (options.seedDevelopmentData) {
       for (const tenantId of (await seedDevelopmentData(db)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);

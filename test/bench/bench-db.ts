@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
+import { ensureTenantLogin } from '../../control-plane/db/tenant-login.ts';
 import { migrate } from '../../control-plane/db/migrate.ts';
 import { createDatabase, dropDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';
 
@@ -28,6 +29,11 @@ export async function createPlatformDatabase(adminUrl: string): Promise<string> 
   const url = await createDatabase(adminUrl, BENCH_DATABASES.platform);
   await migrate(url);
   return url;
+}
+
+/** The tenant connections' own login on the private cluster, as `npm start` uses it; none with `DATABASE_URL`. */
+export async function tenantLoginOf(cluster: BenchCluster, url: string): Promise<string | undefined> {
+  return cluster.logFile ? ensureTenantLogin(url) : undefined;
 }
 
 /** Drops both benchmark databases (the cluster keeps running). */

@@ -28,7 +28,7 @@ import { withLock } from '../../scripts/stack/process.ts';
 import { stateDir } from '../../scripts/stack/state-dir.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
 import { apiServerRequests, requestsBetween, type RequestCounts } from './apiserver-metrics.ts';
-import { benchCluster, withSql } from './bench-db.ts';
+import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
 import { start, tail, type Running } from './child.ts';
 import { localPostmasterOf } from './cpu.ts';
 import { clearTenants, createTenants, mapLimit, untilTenantsServed, watchReadiness, type ReadinessWatch } from './kube-tenants.ts';
@@ -415,6 +415,7 @@ async function main(): Promise<void> {
   const cluster = await benchCluster(log);
   const dbUrl = await createDatabase(cluster.adminUrl, DATABASE);
   await migrate(dbUrl);
+  const tenantDbUrl = await tenantLoginOf(cluster, dbUrl);
   const pg = await withSql(dbUrl, async (sql) => {
     const [row] = await sql<{ version: string; pid: number }[]>`select current_setting('server_version') as version, pg_backend_pid() as pid`;
     return { version: row!.version, postmaster: localPostmasterOf(row!.pid) };
@@ -444,6 +445,7 @@ async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: dbUrl,
+    ...(tenantDbUrl ? { TENANT_DATABASE_URL: tenantDbUrl } : {}),
     TEMPORAL_ADDRESS: temporalServer.address,
     TEMPORAL_NAMESPACE: temporalServer.namespace,
     TEMPORAL_TASK_QUEUE: taskQueue,

@@ -20,6 +20,7 @@ import {
   dropBenchDatabases,
   ID_TABLE,
   loadProjects,
+  tenantLoginOf,
   waitUntilIdle,
   withSql,
   type BenchCluster,
@@ -140,6 +141,7 @@ async function stage(cluster: BenchCluster, settings: Settings, started: (platfo
   const platform = await startPlatform({
     role: 'all',
     databaseUrl: dbUrl,
+    tenantDatabaseUrl: await tenantLoginOf(cluster, dbUrl),
     port: 0,
     seedDevelopmentData: true,
     rateLimits: { keyPrefix: RATE_LIMIT_PREFIX, policies: { resources: UNLIMITED, users: UNLIMITED, anonymous: UNLIMITED } },

@@ -17,7 +17,7 @@ import { TENANT_ID, WORKFLOW_KEY } from '../../control-plane/temporal/temporal-w
 import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
-import { benchCluster, withSql } from './bench-db.ts';
+import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
 import { start } from './child.ts';
 import { quantile, type Measurement } from './latency.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
@@ -93,6 +93,7 @@ async function main(): Promise<void> {
   const cluster = await benchCluster(log);
   const url = await createDatabase(cluster.adminUrl, DATABASE);
   await migrate(url);
+  const tenantUrl = await tenantLoginOf(cluster, url);
   const temporal = await ensureTemporalDevServer({ name: 'temporal-bench', port: 27259, log });
   await ensureSearchAttributes({ cli: temporal.cli, address: temporal.address, attributes: PLATFORM_SEARCH_ATTRIBUTES });
 
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
     env: {
       ...process.env,
       DATABASE_URL: url,
+      ...(tenantUrl ? { TENANT_DATABASE_URL: tenantUrl } : {}),
       TEMPORAL_ADDRESS: temporal.address,
       TEMPORAL_TASK_QUEUE: TASK_QUEUE,
       PORT: String(port),

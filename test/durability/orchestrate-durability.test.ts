@@ -13,6 +13,7 @@ function startWorkerProcess(stack: TestStack): ChildProcess {
     env: {
       ...process.env,
       DATABASE_URL: inject('databaseUrl'),
+      TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
       TEMPORAL_ADDRESS: stack.temporal.address,
       TEMPORAL_NAMESPACE: stack.temporal.namespace,
       TEMPORAL_TASK_QUEUE: stack.temporal.taskQueue,

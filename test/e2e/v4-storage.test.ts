@@ -137,6 +137,7 @@ describe('v4 storage', () => {
     }
     expect(check('postgresql', 'row-level-security').result).toBe('ok');
     expect(check('postgresql', 'app-role').result).toBe('ok');
+    expect(check('postgresql', 'tenant-login')).toMatchObject({ result: 'ok', message: 'tenant connections log in as svc_tenant_login, which cannot leave row-level security' });
     expect(check('documentdb', 'reachable').result).toBe('ok');
     expect(check('documentdb', 'default-collection').result).toBe('warn');
     expect(check('blob', 'area').result).toBe('warn');

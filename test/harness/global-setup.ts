@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
 import { migrate } from '../../control-plane/db/migrate.ts';
+import { ensureTenantLogin } from '../../control-plane/db/tenant-login.ts';
 import { ensureHelm, ensureKubeApiServer, ensureKubeBinaries, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { createDatabase, dropDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';
 import { ensurePlatformTemporal } from '../../scripts/stack/temporal.ts';
@@ -9,6 +10,8 @@ import { ensurePlatformTemporal } from '../../scripts/stack/temporal.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** The run's database as the tenant connections' own login (a member of svc_app only). */
+    tenantDatabaseUrl: string;
     /** How the e2e suites' edge reaches the control plane (set per vitest project). */
     controlPlaneMode: 'in-process' | 'http' | 'bun';
     /** Temporal frontend (`host:port`) and namespace the run's workers and clients use. */
@@ -67,6 +70,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     throw error;
   }
   project.provide('databaseUrl', url);
+  project.provide('tenantDatabaseUrl', await ensureTenantLogin(url));
   const temporal = await ensurePlatformTemporal({ ...TEST_TEMPORAL, log: (msg) => process.stderr.write(`[${TEST_TEMPORAL.name}] ${msg}\n`) });
   project.provide('temporalAddress', temporal.address);
   project.provide('temporalNamespace', temporal.namespace);

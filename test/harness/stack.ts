@@ -67,6 +67,7 @@ export async function startTestStack(
   } = {},
 ): Promise<TestStack> {
   const databaseUrl = inject('databaseUrl');
+  const tenantDatabaseUrl = inject('tenantDatabaseUrl');
   const rateLimits = { keyPrefix: `test-${randomUUID()}`, ...options.rateLimits };
   // Its own task queue: this stack's worker never picks up another test file's workflows.
   const temporal = {
@@ -83,11 +84,11 @@ export async function startTestStack(
     for (let attempt = 1; ; attempt++) {
       const edgePort = await freePort();
       const publicUrl = `http://127.0.0.1:${edgePort}`;
-      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal });
+      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal });
       started.push(controlPlane);
-      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, blobRoot, port: 0, temporal }));
+      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
       try {
-        edge = await startPlatform({ role: 'edge', databaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies });
+        edge = await startPlatform({ role: 'edge', databaseUrl, tenantDatabaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies });
         break;
       } catch (error) {
         for (const platform of started.splice(0).reverse()) await platform.close();
@@ -95,15 +96,15 @@ export async function startTestStack(
       }
     }
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
-    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, blobRoot, port: 0, temporal }));
+    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
     try {
-      edge = await startBunEdge({ databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal });
+      edge = await startBunEdge({ databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal });
     } catch (error) {
       for (const platform of started.splice(0).reverse()) await platform.close();
       throw error;
     }
   } else {
-    edge = await startPlatform({ role: 'all', databaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
+    edge = await startPlatform({ role: 'all', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
   }
   started.push(edge);
 

@@ -99,6 +99,7 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     startPlatform({
       role: 'operator',
       databaseUrl: inject('databaseUrl'),
+      tenantDatabaseUrl: inject('tenantDatabaseUrl'),
       port: 0,
       publicUrl: stack.url,
       temporal: on.temporal ?? stack.temporal,
@@ -327,7 +328,7 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
       contexts: [{ name: 'gone', context: { cluster: 'gone', user: 'nobody' } }],
       'current-context': 'gone',
     }));
-    const lost = await startPlatform({ role: 'operator', databaseUrl: inject('databaseUrl'), port: 0, healthPort: 0, publicUrl: stack.url, temporal: stack.temporal, operator: { kubeconfigPath, namespace: leaseNamespace, identity: 'lost' } });
+    const lost = await startPlatform({ role: 'operator', databaseUrl: inject('databaseUrl'), tenantDatabaseUrl: inject('tenantDatabaseUrl'), port: 0, healthPort: 0, publicUrl: stack.url, temporal: stack.temporal, operator: { kubeconfigPath, namespace: leaseNamespace, identity: 'lost' } });
     try {
       expect(await health(lost)).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'ok', kubernetes: 'unreachable', leader: 'standby' } } });
       expect((await fetch(`${lost.url}/metrics`)).status).toBe(404);

@@ -105,6 +105,15 @@ app.kubernetes.io/component: {{ .component }}
     secretKeyRef:
       name: {{ include "platform.postgresqlSecretName" . }}
       key: {{ include "platform.postgresqlSecretKey" . }}
+{{- with .Values.postgresql.tenantLogin.existingSecret }}
+{{- if .name }}
+- name: TENANT_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ .name }}
+      key: {{ .key }}
+{{- end }}
+{{- end }}
 - name: SVC_STATE_DIR
   value: /tmp/svc/state
 - name: SVC_CACHE_DIR

@@ -8,6 +8,7 @@ import {
   listIndexClaims,
   physicalIndexes,
   tableIsolation,
+  tenantLogin,
   textAccessorLeakproof,
   visibleObjectTypes,
   withIndexLock,
@@ -147,6 +148,12 @@ export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
         problem
           ? fail('postgresql', 'app-role', problem, 'recreate svc_app as in control-plane/db/migrations/0001_foundation.sql (nologin nobypassrls)')
           : ok('postgresql', 'app-role', 'tenant transactions run as svc_app, which row-level security applies to'),
+      );
+      const login = await deps.db.inTenant(tenantId, (tx) => tenantLogin(tx));
+      checks.push(
+        login.canBecomeOwner
+          ? warn('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which owns the tables or is a superuser: a statement that sets the role back would leave row-level security`, 'set TENANT_DATABASE_URL to a login that is a member of svc_app only (docs/decisions.md)')
+          : ok('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which cannot leave row-level security`),
       );
       const plan = await planIndexes(deps, tenantId);
       const claims = await deps.db.inTenant(tenantId, (tx) => listIndexClaims(tx));
