@@ -95,6 +95,15 @@ describe('db client tenant scoping', () => {
     }
   });
 
+  it('lets tenant transactions read object types but not write them (the platform writes them as the owner)', async () => {
+    const [{ count }] = await db.readInTenant(tenants[0], (tx) => tx<[{ count: number }]>`select count(*)::int as count from object_types where name = 'project'`);
+    expect(count).toBe(1);
+    await expect(db.inTenant(tenants[0], (tx) => tx`insert into object_types (tenant_id, name, schema) values (${tenants[0]}, 'forged', '{}')`)).rejects.toThrow(
+      /permission denied for table object_types/,
+    );
+    await expect(db.inTenant(tenants[0], (tx) => tx`update object_types set version = version + 1 where name = 'project'`)).rejects.toThrow(/permission denied/);
+  });
+
   it('cancels the statement running in a tenant transaction when the signal aborts, and only while it runs', async () => {
     // One tenant connection: every transaction below runs on the same backend as the one aborted.
     const single = createDb(inject('databaseUrl'), { max: 1 });
