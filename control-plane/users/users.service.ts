@@ -35,14 +35,15 @@ export function createUsersService(deps: { db: Db }) {
       const userId = targetId(actor, input.id);
       return db.inTenant(actor.tenantId, async (tx) => {
         if (!(await findMember(tx, userId))) throw new NotFoundError('user');
-        if (userId !== actor.userId) {
-          if (!actor.permissions.has('users.manage')) throw new ForbiddenError('you may change only your own profile');
-          if (await db.system((owner) => belongsElsewhere(owner, userId, actor.tenantId))) {
-            throw new ForbiddenError('the user belongs to other tenants too: only they may change their profile');
-          }
+        const someoneElse = userId !== actor.userId;
+        if (someoneElse && !actor.permissions.has('users.manage')) throw new ForbiddenError('you may change only your own profile');
+        // The user's row stays locked until commit: a membership that another tenant adds meanwhile
+        // (its foreign key takes a share lock on the row) waits for this change, or the check sees it.
+        const stored = await lockUserPreferences(tx, userId);
+        if (someoneElse && (await db.system((owner) => belongsElsewhere(owner, userId, actor.tenantId)))) {
+          throw new ForbiddenError('the user belongs to other tenants too: only they may change their profile');
         }
         const { name, preferences: patch } = input.changes;
-        const stored = patch ? await lockUserPreferences(tx, userId) : undefined;
         const preferences = patch ? (mergePatch(stored ?? {}, patch) as Record<string, unknown>) : undefined;
         await updateUserProfile(tx, userId, { name, preferences });
         return (await findMember(tx, userId))!;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { DEV_USERS, type DevUser } from '../../api-edge/identity/dev-users.ts';
 import { ADMIN, GLOBEX_ADMIN, MEMBER, startTestStack, V3, type ApiResponse, type TestStack } from '../harness/stack.ts';
+import { until } from '../harness/until.ts';
 
 /**
  * The v3 users contract over HTTP. The seeded users are shared with other test files that run at
@@ -381,6 +382,39 @@ describe('PATCH /users/:id', () => {
     const own = await patch('me', { name: `Shared Renamed ${S}` }, SHARED.email);
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect(own.body.name).toBe(`Shared Renamed ${S}`);
+  });
+
+  it('makes an administrator\u2019s change wait for a membership being added in another tenant, then refuses it: 403, nothing changes', async () => {
+    const [joining] = await sql<{ id: string }[]>`insert into users (email, name) values (${`${S}-joining@globex.test`}, 'Joining') returning id::text as id`;
+    await sql`insert into memberships (tenant_id, user_id, roles) select id, ${joining!.id}::uuid, '{member}' from tenants where slug = 'acme'`;
+    const holder = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    try {
+      let commit!: () => void;
+      const committing = new Promise<void>((resolve) => (commit = resolve));
+      let added!: (pid: number) => void;
+      const addedBy = new Promise<number>((resolve) => (added = resolve));
+      // Globex adds the user, and has not committed yet.
+      const joined = holder.begin(async (tx) => {
+        await tx`insert into memberships (tenant_id, user_id, roles) select id, ${joining!.id}::uuid, '{member}' from tenants where slug = 'globex'`;
+        added((await tx<[{ pid: number }]>`select pg_backend_pid() as pid`)[0].pid);
+        await committing;
+      });
+      const pid = await addedBy;
+      const change = patch(joining!.id, { name: 'Renamed meanwhile' }, MANAGER.email);
+      const waited = await Promise.race([
+        change.then(() => false),
+        until(() => sql`select 1 from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`, (rows) => rows.length > 0, 15_000).then(() => true),
+      ]);
+      commit();
+      await joined;
+      const res = await change;
+      expect(waited).toBe(true);
+      expect(res.status, JSON.stringify(res.body)).toBe(403);
+      expect(res.body.error.code).toBe('FORBIDDEN');
+      expect(await sql`select name from users where id = ${joining!.id}::uuid`).toEqual([{ name: 'Joining' }]);
+    } finally {
+      await holder.end();
+    }
   });
 
   it('gives 404 for a user of another tenant, an unknown id and a non-UUID id', async () => {
