@@ -1,17 +1,23 @@
 import { createTRPCUntypedClient, httpLink } from '@trpc/client';
 import type { CallContext, ControlPlane } from '../control-plane/contracts.ts';
 
-/** The control plane over tRPC's HTTP link: the caller's token and tenant travel as headers. */
+/**
+ * The control plane over tRPC's HTTP link: the caller's token and tenant travel as headers (the
+ * tenant percent-encoded: it comes from a path or header of the request and may hold any text).
+ * Queries are sent as POST too, so that a query's input (a long filter list) is not limited by the
+ * length of a URL.
+ */
 export function createHttpControlPlane(url: string): ControlPlane {
   const client = createTRPCUntypedClient({
     links: [
       httpLink({
         url,
+        methodOverride: 'POST',
         headers: ({ op }) => {
           const call = op.context as unknown as CallContext;
           const headers: Record<string, string> = {};
           if (call.token) headers.authorization = `Bearer ${call.token}`;
-          if (call.tenantHint) headers['x-tenant-id'] = call.tenantHint;
+          if (call.tenantHint) headers['x-tenant-id'] = encodeURIComponent(call.tenantHint);
           return headers;
         },
       }),

@@ -42,6 +42,8 @@ export class DomainError extends Error {
 
 /** The issue of text holding the NUL character, which PostgreSQL cannot store. */
 export const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
+/** The issue of text holding half of a UTF-16 surrogate pair, which is no Unicode text. */
+export const UNPAIRED_SURROGATE_ISSUE = 'must be Unicode text (it holds an unpaired surrogate such as \\ud800)';
 
 export class ValidationError extends DomainError {
   constructor(message: string, details?: { field?: string; issue?: string } & Record<string, unknown>) {

@@ -129,7 +129,8 @@ if (role !== 'edge') {
   if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
 }
 // On the private cluster, tenant connections log in as a role of their own (docs/decisions.md).
-const tenantUrl = env.TENANT_DATABASE_URL || (!env.DATABASE_URL && role !== 'edge' ? await ensureTenantLogin(url) : undefined);
+// An edge without CONTROL_PLANE_URL runs a control plane of its own, and its tenant connections too.
+const tenantUrl = env.TENANT_DATABASE_URL || (!env.DATABASE_URL && (role !== 'edge' || !env.CONTROL_PLANE_URL) ? await ensureTenantLogin(url) : undefined);
 const platform = await startPlatform({
   role,
   databaseUrl: url,

@@ -1,10 +1,9 @@
 import type { Db } from '../db/client.ts';
 import { claim, forget, holds } from '../declarations/declarations.repo.ts';
 import { appSubject, type DeclaringObject } from '../declarations/declarations.schema.ts';
-import { ConflictError, ForbiddenError, NotFoundError, NUL_ISSUE, ValidationError } from '../errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import { membershipPermissions } from '../identity/identity.repo.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { pathToNul } from '../json/nul.ts';
 import { findTenant, isWithin } from '../tenants/tenants.repo.ts';
 import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
@@ -44,9 +43,6 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
      * the caller also manages.
      */
     async create(actor: Actor, input: CreateAppInput): Promise<App> {
-      // Checked before the child tenant is created: PostgreSQL would refuse it only at the app's insert, after.
-      const nulAt = pathToNul(input);
-      if (nulAt !== undefined) throw ValidationError.field(nulAt, NUL_ISSUE);
       const key = input.key ?? kebabCase(input.name);
       if (!key) throw ValidationError.field('key', 'cannot be derived from the name; give a kebab-case key');
       if (await db.inTenant(actor.tenantId, (tx) => findAppByKey(tx, key))) throw keyTaken(key);

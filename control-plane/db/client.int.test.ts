@@ -87,8 +87,8 @@ describe('db client tenant scoping', () => {
       expect(reauthorized[0]!.session).toBe(TENANT_LOGIN_ROLE);
 
       // What the storage doctor reports: this login cannot become the owner; the owner's own login could.
-      expect(await login.inTenant(tenants[0], (tx) => tenantLogin(tx))).toEqual({ role: TENANT_LOGIN_ROLE, canBecomeOwner: false });
-      expect((await db.inTenant(tenants[0], (tx) => tenantLogin(tx))).canBecomeOwner).toBe(true);
+      expect(await login.inTenant(tenants[0], (tx) => tenantLogin(tx))).toEqual({ role: TENANT_LOGIN_ROLE, canLeaveRls: false, ownerCanCancel: true });
+      expect((await db.inTenant(tenants[0], (tx) => tenantLogin(tx))).canLeaveRls).toBe(true);
     } finally {
       await login.close();
       await db.sql.unsafe(`drop table if exists ${guarded}`);
@@ -105,8 +105,8 @@ describe('db client tenant scoping', () => {
   });
 
   it('cancels the statement running in a tenant transaction when the signal aborts, and only while it runs', async () => {
-    // One tenant connection: every transaction below runs on the same backend as the one aborted.
-    const single = createDb(inject('databaseUrl'), { max: 1 });
+    // One tenant connection, of the tenant login: every transaction below runs on the same backend as the one aborted.
+    const single = createDb(inject('databaseUrl'), { max: 1, tenantDatabaseUrl: inject('tenantDatabaseUrl') });
     try {
       const controller = new AbortController();
       setTimeout(() => controller.abort(), 300);

@@ -8,8 +8,9 @@ export const TENANT_LOGIN_ROLE = 'svc_tenant_login';
  * Ensures the login role that tenant connections use on a private, trust-authenticated cluster:
  * a member of `svc_app` and of nothing else, so a tenant transaction cannot `SET ROLE` back to the
  * tables' owner, as it could if it logged in as the owner and only assumed `svc_app`. Run after the
- * migrations (which create `svc_app`). Returns `ownerUrl` with the user changed to that role; it
- * has no password, so it suits clusters that trust local connections only.
+ * migrations (which create `svc_app`). The owner is made a member of it, so that it may cancel the
+ * statements of its connections (`cancellingOnAbort`). Returns `ownerUrl` with the user changed to
+ * that role; it has no password, so it suits clusters that trust local connections only.
  */
 export async function ensureTenantLogin(ownerUrl: string): Promise<string> {
   const sql = postgres(ownerUrl, { max: 1, onnotice: () => {} });
@@ -24,6 +25,7 @@ export async function ensureTenantLogin(ownerUrl: string): Promise<string> {
       exception when duplicate_object or unique_violation then
         null;
       end $$`);
+    await sql.unsafe(`grant ${TENANT_LOGIN_ROLE} to current_user`);
   } finally {
     await sql.end({ timeout: 5 });
   }

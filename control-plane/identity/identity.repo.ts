@@ -31,6 +31,12 @@ export async function claimUserByEmail(tx: Tx, email: string, subject: string): 
   return rows[0];
 }
 
+/** Whether the user with `email` has not signed in yet (provisioned ahead); undefined when there is none. */
+export async function awaitsFirstSignIn(tx: Tx, email: string): Promise<boolean | undefined> {
+  const rows = await tx<{ unclaimed: boolean }[]>`select subject is null as unclaimed from users where lower(email) = lower(${email})`;
+  return rows[0]?.unclaimed;
+}
+
 /**
  * Creates the user of a new token subject. Undefined when the row was not created: the subject
  * was provisioned meanwhile (by a concurrent first call), or another user has the e-mail address.

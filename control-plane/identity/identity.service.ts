@@ -4,6 +4,7 @@ import { mergePatch } from '../json/merge-patch.ts';
 import type { TenantMembership } from '../tenants/tenants.schema.ts';
 import { lockUserPreferences, updateUserProfile } from '../users/users.repo.ts';
 import {
+  awaitsFirstSignIn,
   claimUserByEmail,
   findMe,
   findUserBySubject,
@@ -48,7 +49,12 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
       if (provisioned) found = { ...provisioned, lastLoginAt: null };
       else {
         found = await findUserBySubject(tx, identity.sub);
-        if (!found) throw new ForbiddenError(`another account uses the email address ${identity.email}`);
+        if (!found) {
+          if (await awaitsFirstSignIn(tx, identity.email)) {
+            throw new ForbiddenError(`the email address ${identity.email} is of a user provisioned ahead, whom only a token saying the address is verified (email_verified) signs in as`);
+          }
+          throw new ForbiddenError(`another account uses the email address ${identity.email}`);
+        }
       }
     }
     const issuedAt = identity.issuedAt ? new Date(identity.issuedAt * 1000) : new Date(now());

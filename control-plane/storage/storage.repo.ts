@@ -241,14 +241,20 @@ export async function appRole(tx: Tx): Promise<{ exists: boolean; bypassRls: boo
 }
 
 /**
- * The role a tenant connection logged in as (run in a tenant transaction), and whether it could
- * leave row-level security with `SET ROLE`: a superuser, or a member of the tables' owner.
+ * The role a tenant connection logged in as (run in a tenant transaction); whether it could leave
+ * row-level security with `SET ROLE` (it is, or is a member of, a superuser, a role that bypasses
+ * row-level security, or the tables' owner); and whether the owner may cancel its statements.
  */
-export async function tenantLogin(tx: Tx): Promise<{ role: string; canBecomeOwner: boolean }> {
-  const [row] = await tx<[{ role: string; canBecomeOwner: boolean }]>`
+export async function tenantLogin(tx: Tx): Promise<{ role: string; canLeaveRls: boolean; ownerCanCancel: boolean }> {
+  const [row] = await tx<[{ role: string; canLeaveRls: boolean; ownerCanCancel: boolean }]>`
+    with owner as (select relowner as oid from pg_class where oid = 'resources'::regclass)
     select session_user::text as role,
-      coalesce((select rolsuper from pg_roles where rolname = session_user), false)
-        or pg_has_role(session_user, (select relowner from pg_class where oid = 'resources'::regclass), 'MEMBER') as "canBecomeOwner"`;
+      exists (
+        select 1 from pg_roles r, owner
+        where pg_has_role(session_user, r.oid, 'MEMBER') and (r.rolsuper or r.rolbypassrls or r.oid = owner.oid)
+      ) as "canLeaveRls",
+      (select pg_has_role(owner.oid, session_user, 'MEMBER') or pg_has_role(owner.oid, 'pg_signal_backend', 'MEMBER')
+         or (select rolsuper from pg_roles where oid = owner.oid) from owner) as "ownerCanCancel"`;
   return row;
 }
 

@@ -58,16 +58,13 @@ export async function updateUserProfile(tx: Tx, id: string, changes: { name?: st
 }
 
 /**
- * Whether the user is a member of a tenant other than `tenantId` that is not deleted, whatever the
- * membership's status. Reads every tenant's memberships: owner connections only.
+ * Whether a member of the transaction's tenant is also a member of another tenant that is not
+ * deleted, whatever the membership's status (a function of the owner's: the tenant transaction
+ * cannot see other tenants' memberships).
  */
-export async function belongsElsewhere(tx: Tx, userId: string, tenantId: string): Promise<boolean> {
-  const rows = await tx<{ found: boolean }[]>`
-    select exists (
-      select 1 from memberships m join tenants t on t.id = m.tenant_id
-      where m.user_id = ${userId}::uuid and m.tenant_id <> ${tenantId}::uuid and t.deleted_at is null
-    ) as found`;
-  return rows[0]?.found ?? false;
+export async function belongsElsewhere(tx: Tx, userId: string): Promise<boolean> {
+  const [row] = await tx<[{ found: boolean }]>`select user_belongs_elsewhere(${userId}::uuid) as found`;
+  return row.found;
 }
 
 export async function lockUserPreferences(tx: Tx, id: string): Promise<Record<string, unknown> | undefined> {

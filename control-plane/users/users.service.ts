@@ -39,8 +39,9 @@ export function createUsersService(deps: { db: Db }) {
         if (someoneElse && !actor.permissions.has('users.manage')) throw new ForbiddenError('you may change only your own profile');
         // The user's row stays locked until commit: a membership that another tenant adds meanwhile
         // (its foreign key takes a share lock on the row) waits for this change, or the check sees it.
+        // The check runs in this transaction, which waits for no other connection while it holds the lock.
         const stored = await lockUserPreferences(tx, userId);
-        if (someoneElse && (await db.system((owner) => belongsElsewhere(owner, userId, actor.tenantId)))) {
+        if (someoneElse && (await belongsElsewhere(tx, userId))) {
           throw new ForbiddenError('the user belongs to other tenants too: only they may change their profile');
         }
         const { name, preferences: patch } = input.changes;

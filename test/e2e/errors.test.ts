@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, MEMBER, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { ADMIN, MEMBER, startTestStack, V3, type ApiResponse, type TestStack } from '../harness/stack.ts';
 
 const errorShape = (code: string) => ({ error: expect.objectContaining({ code, message: expect.any(String) }) });
 
@@ -107,6 +107,28 @@ describe('v3 errors', () => {
     const created = await stack.request('GET', `${V3}/resources?type=project&filter[metadata.marker]=${marker}`, { as: ADMIN });
     expect(created.body.total).toBe(0);
     expect((await stack.request('GET', `${V3}/resources?type=project&filter[name]=${marker}`, { as: ADMIN })).body.total).toBe(0);
+    expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body).toEqual(before);
+  });
+
+  it('400 VALIDATION_ERROR naming the field for text holding an unpaired surrogate, which is no Unicode text; nothing changes', async () => {
+    const marker = `surrogate-${Date.now()}-${Math.random()}`;
+    const before = (await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body;
+    const attempts: Array<[ApiResponse, string]> = [
+      [await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"name":"a\\ud800b","metadata":{"marker":"${marker}"}}` }), 'name'],
+      [await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"name":"${marker}","metadata":{"\\udc00":1}}` }), 'metadata.\udc00'],
+      [await stack.request('PATCH', `${V3}/users/me`, { as: MEMBER, rawBody: '{"preferences":{"theme":"\\ud83d"}}' }), 'preferences.theme'],
+      [await stack.request('POST', `${V3}/orchestrate/workflows/project-briefing/execute`, { as: ADMIN, rawBody: '{"input":{"question":"\\udfff"}}' }), 'input.question'],
+    ];
+    for (const [response, field] of attempts) {
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, issue: expect.stringContaining('unpaired surrogate') } });
+    }
+    // A pair is one character: text with an emoji is stored as sent.
+    const emoji = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"name":"\\ud83d\\ude00 ${marker}","metadata":{"marker":"${marker}"}}` });
+    expect(emoji.status, JSON.stringify(emoji.body)).toBe(201);
+    expect(emoji.body.name).toBe(`\u{1F600} ${marker}`);
+    const listed = await stack.request('GET', `${V3}/resources?type=project&filter[metadata.marker]=${marker}`, { as: ADMIN });
+    expect(listed.body.data.map((r: any) => r.name)).toEqual([`\u{1F600} ${marker}`]);
     expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body).toEqual(before);
   });
 

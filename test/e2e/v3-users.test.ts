@@ -5,6 +5,8 @@ import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { DEV_USERS, type DevUser } from '../../api-edge/identity/dev-users.ts';
 import { ADMIN, GLOBEX_ADMIN, MEMBER, startTestStack, V3, type ApiResponse, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
+import { createDb } from '../../control-plane/db/client.ts';
+import { belongsElsewhere } from '../../control-plane/users/users.repo.ts';
 
 /**
  * The v3 users contract over HTTP. The seeded users are shared with other test files that run at
@@ -388,8 +390,8 @@ describe('PATCH /users/:id', () => {
     const [joining] = await sql<{ id: string }[]>`insert into users (email, name) values (${`${S}-joining@globex.test`}, 'Joining') returning id::text as id`;
     await sql`insert into memberships (tenant_id, user_id, roles) select id, ${joining!.id}::uuid, '{member}' from tenants where slug = 'acme'`;
     const holder = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    let commit = () => {};
     try {
-      let commit!: () => void;
       const committing = new Promise<void>((resolve) => (commit = resolve));
       let added!: (pid: number) => void;
       const addedBy = new Promise<number>((resolve) => (added = resolve));
@@ -399,6 +401,7 @@ describe('PATCH /users/:id', () => {
         added((await tx<[{ pid: number }]>`select pg_backend_pid() as pid`)[0].pid);
         await committing;
       });
+      joined.catch(() => {});
       const pid = await addedBy;
       const change = patch(joining!.id, { name: 'Renamed meanwhile' }, MANAGER.email);
       const waited = await Promise.race([
@@ -413,7 +416,22 @@ describe('PATCH /users/:id', () => {
       expect(res.body.error.code).toBe('FORBIDDEN');
       expect(await sql`select name from users where id = ${joining!.id}::uuid`).toEqual([{ name: 'Joining' }]);
     } finally {
-      await holder.end();
+      commit();
+      await holder.end({ timeout: 5 });
+    }
+  });
+
+  it('tells a tenant transaction whether one of its members belongs elsewhere, and nothing about anyone else', async () => {
+    const db = createDb(inject('databaseUrl'), { max: 1, tenantDatabaseUrl: inject('tenantDatabaseUrl') });
+    try {
+      const [acme, globex] = await sql<{ id: string }[]>`select id::text as id from tenants where slug in ('acme', 'globex') order by slug`;
+      const acmeOnly = idOf(ALICE);
+      expect(await db.inTenant(acme!.id, (tx) => belongsElsewhere(tx, idOf(SHARED)))).toBe(true);
+      expect(await db.inTenant(acme!.id, (tx) => belongsElsewhere(tx, acmeOnly))).toBe(false);
+      // Globex's transaction learns nothing of a user who is not its member, though that user belongs to acme.
+      expect(await db.inTenant(globex!.id, (tx) => belongsElsewhere(tx, acmeOnly))).toBe(false);
+    } finally {
+      await db.close();
     }
   });
 

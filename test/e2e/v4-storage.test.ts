@@ -137,7 +137,13 @@ describe('v4 storage', () => {
     }
     expect(check('postgresql', 'row-level-security').result).toBe('ok');
     expect(check('postgresql', 'app-role').result).toBe('ok');
-    expect(check('postgresql', 'tenant-login')).toMatchObject({ result: 'ok', message: 'tenant connections log in as svc_tenant_login, which cannot leave row-level security' });
+    // The run's tenant login (tests on a given DATABASE_URL without TENANT_DATABASE_URL log in as its owner, and get the warning).
+    const login = decodeURIComponent(new URL(inject('tenantDatabaseUrl')).username);
+    expect(check('postgresql', 'tenant-login')).toMatchObject(
+      inject('tenantDatabaseUrl') === inject('databaseUrl')
+        ? { result: 'warn', hint: expect.stringContaining('TENANT_DATABASE_URL') }
+        : { result: 'ok', message: `tenant connections log in as ${login}, which cannot leave row-level security` },
+    );
     expect(check('documentdb', 'reachable').result).toBe('ok');
     expect(check('documentdb', 'default-collection').result).toBe('warn');
     expect(check('blob', 'area').result).toBe('warn');

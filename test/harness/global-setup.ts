@@ -40,6 +40,19 @@ export const TEST_POSTGRES = { name: 'pg-test', port: 24339 } as const;
 const TEST_DB = /^svc_test_(\d+)_[0-9a-f]+$/;
 
 /**
+ * The tenant connections' login for the run's database: on the private cluster the role made for
+ * it; with `DATABASE_URL`, the login of `TENANT_DATABASE_URL` (its database swapped for the run's),
+ * else `DATABASE_URL`'s own.
+ */
+async function tenantLoginFor(url: string): Promise<string> {
+  if (!process.env.DATABASE_URL) return ensureTenantLogin(url);
+  if (!process.env.TENANT_DATABASE_URL) return url;
+  const login = new URL(process.env.TENANT_DATABASE_URL);
+  login.pathname = new URL(url).pathname;
+  return login.toString();
+}
+
+/**
  * Creates one freshly migrated database for the run and provides its URL as `databaseUrl`; the
  * returned teardown drops it. The private cluster stays up so that the next run starts fast.
  */
@@ -70,7 +83,7 @@ export async function setup(project: TestProject): Promise<() => Promise<void>> 
     throw error;
   }
   project.provide('databaseUrl', url);
-  project.provide('tenantDatabaseUrl', await ensureTenantLogin(url));
+  project.provide('tenantDatabaseUrl', await tenantLoginFor(url));
   const temporal = await ensurePlatformTemporal({ ...TEST_TEMPORAL, log: (msg) => process.stderr.write(`[${TEST_TEMPORAL.name}] ${msg}\n`) });
   project.provide('temporalAddress', temporal.address);
   project.provide('temporalNamespace', temporal.namespace);

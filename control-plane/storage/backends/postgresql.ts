@@ -151,9 +151,11 @@ export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
       );
       const login = await deps.db.inTenant(tenantId, (tx) => tenantLogin(tx));
       checks.push(
-        login.canBecomeOwner
-          ? warn('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which owns the tables or is a superuser: a statement that sets the role back would leave row-level security`, 'set TENANT_DATABASE_URL to a login that is a member of svc_app only (docs/decisions.md)')
-          : ok('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which cannot leave row-level security`),
+        login.canLeaveRls
+          ? warn('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which is or can become the tables' owner, a superuser or a role that bypasses row-level security: a statement that sets its role could leave row-level security`, 'set TENANT_DATABASE_URL to a login that is a member of svc_app only (docs/decisions.md)')
+          : !login.ownerCanCancel
+            ? warn('postgresql', 'tenant-login', `the tables' owner cannot cancel the statements of ${login.role}: a cancelled request's statement runs on`, `grant ${login.role} to the owner (DATABASE_URL's role)`)
+            : ok('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which cannot leave row-level security`),
       );
       const plan = await planIndexes(deps, tenantId);
       const claims = await deps.db.inTenant(tenantId, (tx) => listIndexClaims(tx));

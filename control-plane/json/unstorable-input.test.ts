@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { NUL_ISSUE, UNPAIRED_SURROGATE_ISSUE } from '../errors.ts';
+import { unstorableInput } from './unstorable-input.ts';
+
+describe('unstorableInput', () => {
+  it('passes text that PostgreSQL stores as sent, surrogate pairs (emoji) included', () => {
+    expect(unstorableInput({ name: 'Grüße \u{1F600}', tags: ['a', '\uD83D\uDE00'], n: 1, nested: { ok: null } })).toBeUndefined();
+    expect(unstorableInput('plain')).toBeUndefined();
+  });
+
+  it('finds the first NUL or unpaired surrogate, in a value or a key, with its path', () => {
+    expect(unstorableInput({ a: { b: ['x', 'y\u0000'] } })).toEqual({ path: ['a', 'b', '1'], issue: NUL_ISSUE });
+    expect(unstorableInput({ a: { 'k\u0000': 1 } })).toEqual({ path: ['a', 'k\u0000'], issue: NUL_ISSUE });
+    expect(unstorableInput({ high: 'a\uD800' })).toEqual({ path: ['high'], issue: UNPAIRED_SURROGATE_ISSUE });
+    expect(unstorableInput({ low: '\uDC00b' })).toEqual({ path: ['low'], issue: UNPAIRED_SURROGATE_ISSUE });
+    expect(unstorableInput({ reversed: '\uDE00\uD83D' })).toEqual({ path: ['reversed'], issue: UNPAIRED_SURROGATE_ISSUE });
+    expect(unstorableInput({ ['\uD800']: 1 })).toEqual({ path: ['\uD800'], issue: UNPAIRED_SURROGATE_ISSUE });
+    expect(unstorableInput('\uD800')).toEqual({ path: [], issue: UNPAIRED_SURROGATE_ISSUE });
+  });
+});

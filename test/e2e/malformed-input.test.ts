@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+
+const PLATFORM_ADMIN = 'platform@svc.test';
+
+/** Bodies that are JSON but not what any route takes, or values at the edges of what JSON and PostgreSQL hold. */
+const BODIES: Array<{ label: string; raw: string }> = [
+  { label: 'array', raw: '[]' },
+  { label: 'string', raw: '"text"' },
+  { label: 'number', raw: '1' },
+  { label: 'null', raw: 'null' },
+  { label: 'true', raw: 'true' },
+  { label: 'empty object', raw: '{}' },
+  { label: 'overflowing number', raw: '{"name":"x","budget":1e309,"data":{"n":1e309},"preferences":{"n":1e309}}' },
+  { label: 'lone surrogate', raw: '{"name":"\\ud800","slug":"\\ud800","email":"\\udfff@x.test","preferences":{"k":"\\ud800"},"input":{"k":"\\ud800"}}' },
+  { label: 'surrogate key', raw: '{"\\ud800":1,"name":"ok"}' },
+  { label: 'NUL key', raw: '{"\\u0000":1,"name":"ok"}' },
+  { label: 'deep nesting', raw: `{"name":"deep","metadata":${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}` },
+  { label: 'wrong types', raw: '{"name":1,"slug":[],"domains":"x","homeRegion":5,"preferences":[],"input":"x","async":"yes","backend":7,"dryRun":"no","tenant_id":{}}' },
+  { label: 'huge integer', raw: '{"name":"n","budget":123456789012345678901234567890,"limit":99999999999999999999}' },
+  { label: 'proto keys', raw: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"name":"p"}' },
+];
+
+/** Path segments that are not ids of anything, or not text PostgreSQL holds. */
+const SEGMENTS = ['%00', '%C0%AF', '%ED%A0%80', 'a'.repeat(5000), '..%2F..%2Fetc', '%2F', '00000000-0000-0000-0000-00000000000g', '1e309', '-1', '%F0%9F%98%80'];
+
+/** Query strings with repeated, nested, oversized or malformed values. */
+const QUERIES = [
+  'limit=1e3',
+  'limit=-0',
+  'limit=0x10',
+  'limit=99999999999999999999',
+  'offset=1e400',
+  'limit[]=1',
+  'limit=1&limit=2',
+  'sort=%00',
+  'sort=' + 'x,'.repeat(500),
+  'cursor=%ED%A0%80',
+  'cursor=' + 'A'.repeat(10000),
+  'search=%00',
+  'search=%ED%A0%80',
+  'type=%00',
+  'type=project&filter[budget.gte]=1e309',
+  'type=project&filter[createdAt.gte]=99999-99-99',
+  'type=project&filter[%00]=1',
+  'type=project&filter[a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p]=1',
+  'type=project&filter[budget.in]=' + '1,'.repeat(5000),
+  'type=project&filter[name.contains]=%25%5F%5C',
+  'state=%ED%A0%80',
+  'email=%00@x.test',
+  'email=' + 'a'.repeat(5000) + '@x.test',
+  'tenant_id=%00',
+  'dryRun=maybe',
+];
+
+/**
+ * Malformed input on every route: a 4xx with the error body, never a 500. Each request is one the
+ * caller may make (an administrator of the tenant named), so it reaches the route's validation.
+ */
+describe('malformed input on every route', () => {
+  let stack: TestStack;
+  let acme: string;
+  beforeAll(async () => {
+    stack = await startTestStack();
+    const tenants = await stack.request('GET', '/v4/identity/tenants', { as: ADMIN });
+    acme = tenants.body.data.find((t: any) => t.slug === 'acme').id;
+  });
+  afterAll(() => stack?.close());
+
+  const routes = (tenant: string, x: string) => [
+    ['GET', `${V3}/resources/project/${x}`],
+    ['PUT', `${V3}/resources/project/${x}`],
+    ['PATCH', `${V3}/resources/project/${x}`],
+    ['DELETE', `${V3}/resources/project/${x}`],
+    ['POST', `${V3}/resources/${x}`],
+    ['GET', `${V3}/resources/${x}/${x}`],
+    ['GET', `${V3}/users/${x}`],
+    ['PATCH', `${V3}/users/${x}`],
+    ['GET', `${V3}/orchestrate/executions/${x}`],
+    ['POST', `${V3}/orchestrate/executions/${x}/cancel`],
+    ['POST', `${V3}/orchestrate/workflows/${x}/execute`],
+    ['GET', `/v4/data/resources/${x}/storage`],
+    ['GET', `/v4/data/resources/${x}/storage/doctor`],
+    ['POST', `/v4/data/resources/${x}/storage/provision`],
+    ['POST', `/v4/data/resources/${x}/storage/sync-schema`],
+    ['POST', `/v4/platform/tenants/${x}/children`],
+    ['POST', `/v4/platform/tenants/${tenant}/children/${x}/bootstrap-admin`],
+    ['POST', `/v4/platform/tenants/${x}/apps`],
+    ['POST', `/v4/platform/tenants/${x}/delete`],
+    ['POST', `/v4/platform/tenants/${tenant}/users/${x}/provision`],
+    ['GET', `/v4/platform/users/${x}/memberships`],
+  ] as const;
+
+  const bodyRoutes = (tenant: string) => [
+    ['POST', `${V3}/resources/project`],
+    ['PUT', `${V3}/resources/project/00000000-0000-0000-0000-000000000000`],
+    ['PATCH', `${V3}/resources/project/00000000-0000-0000-0000-000000000000`],
+    ['PATCH', `${V3}/users/me`],
+    ['POST', `${V3}/orchestrate/workflows/project-briefing/execute`],
+    ['PATCH', '/v4/identity/me/profile'],
+    ['POST', '/v4/identity/me/provision'],
+    ['POST', '/v4/platform/tenants'],
+    ['POST', `/v4/platform/tenants/${tenant}/children`],
+    ['POST', `/v4/platform/tenants/${tenant}/apps`],
+    ['POST', `/v4/data/resources/${tenant}/storage/provision?dryRun=true`],
+    ['POST', `/v4/data/resources/${tenant}/storage/sync-schema`],
+  ] as const;
+
+  const queryRoutes = (tenant: string) => [
+    `${V3}/resources`,
+    `${V3}/users`,
+    `${V3}/orchestrate/executions`,
+    `${V3}/orchestrate/workflows`,
+    '/v4/platform/users/by-email',
+    `/v4/data/resources/${tenant}/storage`,
+  ];
+
+  /** Every request of `send` whose answer is a server error, or an error without the error body. */
+  async function serverErrors(send: (check: (method: string, path: string, rawBody?: string) => Promise<void>) => Promise<void>): Promise<string[]> {
+    const found: string[] = [];
+    await send(async (method, path, rawBody) => {
+      for (const as of [ADMIN, PLATFORM_ADMIN]) {
+        const response = await stack.request(method, path, { as, rawBody });
+        if (response.status >= 500 || (response.status >= 400 && !/^[A-Z_]+$/.test(response.body?.error?.code ?? ''))) {
+          found.push(`${response.status} for ${as} ${method} ${path.slice(0, 100)} ${rawBody?.slice(0, 60) ?? ''}`);
+        }
+      }
+    });
+    return found;
+  }
+
+  it('answers odd path segments with a client error', async () => {
+    const found = await serverErrors(async (check) => {
+      for (const segment of SEGMENTS) {
+        for (const [method, path] of routes(acme, segment)) await check(method, path, method === 'GET' || method === 'DELETE' ? undefined : '{}');
+      }
+    });
+    expect(found).toEqual([]);
+  });
+
+  it('answers odd bodies with a client error', async () => {
+    const found = await serverErrors(async (check) => {
+      for (const { raw } of BODIES) {
+        for (const [method, path] of bodyRoutes(acme)) await check(method, path, raw);
+      }
+    });
+    expect(found).toEqual([]);
+  });
+
+  it('answers odd query strings with a client error', async () => {
+    const found = await serverErrors(async (check) => {
+      for (const query of QUERIES) {
+        for (const path of queryRoutes(acme)) await check('GET', `${path}?${query}`);
+      }
+    });
+    expect(found).toEqual([]);
+  });
+});
