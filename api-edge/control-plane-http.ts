@@ -1,5 +1,6 @@
 import { createTRPCUntypedClient, httpLink } from '@trpc/client';
 import type { CallContext, ControlPlane } from '../control-plane/contracts.ts';
+import { unstorableInputError } from '../control-plane/json/unstorable-input.ts';
 
 /**
  * The control plane over tRPC's HTTP link: the caller's token and tenant travel as headers (the
@@ -24,8 +25,15 @@ export function createHttpControlPlane(url: string): ControlPlane {
     ],
   });
   const context = (call: CallContext) => ({ context: call as unknown as Record<string, unknown> });
+  // The control plane refuses such input too; here it is refused before JSON.stringify would fail
+  // on a document too deep to serialise, with the same 400 the control plane gives in-process.
+  const send = (input: unknown) => {
+    const error = unstorableInputError(input);
+    if (error) throw error;
+    return input;
+  };
   return {
-    query: (call, domain, procedure, input) => client.query(`${domain}.${procedure}`, input, context(call)),
-    mutation: (call, domain, procedure, input) => client.mutation(`${domain}.${procedure}`, input, context(call)),
+    query: async (call, domain, procedure, input) => client.query(`${domain}.${procedure}`, send(input), context(call)),
+    mutation: async (call, domain, procedure, input) => client.mutation(`${domain}.${procedure}`, send(input), context(call)),
   } as ControlPlane;
 }

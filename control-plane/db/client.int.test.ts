@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { APP_ROLE, cancellingOnAbort, createDb, type Db, type Tx } from './client.ts';
-import { TENANT_LOGIN_ROLE } from './tenant-login.ts';
-import { tenantLogin } from '../storage/storage.repo.ts';
+import { mayCancelStatementsOf, tenantLogin } from '../storage/storage.repo.ts';
 
 /** The tenant scoping of the database client, against the run's PostgreSQL. */
 describe('db client tenant scoping', () => {
@@ -75,20 +74,29 @@ describe('db client tenant scoping', () => {
     const [{ owner }] = await db.sql<[{ owner: string }]>`select tableowner as owner from pg_tables where tablename = ${guarded}`;
     const login = createDb(inject('databaseUrl'), { max: 1, readConnections: 1, tenantDatabaseUrl: inject('tenantDatabaseUrl') });
     try {
+      const role = await login.inTenant(tenants[0], async (tx) => (await tenantLogin(tx)).role);
+      if (inject('tenantDatabaseUrl') === inject('databaseUrl')) {
+        // A run on a given DATABASE_URL without TENANT_DATABASE_URL: the owner's login, which the doctor warns about.
+        expect(await login.inTenant(tenants[0], (tx) => tenantLogin(tx))).toEqual({ role: owner, canLeaveRls: true });
+        return;
+      }
+      expect(role).toBe(decodeURIComponent(new URL(inject('tenantDatabaseUrl')).username));
       const seen = (tx: Tx) => tx<{ tenant: string; user: string; session: string }[]>`
         select tenant::text as tenant, current_user::text as "user", session_user::text as session from ${tx(guarded)}`;
-      expect(await login.readInTenant(tenants[0], (tx) => seen(tx))).toEqual([{ tenant: tenants[0], user: APP_ROLE, session: TENANT_LOGIN_ROLE }]);
+      expect(await login.readInTenant(tenants[0], (tx) => seen(tx))).toEqual([{ tenant: tenants[0], user: APP_ROLE, session: role }]);
       // Back to the login role: still not the owner, so the policy still applies.
       const reset = await login.inTenant(tenants[0], async (tx) => (await tx.unsafe('set local role none'), seen(tx)));
-      expect(reset).toEqual([{ tenant: tenants[0], user: TENANT_LOGIN_ROLE, session: TENANT_LOGIN_ROLE }]);
+      expect(reset).toEqual([{ tenant: tenants[0], user: role, session: role }]);
       await expect(login.inTenant(tenants[0], (tx) => tx.unsafe(`set local role ${owner}`))).rejects.toThrow(/permission denied to set role/);
       const reauthorized = await login.inTenant(tenants[0], async (tx) => (await tx.unsafe('set local session authorization default'), seen(tx)));
       expect(reauthorized.map((row) => row.tenant)).toEqual([tenants[0]]);
-      expect(reauthorized[0]!.session).toBe(TENANT_LOGIN_ROLE);
+      expect(reauthorized[0]!.session).toBe(role);
 
-      // What the storage doctor reports: this login cannot become the owner; the owner's own login could.
-      expect(await login.inTenant(tenants[0], (tx) => tenantLogin(tx))).toEqual({ role: TENANT_LOGIN_ROLE, canLeaveRls: false, ownerCanCancel: true });
+      // What the storage doctor reports: this login cannot leave row-level security, the owner's own login could,
+      // and the owner may cancel this login's statements.
+      expect(await login.inTenant(tenants[0], (tx) => tenantLogin(tx))).toEqual({ role, canLeaveRls: false });
       expect((await db.inTenant(tenants[0], (tx) => tenantLogin(tx))).canLeaveRls).toBe(true);
+      expect(await db.system((tx) => mayCancelStatementsOf(tx, role))).toBe(true);
     } finally {
       await login.close();
       await db.sql.unsafe(`drop table if exists ${guarded}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NUL_ISSUE, UNPAIRED_SURROGATE_ISSUE } from '../errors.ts';
-import { unstorableInput } from './unstorable-input.ts';
+import { MAX_NESTING, NESTING_ISSUE, unstorableInput } from './unstorable-input.ts';
 
 describe('unstorableInput', () => {
   it('passes text that PostgreSQL stores as sent, surrogate pairs (emoji) included', () => {
@@ -16,5 +16,13 @@ describe('unstorableInput', () => {
     expect(unstorableInput({ reversed: '\uDE00\uD83D' })).toEqual({ path: ['reversed'], issue: UNPAIRED_SURROGATE_ISSUE });
     expect(unstorableInput({ ['\uD800']: 1 })).toEqual({ path: ['\uD800'], issue: UNPAIRED_SURROGATE_ISSUE });
     expect(unstorableInput('\uD800')).toEqual({ path: [], issue: UNPAIRED_SURROGATE_ISSUE });
+  });
+
+  it('refuses input nested deeper than MAX_NESTING, however deep, without exhausting the stack', () => {
+    const nested = (depth: number) => JSON.parse(`${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`);
+    // A procedure's input holds the request body one level down: the body may nest MAX_NESTING levels.
+    expect(unstorableInput(nested(MAX_NESTING + 1))).toBeUndefined();
+    expect(unstorableInput(nested(MAX_NESTING + 2))).toEqual({ path: Array(MAX_NESTING + 1).fill('a'), issue: NESTING_ISSUE });
+    expect(unstorableInput(nested(200_000))?.issue).toBe(NESTING_ISSUE);
   });
 });

@@ -241,21 +241,30 @@ export async function appRole(tx: Tx): Promise<{ exists: boolean; bypassRls: boo
 }
 
 /**
- * The role a tenant connection logged in as (run in a tenant transaction); whether it could leave
- * row-level security with `SET ROLE` (it is, or is a member of, a superuser, a role that bypasses
- * row-level security, or the tables' owner); and whether the owner may cancel its statements.
+ * The role a tenant connection logged in as (run in a tenant transaction), and whether it could
+ * leave row-level security with `SET ROLE`: it is, or is a member of, a superuser, a role that
+ * bypasses row-level security, or the tables' owner.
  */
-export async function tenantLogin(tx: Tx): Promise<{ role: string; canLeaveRls: boolean; ownerCanCancel: boolean }> {
-  const [row] = await tx<[{ role: string; canLeaveRls: boolean; ownerCanCancel: boolean }]>`
-    with owner as (select relowner as oid from pg_class where oid = 'resources'::regclass)
-    select session_user::text as role,
-      exists (
-        select 1 from pg_roles r, owner
-        where pg_has_role(session_user, r.oid, 'MEMBER') and (r.rolsuper or r.rolbypassrls or r.oid = owner.oid)
-      ) as "canLeaveRls",
-      (select pg_has_role(owner.oid, session_user, 'MEMBER') or pg_has_role(owner.oid, 'pg_signal_backend', 'MEMBER')
-         or (select rolsuper from pg_roles where oid = owner.oid) from owner) as "ownerCanCancel"`;
+export async function tenantLogin(tx: Tx): Promise<{ role: string; canLeaveRls: boolean }> {
+  const [row] = await tx<[{ role: string; canLeaveRls: boolean }]>`
+    select session_user::text as role, exists (
+      select 1 from pg_roles r
+      where pg_has_role(session_user, r.oid, 'MEMBER')
+        and (r.rolsuper or r.rolbypassrls or r.oid = (select relowner from pg_class where oid = 'resources'::regclass))
+    ) as "canLeaveRls"`;
   return row;
+}
+
+/**
+ * Whether this connection's role (run on an owner connection) may cancel the statements of
+ * connections logged in as `login`, as `pg_cancel_backend` judges it: with the privileges of that
+ * role or of `pg_signal_backend`, or as a superuser.
+ */
+export async function mayCancelStatementsOf(tx: Tx, login: string): Promise<boolean> {
+  const [row] = await tx<[{ may: boolean }]>`
+    select pg_has_role(current_user, ${login}, 'USAGE') or pg_has_role(current_user, 'pg_signal_backend', 'USAGE')
+      or (select rolsuper from pg_roles where rolname = current_user) as may`;
+  return row.may;
 }
 
 /** Which of the named indexes exist in the current schema, and whether each is valid (a failed concurrent build leaves an invalid one). */

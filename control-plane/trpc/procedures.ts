@@ -1,20 +1,12 @@
-import { ForbiddenError, UnauthorizedError, ValidationError } from '../errors.ts';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Permission, PlatformPermission } from '../identity/permissions.ts';
-import { unstorableInput } from '../json/unstorable-input.ts';
+import { unstorableInputError } from '../json/unstorable-input.ts';
 import { t } from './init.ts';
 
-/** Inputs under which the edge passes a whole request body (resources' `data` and `patch`, users' `changes`). */
-const BODY_INPUTS = new Set(['changes', 'data', 'patch']);
-
-/**
- * Refuses input holding text that PostgreSQL cannot store as sent (docs/decisions.md), before the
- * procedure changes anything. Fields of a body passed whole are named as the client sent them.
- */
+/** Refuses input that PostgreSQL cannot store as sent (docs/decisions.md), before the procedure changes anything. */
 async function assertStorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
-  const found = unstorableInput(await getRawInput());
-  if (!found) return;
-  const path = found.path.length > 1 && BODY_INPUTS.has(found.path[0]!) ? found.path.slice(1) : found.path;
-  throw ValidationError.field(path.join('.') || '(body)', found.issue);
+  const error = unstorableInputError(await getRawInput());
+  if (error) throw error;
 }
 
 /** The only base procedures: authentication and tenant scoping cannot be forgotten on a new route. */

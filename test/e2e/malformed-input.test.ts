@@ -1,7 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 
 const PLATFORM_ADMIN = 'platform@svc.test';
+/** Names what a body that is accepted creates, so that it is removed afterwards. */
+const RUN = `fuzz-${randomUUID().slice(0, 8)}`;
+/** An administrator of acme of this file's own, so that no other file's users see these requests' effects. */
+const FUZZER = { sub: randomUUID(), email: `${RUN}@acme.test`, name: RUN };
+const DEEP = 100_000;
 
 /** Bodies that are JSON but not what any route takes, or values at the edges of what JSON and PostgreSQL hold. */
 const BODIES: Array<{ label: string; raw: string }> = [
@@ -11,15 +19,15 @@ const BODIES: Array<{ label: string; raw: string }> = [
   { label: 'null', raw: 'null' },
   { label: 'true', raw: 'true' },
   { label: 'empty object', raw: '{}' },
-  { label: 'overflowing number', raw: '{"name":"x","budget":1e309,"data":{"n":1e309},"preferences":{"n":1e309}}' },
+  { label: 'overflowing number', raw: '{"name":"RUN","budget":1e309,"data":{"n":1e309},"preferences":{"n":1e309}}' },
   { label: 'lone surrogate', raw: '{"name":"\\ud800","slug":"\\ud800","email":"\\udfff@x.test","preferences":{"k":"\\ud800"},"input":{"k":"\\ud800"}}' },
-  { label: 'surrogate key', raw: '{"\\ud800":1,"name":"ok"}' },
-  { label: 'NUL key', raw: '{"\\u0000":1,"name":"ok"}' },
-  { label: 'deep nesting', raw: `{"name":"deep","metadata":${'{"a":'.repeat(2000)}1${'}'.repeat(2000)}}` },
+  { label: 'surrogate key', raw: '{"\\ud800":1,"name":"RUN"}' },
+  { label: 'NUL key', raw: '{"\\u0000":1,"name":"RUN"}' },
+  { label: 'deep nesting', raw: `{"name":"RUN","metadata":${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}}` },
   { label: 'wrong types', raw: '{"name":1,"slug":[],"domains":"x","homeRegion":5,"preferences":[],"input":"x","async":"yes","backend":7,"dryRun":"no","tenant_id":{}}' },
-  { label: 'huge integer', raw: '{"name":"n","budget":123456789012345678901234567890,"limit":99999999999999999999}' },
-  { label: 'proto keys', raw: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"name":"p"}' },
-];
+  { label: 'huge integer', raw: '{"name":"RUN","budget":123456789012345678901234567890,"limit":99999999999999999999}' },
+  { label: 'proto keys', raw: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"name":"RUN"}' },
+].map(({ label, raw }) => ({ label, raw: raw.replaceAll('"RUN"', `"${RUN}"`) }));
 
 /** Path segments that are not ids of anything, or not text PostgreSQL holds. */
 const SEGMENTS = ['%00', '%C0%AF', '%ED%A0%80', 'a'.repeat(5000), '..%2F..%2Fetc', '%2F', '00000000-0000-0000-0000-00000000000g', '1e309', '-1', '%F0%9F%98%80'];
@@ -60,12 +68,19 @@ const QUERIES = [
 describe('malformed input on every route', () => {
   let stack: TestStack;
   let acme: string;
+  const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
   beforeAll(async () => {
-    stack = await startTestStack();
+    stack = await startTestStack({ devUsers: [...DEV_USERS, FUZZER] });
     const tenants = await stack.request('GET', '/v4/identity/tenants', { as: ADMIN });
     acme = tenants.body.data.find((t: any) => t.slug === 'acme').id;
+    const me = await stack.request('GET', '/v4/identity/me', { as: FUZZER.email });
+    await sql`insert into memberships (tenant_id, user_id, roles) values (${acme}::uuid, ${me.body.id}::uuid, '{admin}')`;
   });
-  afterAll(() => stack?.close());
+  afterAll(async () => {
+    await sql`delete from resources where data ->> 'name' = ${RUN}`;
+    await sql.end();
+    await stack?.close();
+  });
 
   const routes = (tenant: string, x: string) => [
     ['GET', `${V3}/resources/project/${x}`],
@@ -103,7 +118,7 @@ describe('malformed input on every route', () => {
     ['POST', `/v4/platform/tenants/${tenant}/children`],
     ['POST', `/v4/platform/tenants/${tenant}/apps`],
     ['POST', `/v4/data/resources/${tenant}/storage/provision?dryRun=true`],
-    ['POST', `/v4/data/resources/${tenant}/storage/sync-schema`],
+    ['POST', `/v4/data/resources/${tenant}/storage/sync-schema?dryRun=true`],
   ] as const;
 
   const queryRoutes = (tenant: string) => [
@@ -119,7 +134,7 @@ describe('malformed input on every route', () => {
   async function serverErrors(send: (check: (method: string, path: string, rawBody?: string) => Promise<void>) => Promise<void>): Promise<string[]> {
     const found: string[] = [];
     await send(async (method, path, rawBody) => {
-      for (const as of [ADMIN, PLATFORM_ADMIN]) {
+      for (const as of [FUZZER.email, PLATFORM_ADMIN]) {
         const response = await stack.request(method, path, { as, rawBody });
         if (response.status >= 500 || (response.status >= 400 && !/^[A-Z_]+$/.test(response.body?.error?.code ?? ''))) {
           found.push(`${response.status} for ${as} ${method} ${path.slice(0, 100)} ${rawBody?.slice(0, 60) ?? ''}`);
@@ -145,6 +160,12 @@ describe('malformed input on every route', () => {
       }
     });
     expect(found).toEqual([]);
+    // Nested beyond what the platform takes: refused whole, nothing created.
+    const deep = BODIES.find((b) => b.label === 'deep nesting')!.raw;
+    const refused = await stack.request('POST', `${V3}/resources/project`, { as: FUZZER.email, rawBody: deep });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { issue: 'must not be nested more than 100 levels deep' } });
+    expect(refused.body.error.details.field).toMatch(/^metadata(\.a){99}$/);
   });
 
   it('answers odd query strings with a client error', async () => {

@@ -6,6 +6,7 @@ import {
   deleteIndexClaim,
   insertIndexClaim,
   listIndexClaims,
+  mayCancelStatementsOf,
   physicalIndexes,
   tableIsolation,
   tenantLogin,
@@ -150,10 +151,11 @@ export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
           : ok('postgresql', 'app-role', 'tenant transactions run as svc_app, which row-level security applies to'),
       );
       const login = await deps.db.inTenant(tenantId, (tx) => tenantLogin(tx));
+      const ownerCanCancel = await deps.db.system((tx) => mayCancelStatementsOf(tx, login.role));
       checks.push(
         login.canLeaveRls
           ? warn('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which is or can become the tables' owner, a superuser or a role that bypasses row-level security: a statement that sets its role could leave row-level security`, 'set TENANT_DATABASE_URL to a login that is a member of svc_app only (docs/decisions.md)')
-          : !login.ownerCanCancel
+          : !ownerCanCancel
             ? warn('postgresql', 'tenant-login', `the tables' owner cannot cancel the statements of ${login.role}: a cancelled request's statement runs on`, `grant ${login.role} to the owner (DATABASE_URL's role)`)
             : ok('postgresql', 'tenant-login', `tenant connections log in as ${login.role}, which cannot leave row-level security`),
       );
