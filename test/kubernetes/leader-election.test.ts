@@ -25,21 +25,26 @@ describe('leader election', () => {
     return { client, hang: () => (hanging = true) };
   }
 
+  /** A replica on the Lease `name` in `default`, renewing every 200 ms, that reports each change of its leadership to `record`. */
+  const replica = (
+    client: Kube,
+    lease: { name: string; identity: string; leaseDurationSeconds: number; renewDeadlineMs?: number },
+    record: (change: 'started' | 'stopped') => void,
+  ) =>
+    startLeaderElection(client, {
+      namespace: 'default',
+      renewEveryMs: 200,
+      ...lease,
+      onStartedLeading: () => record('started'),
+      onStoppedLeading: () => record('stopped'),
+    });
+
   /** Replica a on a fresh 3 s lease (renewed every 200 ms, 1 s deadline) through `hangingClient`, once it leads. */
   async function leadingWithHangingClient() {
     const { client, hang } = hangingClient();
     const name = `election-${randomUUID().slice(0, 8)}`;
     const changes: string[] = [];
-    const election = startLeaderElection(client, {
-      namespace: 'default',
-      name,
-      identity: 'replica-a',
-      leaseDurationSeconds: 3,
-      renewEveryMs: 200,
-      renewDeadlineMs: 1_000,
-      onStartedLeading: () => changes.push('a started'),
-      onStoppedLeading: () => changes.push('a stopped'),
-    });
+    const election = replica(client, { name, identity: 'replica-a', leaseDurationSeconds: 3, renewDeadlineMs: 1_000 }, (change) => changes.push(`a ${change}`));
     await until(async () => changes, (seen) => seen.includes('a started'), 10_000);
     return { election, changes, hang, name };
   }
@@ -52,15 +57,7 @@ describe('leader election', () => {
 
     hang();
     // Replica b takes the lease once it has gone unrenewed for its 3 s: a must have stopped acting by then.
-    const b = startLeaderElection(kube, {
-      namespace: 'default',
-      name,
-      identity: 'replica-b',
-      leaseDurationSeconds: 3,
-      renewEveryMs: 200,
-      onStartedLeading: () => changes.push('b started'),
-      onStoppedLeading: () => changes.push('b stopped'),
-    });
+    const b = replica(kube, { name, identity: 'replica-b', leaseDurationSeconds: 3 }, (change) => changes.push(`b ${change}`));
     try {
       await until(async () => changes, (seen) => seen.includes('b started'), 15_000);
       expect(changes).toEqual(['a started', 'a stopped', 'b started']);
@@ -86,17 +83,8 @@ describe('leader election', () => {
   it('releases its lease when stopped, so that another replica leads at once', async () => {
     const name = `election-${randomUUID().slice(0, 8)}`;
     const changes: string[] = [];
-    const elect = (identity: string) =>
-      startLeaderElection(kube, {
-        namespace: 'default',
-        name,
-        identity,
-        // Far longer than the wait for b below: b leads because the lease was released, not because it ran out.
-        leaseDurationSeconds: 60,
-        renewEveryMs: 200,
-        onStartedLeading: () => changes.push(`${identity} started`),
-        onStoppedLeading: () => changes.push(`${identity} stopped`),
-      });
+    // A lease far longer than the wait for b below: b leads because the lease was released, not because it ran out.
+    const elect = (identity: string) => replica(kube, { name, identity, leaseDurationSeconds: 60 }, (change) => changes.push(`${identity} ${change}`));
     const a = elect('replica-a');
     await until(async () => changes, (seen) => seen.includes('replica-a started'), 10_000);
     const b = elect('replica-b');
@@ -129,15 +117,7 @@ describe('leader election', () => {
     const renewed = renewals.then(() => undefined, (error: unknown) => error);
 
     const changes: string[] = [];
-    const election = startLeaderElection(kube, {
-      namespace: 'default',
-      name,
-      identity: 'replica-a',
-      leaseDurationSeconds: 3,
-      renewEveryMs: 200,
-      onStartedLeading: () => changes.push('started'),
-      onStoppedLeading: () => changes.push('stopped'),
-    });
+    const election = replica(kube, { name, identity: 'replica-a', leaseDurationSeconds: 3 }, (change) => changes.push(change));
     try {
       // Longer than the lease: the holder renews all along, so it is not taken over.
       await new Promise((resolve) => setTimeout(resolve, 5_000));
