@@ -83,26 +83,27 @@ export interface PgbenchScripts {
   scripts: PgbenchScript[];
   /** Variables for `-D`: the statements' parameter values. */
   variables: Record<string, string>;
-  /** The script whose transactions are reported (the others only prepare variables). */
-  reported: number;
+  /** The scripts whose transactions are reported, together (the others only prepare variables). */
+  reported: number[];
 }
 
 /**
  * Turns a captured request into a pgbench script that replays its statements with their
  * parameters, passed with `-D`. `pipeline` marks statements the platform sends back to back
  * (`\startpipeline`..`\endpipeline`); `vary` binds the parameter holding `value` to `:variable`
- * instead, so that another script can change it.
+ * instead, so that another script can change it; `prefix` names the other variables apart from
+ * those of another script replayed in the same run.
  */
 export function replayScript(
   statements: Statement[],
-  options: { pipeline?: [number, number]; vary?: { value: string; variable: string } } = {},
+  options: { pipeline?: [number, number]; vary?: { value: string; variable: string }; prefix?: string } = {},
 ): { text: string; variables: Record<string, string> } {
   const variables: Record<string, string> = {};
   const lines: string[] = [];
   statements.forEach((statement, i) => {
     const names = statement.params.map((value, j) => {
       if (value === null) throw new Error(`statement ${i + 1} has a NULL parameter, which pgbench -D cannot pass`);
-      const name = options.vary?.value === value ? options.vary.variable : `s${i}_${j}`;
+      const name = options.vary?.value === value ? options.vary.variable : `${options.prefix ?? 's'}${i}_${j}`;
       variables[name] = value;
       return name;
     });
@@ -113,30 +114,25 @@ export function replayScript(
   return { text: `${lines.join('\n')}\n`, variables };
 }
 
-/** Only `script`, reported. */
-export function single(script: { text: string; variables: Record<string, string> }): PgbenchScripts {
-  return { scripts: [{ text: script.text, weight: 1 }], variables: script.variables, reported: 0 };
+/** Picks among mixed scripts: weights are integers, so shares are resolved to 1 in SHARE_SCALE (49 x 20, so that a lookup once in 50 stays exact). */
+const SHARE_SCALE = 980;
+
+/** `scripts`, each picked for its `share` (summing to 1) of the transactions, reported together. */
+export function mixed(scripts: Array<{ text: string; variables: Record<string, string>; share: number }>): PgbenchScripts {
+  const picked = scripts.map((script) => ({ text: script.text, weight: Math.round(script.share * SHARE_SCALE) })).filter((script) => script.weight > 0);
+  return { scripts: picked, variables: Object.assign({}, ...scripts.map((script) => script.variables)), reported: picked.map((_, i) => i) };
 }
 
 /**
- * `script`, plus a rarely picked script that sets `:variable` to a random id of `table` (n, id),
+ * `workload`, plus a rarely picked script that sets `:variable` to a random id of `table` (n, id),
  * numbered 1..`count`. pgbench variables are numeric unless set by `-D` or `\gset`, and `\gset`
  * cannot run inside a pipeline, so the lookup is a transaction of its own: its cost stays out of
- * the reported script's rate and latencies (it takes 1 in `every` transactions of the clients).
+ * the reported scripts' rate and latencies (it takes 1 in `every` transactions of the clients).
  */
-export function withRandomId(
-  script: { text: string; variables: Record<string, string> },
-  lookup: { table: string; count: number; variable: string; every: number },
-): PgbenchScripts {
+export function withRandomId(workload: PgbenchScripts, lookup: { table: string; count: number; variable: string; every: number }): PgbenchScripts {
   const lookupText = `\\set n random(1, ${lookup.count})\nselect id::text as ${lookup.variable} from ${lookup.table} where n = :n \\gset\n`;
-  return {
-    scripts: [
-      { text: script.text, weight: lookup.every - 1 },
-      { text: lookupText, weight: 1 },
-    ],
-    variables: script.variables,
-    reported: 0,
-  };
+  const others = workload.scripts.reduce((sum, script) => sum + script.weight, 0);
+  return { ...workload, scripts: [...workload.scripts, { text: lookupText, weight: Math.max(1, Math.round(others / (lookup.every - 1))) }] };
 }
 
 export interface PgbenchOptions {
@@ -191,24 +187,39 @@ export async function runPgbench(bin: string, options: PgbenchOptions): Promise<
   }
 }
 
-/** tps (without connection time), failures and average latency: of the run, or of script `reported` (0-based). */
-function summarize(output: string, reported: number | undefined): { tps: number; failed: number; latencyAverage: number } {
-  const section = reported === undefined ? output : (output.split(/^SQL script /m).find((part) => part.startsWith(`${reported + 1}:`)) ?? '');
-  const tps = reported === undefined ? /^tps = ([\d.]+) \(without initial connection time\)/m : /transactions \(.*tps = ([\d.]+)\)/;
+/** tps (without connection time), failures and average latency: of the run, or of the `reported` scripts together (0-based). */
+function summarize(output: string, reported: number[] | undefined): { tps: number; failed: number; latencyAverage: number } {
+  if (reported === undefined) {
+    return {
+      tps: Number(/^tps = ([\d.]+) \(without initial connection time\)/m.exec(output)?.[1]),
+      failed: Number(/number of failed transactions: (\d+)/.exec(output)?.[1] ?? 0),
+      latencyAverage: Number(/latency average = ([\d.]+) ms/.exec(output)?.[1]),
+    };
+  }
+  const sections = output.split(/^SQL script /m);
+  const parts = reported.map((script) => {
+    const section = sections.find((part) => part.startsWith(`${script + 1}:`)) ?? '';
+    return {
+      tps: Number(/transactions \(.*tps = ([\d.]+)\)/.exec(section)?.[1]),
+      failed: Number(/number of failed transactions: (\d+)/.exec(section)?.[1] ?? 0),
+      latencyAverage: Number(/latency average = ([\d.]+) ms/.exec(section)?.[1]),
+    };
+  });
+  const tps = parts.reduce((sum, part) => sum + part.tps, 0);
   return {
-    tps: Number(tps.exec(section)?.[1]),
-    failed: Number(/number of failed transactions: (\d+)/.exec(section)?.[1] ?? 0),
-    latencyAverage: Number(/latency average = ([\d.]+) ms/.exec(section)?.[1]),
+    tps,
+    failed: parts.reduce((sum, part) => sum + part.failed, 0),
+    latencyAverage: parts.reduce((sum, part) => sum + part.latencyAverage * part.tps, 0) / tps,
   };
 }
 
 /** Latencies in milliseconds from pgbench's `-l` logs (columns: client, tx, latency µs, script, ...). */
-function readLatencies(dir: string, script: number | undefined): Float64Array {
+function readLatencies(dir: string, scripts: number[] | undefined): Float64Array {
   const values: number[] = [];
   for (const file of readdirSync(dir).filter((f) => f.startsWith('tx.'))) {
     for (const line of readFileSync(join(dir, file), 'utf8').split('\n')) {
       const [, , micros, scriptNo] = line.split(' ');
-      if (micros && /^\d+$/.test(micros) && (script === undefined || Number(scriptNo) === script)) values.push(Number(micros) / 1000);
+      if (micros && /^\d+$/.test(micros) && (scripts === undefined || scripts.includes(Number(scriptNo)))) values.push(Number(micros) / 1000);
     }
   }
   return Float64Array.from(values);

@@ -8,6 +8,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import type { ListOptions } from '../../control-plane/resources/list-statements.ts';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
@@ -27,7 +28,7 @@ import {
 } from './bench-db.ts';
 import { start } from './child.ts';
 import { localPostmasterOf } from './cpu.ts';
-import { findPgbench, initPgbench, replayScript, runPgbench, single, withRandomId, type PgbenchScripts } from './pgbench.ts';
+import { findPgbench, initPgbench, mixed, replayScript, runPgbench, withRandomId, type PgbenchScripts } from './pgbench.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
 import {
   captureFromServerLog,
@@ -213,17 +214,53 @@ function printStatements(name: string, { statements, source }: ExactStatements):
   for (const s of statements) console.log(`${s.sql.trim().replace(/\s+/g, ' ')}\n     params: ${JSON.stringify(s.params)}`);
 }
 
-/** GET-by-id replayed with a random id of the set; the list with page and count pipelined, as runListStatements sends them. */
-function replays(exact: { get: ExactStatements; list: ExactStatements }, ids: string[]): { get: PgbenchScripts; list: PgbenchScripts } {
-  const get = withRandomId(replayScript(exact.get.statements, { vary: { value: ids[0]!, variable: 'id' } }), {
+/**
+ * A request's statements as pgbench scripts: with the rate-limit upsert in `upsertShare` of the
+ * transactions and without it in the rest, the share the platform's own measured run wrote (all of
+ * them today: one count per request), so the replay follows what was sent rather than what one
+ * request alone sends. `pipelineOf` marks statements sent back to back.
+ */
+function replayMix(
+  statements: Statement[],
+  upsertShare: number,
+  options: { vary?: { value: string; variable: string }; pipelineOf?: (statements: Statement[]) => [number, number] | undefined } = {},
+): PgbenchScripts {
+  const upsertAt = statements.findIndex((s) => /\brate_limits\b/i.test(s.sql));
+  const script = (list: Statement[], prefix: string) => replayScript(list, { vary: options.vary, pipeline: options.pipelineOf?.(list), prefix });
+  if (upsertAt < 0) return mixed([{ ...script(statements, 's'), share: 1 }]);
+  return mixed([
+    { ...script(statements, 'u'), share: upsertShare },
+    { ...script(statements.filter((_, i) => i !== upsertAt), 'r'), share: 1 - upsertShare },
+  ]);
+}
+
+/** The list's page and count, pipelined as runListStatements sends them. */
+function listPipeline(statements: Statement[]): [number, number] | undefined {
+  const countAt = statements.findIndex((s) => /^\s*select count\(/i.test(s.sql));
+  return countAt > 0 ? [countAt - 1, countAt] : undefined;
+}
+
+/** GET-by-id replayed with a random id of the set; the list with page and count pipelined. */
+function replays(exact: { get: ExactStatements; list: ExactStatements }, ids: string[], upsertShare: { get: number; list: number }): { get: PgbenchScripts; list: PgbenchScripts } {
+  const get = withRandomId(replayMix(exact.get.statements, upsertShare.get, { vary: { value: ids[0]!, variable: 'id' } }), {
     table: ID_TABLE,
     count: ids.length,
     variable: 'id',
     every: ID_LOOKUP_EVERY,
   });
-  const countAt = exact.list.statements.findIndex((s) => /^\s*select count\(/i.test(s.sql));
-  const list = single(replayScript(exact.list.statements, countAt > 0 ? { pipeline: [countAt - 1, countAt] } : {}));
-  return { get, list };
+  return { get, list: replayMix(exact.list.statements, upsertShare.list, { pipelineOf: listPipeline }) };
+}
+
+/** PostgreSQL's statistics reach the views about once a second after a connection goes idle. */
+const STATS_SETTLE_MS = 2_000;
+
+/** Rows the rate limiters have written (inserted or updated) in `rate_limits` so far, from PostgreSQL's statistics. */
+async function rateLimitWrites(dbUrl: string): Promise<number> {
+  await sleep(STATS_SETTLE_MS);
+  return withSql(dbUrl, async (sql) => {
+    const [row] = await sql<{ writes: string }[]>`select (n_tup_ins + n_tup_upd)::text as writes from pg_stat_user_tables where relname = 'rate_limits'`;
+    return Number(row!.writes);
+  });
 }
 
 async function serverFacts(dbUrl: string): Promise<ServerFacts> {
@@ -238,7 +275,7 @@ async function serverFacts(dbUrl: string): Promise<ServerFacts> {
 /** Runs every workload, each as a warm-up run and then the measured one; returns the table rows. */
 async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools, workDir: string): Promise<{ rows: Record<string, Row>; server: ServerFacts }> {
   const { seconds, warmupSeconds, connections, threads } = settings;
-  const scripts = replays(await exactWorkloads(s), s.ids);
+  const exact = await exactWorkloads(s);
   const getPaths = join(workDir, 'get-paths.txt');
   const listPaths = join(workDir, 'list-paths.txt');
   await writeFile(getPaths, `${s.ids.map(getPath).join('\n')}\n`);
@@ -252,7 +289,11 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
       return result;
     };
     await run(warmupSeconds);
-    return run(seconds);
+    const writesBefore = await rateLimitWrites(s.dbUrl);
+    const result = await run(seconds);
+    const writes = (await rateLimitWrites(s.dbUrl)) - writesBefore;
+    // Requests still in flight when wrk stops have written their counts but are not among its requests: whole percents.
+    return { ...result, rateLimitWrites: writes, upsertShare: Math.min(1, Math.round((writes / result.requests) * 100) / 100) };
   };
   const sql = async (url: string, workload: PgbenchScripts | 'select-only') => {
     const run = (duration: number, percentiles: boolean) =>
@@ -266,6 +307,13 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
   log('list through the edge');
   const edgeList = await edge(listPaths);
   const server = await serverFacts(s.dbUrl);
+  const scripts = replays(exact, s.ids, { get: edgeGet.upsertShare, list: edgeList.upsertShare });
+  for (const [name, run] of [['GET-by-id', edgeGet], ['list', edgeList]] as const) {
+    console.log(
+      `\n-- ${name}: the platform wrote ${run.rateLimitWrites} rate-limit counts for ${run.requests} requests in its measured run; ` +
+        `the exact-SQL replay sends the upsert in ${(run.upsertShare * 100).toFixed(1)}% of its transactions`,
+    );
+  }
   log('GET-by-id exact SQL: pgbench');
   const sqlGet = await sql(s.dbUrl, scripts.get);
   log('list exact SQL: pgbench');

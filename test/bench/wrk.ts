@@ -40,6 +40,8 @@ export interface WrkOptions {
 }
 
 export interface WrkResult extends Measurement {
+  /** Requests completed in the run. */
+  requests: number;
   cpu?: CpuSplit;
 }
 
@@ -76,6 +78,7 @@ export async function runWrk(bin: string, options: WrkOptions): Promise<WrkResul
   const socketErrors = socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0;
   return {
     rate,
+    requests: Number(/^\s*(\d+) requests in /m.exec(output)?.[1]),
     p50Ms: durationMs(/^\s+50%\s+(\S+)/m.exec(output)?.[1]),
     p99Ms: durationMs(/^\s+99%\s+(\S+)/m.exec(output)?.[1]),
     errors: non2xx + socketErrors,

@@ -71,6 +71,24 @@ describe('rate limits', () => {
     }
   });
 
+  it('answers a burst of concurrent requests to two edge instances as if each had been counted alone', async () => {
+    const burst = { keyPrefix: `burst-${randomUUID()}`, policies: { resources: { points: 10, durationSeconds: 60 } } };
+    const stacks = [await startTestStack({ rateLimits: burst }), await startTestStack({ rateLimits: burst })];
+    try {
+      await Promise.all(stacks.map((stack) => stack.token(ADMIN)));
+      const responses = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => stacks[i % 2]!.request('GET', `${V3}/resources?type=project&limit=1`, { as: ADMIN })),
+      );
+      const allowed = responses.filter((r) => r.status === 200);
+      expect(allowed).toHaveLength(10);
+      expect(responses.filter((r) => r.status === 429)).toHaveLength(6);
+      const remaining = allowed.map((r) => Number(r.headers.get('x-ratelimit-remaining'))).sort((a, b) => a - b);
+      expect(remaining).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    } finally {
+      await Promise.all(stacks.map((stack) => stack.close()));
+    }
+  });
+
   it('does not spend other tenants’ or other APIs’ budgets', async () => {
     const globex = await first.request('GET', `${V3}/resources?type=project&limit=1`, { as: GLOBEX_ADMIN });
     expect(globex.status).toBe(200);
