@@ -42,6 +42,8 @@ export class DomainError extends Error {
 
 /** The issue of text holding the NUL character, which PostgreSQL cannot store. */
 export const NUL_ISSUE = 'must not contain the NUL character (U+0000)';
+/** The issue of a `__proto__` key, which JavaScript objects reserve: validated copies of an object drop it. */
+export const RESERVED_KEY_ISSUE = 'is a name reserved by JavaScript (__proto__) and cannot be a key';
 /** The issue of text holding half of a UTF-16 surrogate pair, which is no Unicode text. */
 export const UNPAIRED_SURROGATE_ISSUE = 'must be Unicode text (it holds an unpaired surrogate such as \\ud800)';
 

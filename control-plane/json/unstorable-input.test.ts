@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { NUL_ISSUE, UNPAIRED_SURROGATE_ISSUE } from '../errors.ts';
+import { NUL_ISSUE, RESERVED_KEY_ISSUE, UNPAIRED_SURROGATE_ISSUE } from '../errors.ts';
 import { MAX_NESTING, NESTING_ISSUE, unstorableInput } from './unstorable-input.ts';
 
 describe('unstorableInput', () => {
@@ -16,6 +16,13 @@ describe('unstorableInput', () => {
     expect(unstorableInput({ reversed: '\uDE00\uD83D' })).toEqual({ path: ['reversed'], issue: UNPAIRED_SURROGATE_ISSUE });
     expect(unstorableInput({ ['\uD800']: 1 })).toEqual({ path: ['\uD800'], issue: UNPAIRED_SURROGATE_ISSUE });
     expect(unstorableInput('\uD800')).toEqual({ path: [], issue: UNPAIRED_SURROGATE_ISSUE });
+  });
+
+  it('refuses a __proto__ key at any depth, as JSON.parse makes it: an own key', () => {
+    expect(unstorableInput(JSON.parse('{"metadata":{"ok":1,"__proto__":{"admin":true}}}'))).toEqual({ path: ['metadata', '__proto__'], issue: RESERVED_KEY_ISSUE });
+    expect(unstorableInput(JSON.parse('[{"a":[{"__proto__":null}]}]'))).toEqual({ path: ['0', 'a', '0', '__proto__'], issue: RESERVED_KEY_ISSUE });
+    // Other names objects inherit are ordinary own keys.
+    expect(unstorableInput(JSON.parse('{"constructor":{"prototype":{"x":1}},"toString":"a","proto":1}'))).toBeUndefined();
   });
 
   it('refuses input nested deeper than MAX_NESTING, however deep, without exhausting the stack', () => {

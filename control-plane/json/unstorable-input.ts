@@ -1,4 +1,4 @@
-import { NUL_ISSUE, UNPAIRED_SURROGATE_ISSUE, ValidationError } from '../errors.ts';
+import { NUL_ISSUE, RESERVED_KEY_ISSUE, UNPAIRED_SURROGATE_ISSUE, ValidationError } from '../errors.ts';
 
 /**
  * How many levels a request body may nest (a procedure's input holds it one level down): far
@@ -12,8 +12,10 @@ export const NESTING_ISSUE = `must not be nested more than ${MAX_NESTING} levels
  * the issue; undefined when there is none. Text and `jsonb` refuse the NUL character; `jsonb`
  * refuses an unpaired UTF-16 surrogate (which a JSON body can carry as `\ud800`), and text would
  * keep it as U+FFFD, another string than the one sent. Input nested deeper than `MAX_NESTING` is
- * refused too: JSON.stringify and PostgreSQL's JSON reader fail on very deep documents. Walked
- * with a stack of its own, so no input can exhaust the call stack.
+ * refused too: JSON.stringify and PostgreSQL's JSON reader fail on very deep documents. So is a
+ * `__proto__` key (a JSON body can hold one): a validated copy of an object (zod's records) drops
+ * it, while one nested deeper was kept. Walked with a stack of its own, so no input can exhaust
+ * the call stack.
  */
 export function unstorableInput(value: unknown): { path: string[]; issue: string } | undefined {
   const pending: Array<{ value: unknown; depth: number; parent: number; key: string }> = [{ value, depth: 0, parent: -1, key: '' }];
@@ -37,7 +39,7 @@ export function unstorableInput(value: unknown): { path: string[]; issue: string
     const entries = Object.entries(item.value);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
-      const keyIssue = textIssue(key);
+      const keyIssue = key === '__proto__' ? RESERVED_KEY_ISSUE : textIssue(key);
       if (keyIssue !== undefined) return { path: [...pathOf(index), key], issue: keyIssue };
       pending.push({ value: child, depth: item.depth + 1, parent: index, key });
     }

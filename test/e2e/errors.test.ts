@@ -132,6 +132,23 @@ describe('v3 errors', () => {
     expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body).toEqual(before);
   });
 
+  it('400 VALIDATION_ERROR naming the field for a __proto__ key, which validated copies of an object drop; nothing changes', async () => {
+    const marker = `proto-${Date.now()}-${Math.random()}`;
+    const before = (await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body;
+    const attempts: Array<[ApiResponse, string]> = [
+      [await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"name":"${marker}","metadata":{"marker":"${marker}","__proto__":{"admin":true}}}` }), 'metadata.__proto__'],
+      [await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"__proto__":{"budget":-1},"name":"${marker}"}` }), '__proto__'],
+      [await stack.request('PATCH', `${V3}/users/me`, { as: MEMBER, rawBody: '{"preferences":{"__proto__":{"theme":"dark"}}}' }), 'preferences.__proto__'],
+      [await stack.request('POST', `${V3}/orchestrate/workflows/project-briefing/execute`, { as: ADMIN, rawBody: '{"input":{"__proto__":{"question":"q"}}}' }), 'input.__proto__'],
+    ];
+    for (const [response, field] of attempts) {
+      expect(response.status, JSON.stringify(response.body)).toBe(400);
+      expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, issue: expect.stringContaining('__proto__') } });
+    }
+    expect((await stack.request('GET', `${V3}/resources?type=project&filter[name]=${marker}`, { as: ADMIN })).body.total).toBe(0);
+    expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body).toEqual(before);
+  });
+
   it('400 for a body that is not an object', async () => {
     const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: [1, 2] });
     expect(response.status).toBe(400);
