@@ -46,10 +46,11 @@ describe('rate limit counts in PostgreSQL', () => {
     expect(row!.points).toBe(12);
   });
 
-  it('refuses a spent key in this process without asking PostgreSQL again, until its window ends', async () => {
+  it('refuses a spent key in this process without asking PostgreSQL again, with the window’s reset', async () => {
     const limits = createRateLimits(postgresLimiters(counting, { keyPrefix: `spent-${randomUUID()}` }), policies(3));
     const first = await Promise.allSettled(Array.from({ length: 4 }, () => limits('resources', 'tenant:spent')));
-    expect(first.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
+    // The pool's two connections may write the four counts in either order: three pass, one is refused.
+    expect(first.map((o) => o.status).sort()).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
     sent = 0;
     const later = await Promise.allSettled(Array.from({ length: 3 }, () => limits('resources', 'tenant:spent')));
     expect(sent).toBe(0);
@@ -62,7 +63,7 @@ describe('rate limit counts in PostgreSQL', () => {
     }
   });
 
-  it('keeps counting in this process while PostgreSQL cannot be reached', async () => {
+  it('keeps counting in this process while its PostgreSQL client fails', async () => {
     const unreachable = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
     await unreachable.end();
     const limits = createRateLimits(postgresLimiters(unreachable, { keyPrefix: `down-${randomUUID()}` }), policies(2));

@@ -311,7 +311,7 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
   for (const [name, run] of [['GET-by-id', edgeGet], ['list', edgeList]] as const) {
     console.log(
       `\n-- ${name}: the platform wrote ${run.rateLimitWrites} rate-limit counts for ${run.requests} requests in its measured run; ` +
-        `the exact-SQL replay sends the upsert in ${(run.upsertShare * 100).toFixed(1)}% of its transactions`,
+        `the exact-SQL replay sends the upsert in ${(run.upsertShare * 100).toFixed(1)}% of its reported transactions`,
     );
   }
   log('GET-by-id exact SQL: pgbench');

@@ -132,10 +132,12 @@ describe('v3 errors', () => {
     expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body).toEqual(before);
   });
 
-  it('400 VALIDATION_ERROR naming the field for a __proto__ key, which validated copies of an object drop; nothing changes', async () => {
+  it('400 VALIDATION_ERROR naming the field for a __proto__ key, which validated copies of an object drop; no resource is created, the profile is unchanged', async () => {
     const marker = `proto-${Date.now()}-${Math.random()}`;
     const before = (await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body;
     const attempts: Array<[ApiResponse, string]> = [
+      // A query string's filter name becomes a key too: it used to vanish, leaving the list unfiltered.
+      [await stack.request('GET', `${V3}/resources?type=project&filter[__proto__]=x`, { as: ADMIN }), 'filter.__proto__'],
       [await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"name":"${marker}","metadata":{"marker":"${marker}","__proto__":{"admin":true}}}` }), 'metadata.__proto__'],
       [await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: `{"__proto__":{"budget":-1},"name":"${marker}"}` }), '__proto__'],
       [await stack.request('PATCH', `${V3}/users/me`, { as: MEMBER, rawBody: '{"preferences":{"__proto__":{"theme":"dark"}}}' }), 'preferences.__proto__'],

@@ -182,7 +182,7 @@ describe('v4 storage', () => {
     expect(byQuery.body).toMatchObject({ backend: 'blob', dryRun: true, state: 'planned', workflowId: null });
     const syncByQuery = await stack.request('POST', storage(tenantA, '/sync-schema?dryRun=true'), { as: adminA.email });
     expect(syncByQuery.body).toMatchObject({ dryRun: true });
-    for (const [query, body, field] of [['?dryRun=yes', undefined, 'dryRun'], ['?colour=blue', undefined, 'colour'], ['?dryRun=true', { dryRun: false }, 'dryRun']] as const) {
+    for (const [query, body, field] of [['?dryRun=yes', undefined, 'dryRun'], ['?colour=blue', undefined, 'colour'], ['?dryRun=true&__proto__=x', undefined, '__proto__'], ['?dryRun=true', { dryRun: false }, 'dryRun']] as const) {
       const refused = await stack.request('POST', storage(tenantA, `/provision${query}`), { as: adminA.email, body });
       expect(refused.status, query).toBe(400);
       expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });

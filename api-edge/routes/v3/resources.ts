@@ -5,17 +5,18 @@ import { optional, resourceData, v3Resource, v3ResourcePage } from './shape.ts';
 
 /**
  * `filter[<field>]` query parameters, keyed by what stands inside the brackets. One given twice is
- * a 400 rather than one of them silently kept (`filter[f.in]` takes several values).
+ * a 400 rather than one of them silently kept (`filter[f.in]` takes several values). Built from
+ * entries, so every name is an own key (`filter[__proto__]` included) that the procedure checks.
  */
 function filtersOf(params: URLSearchParams): Record<string, string> {
-  const filters: Record<string, string> = {};
+  const filters = new Map<string, string>();
   for (const [key, value] of params) {
     const match = /^filter\[(.+)\]$/.exec(key);
     if (!match) continue;
-    if (Object.hasOwn(filters, match[1]!)) throw ValidationError.field(key, 'is given more than once; use .in for several values');
-    filters[match[1]!] = value;
+    if (filters.has(match[1]!)) throw ValidationError.field(key, 'is given more than once; use .in for several values');
+    filters.set(match[1]!, value);
   }
-  return filters;
+  return Object.fromEntries(filters);
 }
 
 /** v3 resources: translates REST to `resources.*` procedures and shapes records flat. */

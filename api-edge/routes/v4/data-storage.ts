@@ -17,7 +17,13 @@ function optionsOf(request: Request, body: unknown): Record<string, unknown> {
   const options = { ...optionalObject(body) } as Record<string, unknown>;
   for (const [name, value] of new URL(request.url).searchParams) {
     if (Object.hasOwn(options, name)) throw ValidationError.field(name, 'is given in both the query string and the body');
-    options[name] = FLAGS.has(name) && (value === 'true' || value === 'false') ? value === 'true' : value;
+    // Defined, not assigned, so that every name (`__proto__` included) is an own key the procedure checks.
+    Object.defineProperty(options, name, {
+      value: FLAGS.has(name) && (value === 'true' || value === 'false') ? value === 'true' : value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return options;
 }
