@@ -3,7 +3,7 @@ import { node } from '@elysiajs/node';
 import type { ControlPlane } from '../control-plane/contracts.ts';
 import { errorBody, toErrorResponse } from './errors.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
-import { assertBodyWithinLimit } from './plugins/body-limit.ts';
+import { assertBodyWithinLimit, assertJsonBody } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
@@ -76,6 +76,7 @@ export function createEdgeApp(deps: EdgeDeps) {
       calls.set(request, call);
       await limit(groupOf(pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
       assertBodyWithinLimit(request);
+      assertJsonBody(request);
     })
     .onError(({ code, error, request, set }) => {
       if (code === 'NOT_FOUND') {

@@ -54,5 +54,6 @@ export async function authenticate(
   } catch {
     throw new UnauthorizedError('invalid or expired token');
   }
-  return { identity, token, tenantHint: headers.get('x-tenant-id') ?? undefined };
+  // An empty header names no tenant, as over the HTTP link, where it is not forwarded.
+  return { identity, token, tenantHint: headers.get('x-tenant-id') || undefined };
 }

@@ -1,4 +1,4 @@
-import { PayloadTooLargeError } from '../../control-plane/contracts.ts';
+import { PayloadTooLargeError, ValidationError } from '../../control-plane/contracts.ts';
 
 /** The largest request body the REST APIs read: every v3 and v4 body is a JSON document. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -48,4 +48,18 @@ export async function withMeasuredBody(request: Request): Promise<Request> {
 /** Throws PAYLOAD_TOO_LARGE (413) for a body declared or found larger than MAX_BODY_BYTES. */
 export function assertBodyWithinLimit(request: Request): void {
   if (overLimit.has(request) || Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+}
+
+export const JSON_MEDIA_TYPE_ISSUE = 'must be JSON sent with Content-Type: application/json';
+
+/**
+ * Refuses a body sent as anything but `application/json` (parameters such as `charset` aside):
+ * the APIs read JSON only, and the server would otherwise read such a body as none, so a request
+ * would run on its defaults (a dry run becoming a real one).
+ */
+export function assertJsonBody(request: Request): void {
+  const hasBody = Number(request.headers.get('content-length') ?? 0) > 0 || request.headers.has('transfer-encoding');
+  if (!BODY_METHODS.has(request.method) || !hasBody) return;
+  const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  if (mediaType !== 'application/json') throw ValidationError.field('(body)', JSON_MEDIA_TYPE_ISSUE);
 }

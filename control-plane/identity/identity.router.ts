@@ -19,7 +19,7 @@ export const identityRouter = t.router({
     .query(({ ctx }) => ctx.services.identity.tenants(ctx.principal)),
   /** Self-provisioning; the input keeps the wire name `tenant_id`, so a validation error names it. */
   provision: userProcedure
-    .input(z.object({ tenant_id: TenantRefSchema }))
+    .input(z.object({ tenant_id: TenantRefSchema }).strict())
     .output(MembershipGrantSchema)
     .mutation(({ ctx, input }) => ctx.services.tenants.provisionSelf(ctx.principal, input.tenant_id)),
 });

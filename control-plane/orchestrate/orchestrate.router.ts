@@ -19,7 +19,7 @@ export const orchestrateRouter = t.router({
         input: z.record(z.string(), z.unknown()).default({}),
         metadata: z.record(z.string(), z.unknown()).default({}),
         async: z.boolean().default(false),
-      }),
+      }).strict(),
     )
     .output(z.object({ execution: ExecutionSchema, settled: z.boolean() }))
     .mutation(({ ctx, input }) => ctx.services.orchestrate.execute(ctx.actor, input)),

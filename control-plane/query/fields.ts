@@ -89,7 +89,8 @@ export function parseFieldPath(name: string, param: string): string[] {
  * for sorting, which orders numbers as numbers and strings as strings).
  */
 export function resolveField(name: string, schema: JsonSchema | undefined, fallback: () => FieldKind, param: string): FieldRef {
-  const column = COLUMNS[name];
+  // Own keys only: `constructor` or `toString` is a data field, not something every object inherits.
+  const column = Object.hasOwn(COLUMNS, name) ? COLUMNS[name] : undefined;
   if (column) return { name, expr: column.column, kind: column.kind };
   const path = parseFieldPath(name, param);
   const kind = declaredKind(schema, path) ?? fallback();

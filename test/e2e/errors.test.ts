@@ -151,6 +151,54 @@ describe('v3 errors', () => {
     expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body).toEqual(before);
   });
 
+  it('400 for a body not sent as application/json, which would otherwise be read as no body at all; nothing is created', async () => {
+    const marker = `media-${Date.now()}-${Math.random()}`;
+    const json = JSON.stringify({ name: marker, metadata: { marker } });
+    for (const contentType of ['text/plain', 'application/x-www-form-urlencoded', 'application/octet-stream', 'Application/JSON', 'application/merge-patch+json']) {
+      const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: json, headers: { 'content-type': contentType } });
+      expect(response.status, contentType).toBe(400);
+      expect(response.body.error, contentType).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: '(body)', issue: expect.stringContaining('application/json') } });
+    }
+    // No Content-Type at all (a byte body): the execute would otherwise run with its defaults.
+    const bare = await fetch(`${stack.url}${V3}/orchestrate/workflows/project-briefing/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await stack.token(ADMIN)}` },
+      body: new TextEncoder().encode('{"input":{"status":"active"}}'),
+    });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { error: { details: { field: string } } }).error.details.field).toBe('(body)');
+    expect((await stack.request('GET', `${V3}/resources?type=project&filter[name]=${marker}`, { as: ADMIN })).body.total).toBe(0);
+
+    const withCharset = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, rawBody: json, headers: { 'content-type': 'application/json; charset=utf-8' } });
+    expect(withCharset.status, JSON.stringify(withCharset.body)).toBe(201);
+  });
+
+  it('400 for a query parameter given twice, rather than one value silently kept', async () => {
+    for (const [path, field] of [
+      [`${V3}/resources?type=project&sort=-budget&sort=name`, 'sort'],
+      [`${V3}/resources?type=project&type=other`, 'type'],
+      [`${V3}/resources?type=project&limit=1&limit=2`, 'limit'],
+      [`${V3}/users?role=admin&role=member`, 'role'],
+      [`${V3}/orchestrate/executions?state=completed&state=failed`, 'state'],
+    ] as const) {
+      const response = await stack.request('GET', path, { as: ADMIN });
+      expect(response.status, path).toBe(400);
+      expect(response.body.error, path).toMatchObject({ code: 'VALIDATION_ERROR', details: { field, issue: 'is given more than once' } });
+    }
+  });
+
+  it('400 for an execute body field other than input, metadata and async, or a workflowId beside the path’s', async () => {
+    for (const [rawBody, field] of [
+      ['{"inputs":{"status":"x"}}', 'inputs'],
+      ['{"input":{},"asnyc":true}', 'asnyc'],
+      ['{"workflowId":"active-projects"}', 'workflowId'],
+    ] as const) {
+      const response = await stack.request('POST', `${V3}/orchestrate/workflows/project-briefing/execute`, { as: ADMIN, rawBody });
+      expect(response.status, rawBody).toBe(400);
+      expect(response.body.error, rawBody).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+    }
+  });
+
   it('400 for a body that is not an object', async () => {
     const response = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: [1, 2] });
     expect(response.status).toBe(400);

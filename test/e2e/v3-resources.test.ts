@@ -472,6 +472,12 @@ describe('GET /resources', () => {
       expect(await b.names({ 'filter[name.contains]': '%' })).toEqual([]);
     });
 
+    it('treats a field named like what every object inherits (constructor, toString) as a data field', async () => {
+      expect(await b.names({ 'filter[constructor]': 'x' })).toEqual([]);
+      expect(await b.names({ 'filter[toString]': 'x', 'filter[status]': 'active' })).toEqual([]);
+      expect(sorted(await b.names({ sort: 'valueOf' }))).toEqual(['Apollo', 'Artemis', 'Gemini', 'Mercury', 'Skylab']);
+    });
+
     it('combines several filters with AND', async () => {
       expect(await b.names({ 'filter[status]': 'active', 'filter[budget.gt]': '10' })).toEqual(['Artemis']);
       expect(await b.names({ 'filter[owner]': 'alice', 'filter[budget.gte]': '10', 'filter[metadata.department]': 'R&D' })).toEqual(['Mercury']);

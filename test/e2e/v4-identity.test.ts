@@ -102,6 +102,15 @@ describe('v4 identity', () => {
     const again = await stack.request('POST', `/v4/identity/me/provision?tenant_id=${joinable.slug}`, { as: joiner.email });
     expect(again.status).toBe(200);
     expect(again.body.roles).toEqual(['member']);
+    // The tenant named in both places, or under another name, is refused rather than one of them chosen.
+    for (const [path, body, field] of [
+      [`/v4/identity/me/provision?tenant_id=${joinable.slug}`, { tenant_id: joinable.id }, 'tenant_id'],
+      [`/v4/identity/me/provision?tenant_id=${joinable.slug}`, { tenantId: joinable.id }, 'tenantId'],
+    ] as const) {
+      const refused = await stack.request('POST', path, { as: joiner.email, body });
+      expect(refused.status, JSON.stringify(body)).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
+    }
 
     const tenants = await stack.request('GET', '/v4/identity/tenants', { as: joiner.email });
     expect(tenants.body.data).toEqual([expect.objectContaining({ id: joinable.id, slug: joinable.slug, status: 'active', roles: ['member'] })]);

@@ -182,11 +182,15 @@ describe('v4 storage', () => {
     expect(byQuery.body).toMatchObject({ backend: 'blob', dryRun: true, state: 'planned', workflowId: null });
     const syncByQuery = await stack.request('POST', storage(tenantA, '/sync-schema?dryRun=true'), { as: adminA.email });
     expect(syncByQuery.body).toMatchObject({ dryRun: true });
-    for (const [query, body, field] of [['?dryRun=yes', undefined, 'dryRun'], ['?colour=blue', undefined, 'colour'], ['?dryRun=true&__proto__=x', undefined, '__proto__'], ['?dryRun=true', { dryRun: false }, 'dryRun']] as const) {
+    for (const [query, body, field] of [['?dryRun=yes', undefined, 'dryRun'], ['?colour=blue', undefined, 'colour'], ['?dryRun=true&__proto__=x', undefined, '__proto__'], ['?dryRun=true&dryRun=false', undefined, 'dryRun'], ['?dryRun=true', { dryRun: false }, 'dryRun']] as const) {
       const refused = await stack.request('POST', storage(tenantA, `/provision${query}`), { as: adminA.email, body });
       expect(refused.status, query).toBe(400);
       expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
     }
+    // A dry run whose body is not sent as JSON is refused, not run for real with the defaults.
+    const asBytes = await stack.request('POST', storage(tenantA, '/provision'), { as: adminA.email, rawBody: '{"dryRun":true}', headers: { 'content-type': 'application/octet-stream' } });
+    expect(asBytes.status).toBe(400);
+    expect(asBytes.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: '(body)' } });
     expect(await snapshot(tenantA)).toEqual(before);
   });
 

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
-import type { ControlPlane, Execution } from '../../../control-plane/contracts.ts';
+import { ValidationError, type ControlPlane, type Execution } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { jsonObjectBody, optional } from './shape.ts';
+import { queryValue } from '../request-options.ts';
+import { jsonObjectBody } from './shape.ts';
 
 /** v3 renders `output` only once an execution completed, and `error` only when it failed. */
 function v3Execution(execution: Execution) {
@@ -17,13 +18,10 @@ export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {
       return { data: workflows.map((w) => ({ ...w, steps: w.steps.map(({ id, name, type }) => ({ id, name, type })) })) };
     })
     .post('/orchestrate/workflows/:workflowId/execute', async ({ request, params, body, set }) => {
-      const { input, metadata, async } = body === undefined || body === '' ? {} : jsonObjectBody(body);
-      const result = await cp.mutation(calls.of(request), 'orchestrate', 'execute', {
-        workflowId: params.workflowId,
-        input: input as Record<string, unknown>,
-        metadata: metadata as Record<string, unknown>,
-        async: async as boolean,
-      });
+      const fields = body === undefined || body === '' ? {} : jsonObjectBody(body);
+      if (Object.hasOwn(fields, 'workflowId')) throw ValidationError.field('workflowId', 'is given by the path, not the body');
+      // The body's fields as sent (`input`, `metadata`, `async`): the procedure refuses any other.
+      const result = await cp.mutation(calls.of(request), 'orchestrate', 'execute', { ...fields, workflowId: params.workflowId } as never);
       set.status = result.settled ? 200 : 202;
       return v3Execution(result.execution);
     })
@@ -33,10 +31,10 @@ export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {
     .get('/orchestrate/executions', async ({ request }) => {
       const params = new URL(request.url).searchParams;
       const page = await cp.query(calls.of(request), 'orchestrate', 'list', {
-        workflowId: optional(params.get('workflowId')),
-        state: optional(params.get('state')) as never,
-        limit: optional(params.get('limit')),
-        offset: optional(params.get('offset')),
+        workflowId: queryValue(params, 'workflowId'),
+        state: queryValue(params, 'state') as never,
+        limit: queryValue(params, 'limit'),
+        offset: queryValue(params, 'offset'),
       });
       return {
         data: page.items.map(({ id, workflowId, state, startedAt, completedAt }) => ({ id, workflowId, state, startedAt, completedAt })),

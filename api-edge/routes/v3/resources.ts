@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import { ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { optional, resourceData, v3Resource, v3ResourcePage } from './shape.ts';
+import { queryValue } from '../request-options.ts';
+import { resourceData, v3Resource, v3ResourcePage } from './shape.ts';
 
 /**
  * `filter[<field>]` query parameters, keyed by what stands inside the brackets. One given twice is
@@ -25,12 +26,12 @@ export function v3ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
     .get('/resources', async ({ request }) => {
       const params = new URL(request.url).searchParams;
       const page = await cp.query(calls.of(request), 'resources', 'list', {
-        type: params.get('type') ?? '',
+        type: queryValue(params, 'type') ?? '',
         filter: filtersOf(params),
-        sort: optional(params.get('sort')),
-        limit: optional(params.get('limit')),
-        offset: optional(params.get('offset')),
-        cursor: optional(params.get('cursor')),
+        sort: queryValue(params, 'sort'),
+        limit: queryValue(params, 'limit'),
+        offset: queryValue(params, 'offset'),
+        cursor: queryValue(params, 'cursor'),
       });
       return v3ResourcePage(page);
     })

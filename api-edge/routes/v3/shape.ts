@@ -35,6 +35,3 @@ export function v3ResourcePage(page: ResourcePage) {
 export function v3UserListItem(user: User) {
   return { id: user.id, email: user.email, name: user.name, role: user.role, status: user.status, lastLoginAt: user.lastLoginAt };
 }
-
-/** A query parameter, or undefined when absent (procedures apply their own defaults). */
-export const optional = (value: string | null) => value ?? undefined;

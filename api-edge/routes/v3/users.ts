@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { jsonObjectBody, optional, v3UserListItem } from './shape.ts';
+import { queryValue } from '../request-options.ts';
+import { jsonObjectBody, v3UserListItem } from './shape.ts';
 
 /** v3 users: the caller's profile, other members of the tenant, and the admin listing. */
 export function v3UserRoutes(cp: ControlPlane, calls: RequestCalls) {
@@ -11,11 +12,11 @@ export function v3UserRoutes(cp: ControlPlane, calls: RequestCalls) {
     .get('/users', async ({ request }) => {
       const params = new URL(request.url).searchParams;
       const page = await cp.query(calls.of(request), 'users', 'list', {
-        role: optional(params.get('role')),
-        status: optional(params.get('status')) as 'active' | 'inactive' | undefined,
-        search: optional(params.get('search')),
-        limit: optional(params.get('limit')),
-        offset: optional(params.get('offset')),
+        role: queryValue(params, 'role'),
+        status: queryValue(params, 'status') as 'active' | 'inactive' | undefined,
+        search: queryValue(params, 'search'),
+        limit: queryValue(params, 'limit'),
+        offset: queryValue(params, 'offset'),
       });
       return { data: page.items.map(v3UserListItem), total: page.total };
     })

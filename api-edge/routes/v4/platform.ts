@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
+import { queryValue } from '../request-options.ts';
 import { jsonObjectBody } from '../v3/shape.ts';
 
 /**
@@ -40,7 +41,7 @@ export function v4PlatformRoutes(cp: ControlPlane, calls: RequestCalls) {
       return grant.membership;
     })
     .get('/platform/users/by-email', ({ request }) =>
-      cp.query(calls.of(request), 'tenants', 'findUserByEmail', { email: new URL(request.url).searchParams.get('email') as string }),
+      cp.query(calls.of(request), 'tenants', 'findUserByEmail', { email: queryValue(new URL(request.url).searchParams, 'email') as string }),
     )
     .get('/platform/users/:oid/memberships', async ({ request, params }) => ({
       data: await cp.query(calls.of(request), 'tenants', 'memberships', { userId: params.oid }),
