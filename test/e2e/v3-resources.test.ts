@@ -597,8 +597,13 @@ describe('GET /resources', () => {
       expect(typeof res.body.nextCursor).toBe('string');
     });
 
-    it.each(['101', '0', '-1', '1.5', 'ten', ''])('rejects limit=%s on "limit"', async (limit) => {
+    // Decimal digits only: 1e1, 0x10 and ' 5' would be 10, 16 and 5 to JavaScript's Number().
+    it.each(['101', '0', '-1', '1.5', 'ten', '', '1e1', '0x10', ' 5'])('rejects limit=%s on "limit"', async (limit) => {
       expectValidationError(await b.list({ limit }), 'limit');
+    });
+
+    it.each(['', '1e1', '0x10', '-1'])('rejects offset=%s on "offset"', async (offset) => {
+      expectValidationError(await b.list({ offset }), 'offset');
     });
 
     it('pages with offset; total counts every match and hasMore tells whether more follow', async () => {
