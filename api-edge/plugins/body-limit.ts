@@ -58,8 +58,9 @@ export const JSON_MEDIA_TYPE_ISSUE = 'must be JSON sent with Content-Type: appli
  * would run on its defaults (a dry run becoming a real one).
  */
 export function assertJsonBody(request: Request): void {
+  if (!BODY_METHODS.has(request.method)) return;
   const hasBody = Number(request.headers.get('content-length') ?? 0) > 0 || request.headers.has('transfer-encoding');
-  if (!BODY_METHODS.has(request.method) || !hasBody) return;
+  if (!hasBody) return;
   const mediaType = (request.headers.get('content-type') ?? '').split(';')[0]!.trim();
   if (mediaType !== 'application/json') throw ValidationError.field('(body)', JSON_MEDIA_TYPE_ISSUE);
 }
