@@ -50,7 +50,7 @@ export function assertBodyWithinLimit(request: Request): void {
   if (overLimit.has(request) || Number(request.headers.get('content-length') ?? 0) > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
 }
 
-export const JSON_MEDIA_TYPE_ISSUE = 'must be JSON sent with Content-Type: application/json';
+const JSON_MEDIA_TYPE_ISSUE = 'must be JSON sent with Content-Type: application/json';
 
 /**
  * Refuses a body sent as anything but `application/json` (parameters such as `charset` aside):

@@ -187,24 +187,24 @@ export async function runPgbench(bin: string, options: PgbenchOptions): Promise<
   }
 }
 
+/** The run's tps (without connection time), and one script's in its own section of the summary. */
+const RUN_TPS = /^tps = ([\d.]+) \(without initial connection time\)/m;
+const SCRIPT_TPS = /transactions \(.*tps = ([\d.]+)\)/;
+
+/** tps, failures and average latency from pgbench's summary of the run, or of one script's section. */
+function summaryOf(text: string, tps: RegExp): { tps: number; failed: number; latencyAverage: number } {
+  return {
+    tps: Number(tps.exec(text)?.[1]),
+    failed: Number(/number of failed transactions: (\d+)/.exec(text)?.[1] ?? 0),
+    latencyAverage: Number(/latency average = ([\d.]+) ms/.exec(text)?.[1]),
+  };
+}
+
 /** tps (without connection time), failures and average latency: of the run, or of the `reported` scripts together (0-based). */
 function summarize(output: string, reported: number[] | undefined): { tps: number; failed: number; latencyAverage: number } {
-  if (reported === undefined) {
-    return {
-      tps: Number(/^tps = ([\d.]+) \(without initial connection time\)/m.exec(output)?.[1]),
-      failed: Number(/number of failed transactions: (\d+)/.exec(output)?.[1] ?? 0),
-      latencyAverage: Number(/latency average = ([\d.]+) ms/.exec(output)?.[1]),
-    };
-  }
+  if (reported === undefined) return summaryOf(output, RUN_TPS);
   const sections = output.split(/^SQL script /m);
-  const parts = reported.map((script) => {
-    const section = sections.find((part) => part.startsWith(`${script + 1}:`)) ?? '';
-    return {
-      tps: Number(/transactions \(.*tps = ([\d.]+)\)/.exec(section)?.[1]),
-      failed: Number(/number of failed transactions: (\d+)/.exec(section)?.[1] ?? 0),
-      latencyAverage: Number(/latency average = ([\d.]+) ms/.exec(section)?.[1]),
-    };
-  });
+  const parts = reported.map((script) => summaryOf(sections.find((part) => part.startsWith(`${script + 1}:`)) ?? '', SCRIPT_TPS));
   const tps = parts.reduce((sum, part) => sum + part.tps, 0);
   return {
     tps,
