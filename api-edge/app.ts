@@ -34,6 +34,23 @@ function groupOf(pathname: string): RateLimitGroup {
   return pathname.startsWith(`${V3_BASE}/resources`) || pathname.startsWith(`${V4_BASE}/data/resources`) ? 'resources' : 'users';
 }
 
+/** The REST API under both bases: v3 for the browser (via the BFF), v4 for the platform. */
+function apiRoutes(cp: ControlPlane, calls: RequestCalls) {
+  return new Elysia()
+    .group(V3_BASE, (v3) => v3.use(v3ResourceRoutes(cp, calls)).use(v3UserRoutes(cp, calls)).use(v3OrchestrateRoutes(cp, calls)))
+    .use(v4Routes(cp, calls));
+}
+
+/**
+ * Every v3 and v4 route the edge serves, as `METHOD /path/:param`, read from the routes
+ * themselves: the table that contract, isolation and malformed-input tests cover.
+ */
+export function apiRouteTable(): string[] {
+  const unreachable = () => Promise.reject(new Error('the route table calls no procedure'));
+  const controlPlane: ControlPlane = { query: unreachable, mutation: unreachable };
+  return apiRoutes(controlPlane, new RequestCalls()).routes.map((route) => `${route.method} ${route.path}`);
+}
+
 /** Turns a route path such as `/users/:id` into a matcher, to tell 405 from 404. */
 function routeMatcher(path: string): RegExp {
   return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\?:[A-Za-z]+/g, '[^/]+')}/?$`);
@@ -108,8 +125,7 @@ export function createEdgeApp(deps: EdgeDeps) {
       if (health.status !== 'ok') set.status = 503;
       return health;
     })
-    .group(V3_BASE, (v3) => v3.use(v3ResourceRoutes(deps.controlPlane, calls)).use(v3UserRoutes(deps.controlPlane, calls)).use(v3OrchestrateRoutes(deps.controlPlane, calls)))
-    .use(v4Routes(deps.controlPlane, calls));
+    .use(apiRoutes(deps.controlPlane, calls));
 
   for (const plugin of deps.plugins ?? []) app.use(plugin);
   return app;

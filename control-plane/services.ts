@@ -7,6 +7,7 @@ import { createHealthService } from './health/health.service.ts';
 import { createOrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
 import { createIdentityService } from './identity/identity.service.ts';
+import { createObjectTypesService } from './object-types/object-types.service.ts';
 import { createResourcesService } from './resources/resources.service.ts';
 import { createSessionsService } from './sessions/sessions.service.ts';
 import { createStorageService } from './storage/storage.service.ts';
@@ -16,11 +17,13 @@ import { createUsersService } from './users/users.service.ts';
 
 /** Composition of the control plane's services over one database, a workflow engine, an AI model and a blob store. */
 export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore }): Services {
-  const resources = createResourcesService(deps);
+  const objectTypes = createObjectTypesService(deps);
+  const resources = createResourcesService({ db: deps.db, objectTypes });
   const identity = createIdentityService(deps);
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity });
   return {
     identity,
+    objectTypes,
     resources,
     users: createUsersService(deps),
     sessions: createSessionsService(deps),

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import type { FieldSource, KindOf, QueryTable } from './table.ts';
 
 /** How a field's values compare: each kind has its own SQL expression and cast. */
 export type FieldKind = 'text' | 'number' | 'boolean' | 'timestamp' | 'uuid' | 'json' | 'array';
@@ -13,18 +14,10 @@ export interface FieldRef {
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 
-/** Record fields the server owns, stored as columns rather than in `data`. */
-const COLUMNS: Record<string, { column: string; kind: FieldKind }> = {
-  id: { column: 'id', kind: 'uuid' },
-  createdAt: { column: 'created_at', kind: 'timestamp' },
-  updatedAt: { column: 'updated_at', kind: 'timestamp' },
-  version: { column: 'version', kind: 'number' },
-};
-
 type JsonSchema = { type?: string | string[]; format?: string; properties?: Record<string, JsonSchema> };
 
 /** The kind a JSON Schema declares for a path, or undefined when the schema says nothing about it. */
-export function declaredKind(schema: JsonSchema | undefined, path: string[]): FieldKind | undefined {
+export function declaredKind(schema: JsonSchema | undefined, path: readonly string[]): FieldKind | undefined {
   let node = schema;
   for (const segment of path) {
     node = node?.properties?.[segment];
@@ -47,6 +40,23 @@ export function declaredKind(schema: JsonSchema | undefined, path: string[]): Fi
       return undefined;
   }
 }
+
+/**
+ * Field kinds as the schemas of every type a statement covers declare them: a path has a kind
+ * only when each schema that declares it agrees; where they disagree, the literal decides.
+ */
+export function schemaKinds(schemas: ReadonlyArray<object | undefined>): KindOf {
+  return (path) => {
+    const kinds = new Set(schemas.map((schema) => declaredKind(schema as JsonSchema | undefined, path)).filter((kind) => kind !== undefined));
+    return kinds.size === 1 ? [...kinds][0] : undefined;
+  };
+}
+
+/** A table's fields with kinds from the given types' schemas. */
+export const fieldsOf = (table: QueryTable, schemas: ReadonlyArray<object | undefined>): FieldSource => ({ table, kindOf: schemaKinds(schemas) });
+
+/** The SQL expression of a data field's stored JSON value as text: `(data #>> '{a,b}')`. */
+export const storedText = (table: QueryTable, path: readonly string[]) => `(${table.dataColumn} #>> '{${path.join(',')}}')`;
 
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})([T ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-](0\d|1[0-5])(:?[0-5]\d)?)?)?$/;
@@ -85,25 +95,27 @@ export function parseFieldPath(name: string, param: string): string[] {
 
 /**
  * Resolves a client field name to its SQL expression. Data fields take their kind from the
- * object type's schema; undeclared ones take `fallback` (inferred from the literal, or `json`
- * for sorting, which orders numbers as numbers and strings as strings).
+ * schemas of the types queried; undeclared ones take `fallback` (inferred from the literal, or
+ * `json` for sorting, which orders numbers as numbers and strings as strings).
  */
-export function resolveField(name: string, schema: JsonSchema | undefined, fallback: () => FieldKind, param: string): FieldRef {
+export function resolveField(name: string, source: FieldSource, fallback: () => FieldKind, param: string): FieldRef {
+  const { table } = source;
   // Own keys only: `constructor` or `toString` is a data field, not something every object inherits.
-  const column = Object.hasOwn(COLUMNS, name) ? COLUMNS[name] : undefined;
+  const column = Object.hasOwn(table.columns, name) ? table.columns[name] : undefined;
   if (column) return { name, expr: column.column, kind: column.kind };
   const path = parseFieldPath(name, param);
-  const kind = declaredKind(schema, path) ?? fallback();
+  const kind = source.kindOf(path) ?? fallback();
   const pathLiteral = `'{${path.join(',')}}'`;
+  const json = `${table.dataColumn} #> ${pathLiteral}`;
   switch (kind) {
     case 'text':
-      return { name, expr: `(data #>> ${pathLiteral})`, kind };
+      return { name, expr: storedText(table, path), kind };
     case 'number':
-      return { name, expr: `(case when jsonb_typeof(data #> ${pathLiteral}) = 'number' then (data #>> ${pathLiteral})::numeric end)`, kind };
+      return { name, expr: `(case when jsonb_typeof(${json}) = 'number' then ${storedText(table, path)}::numeric end)`, kind };
     case 'timestamp':
-      return { name, expr: `try_timestamptz(data #>> ${pathLiteral})`, kind };
+      return { name, expr: `try_timestamptz(${table.dataColumn} #>> ${pathLiteral})`, kind };
     default:
-      return { name, expr: `(data #> ${pathLiteral})`, kind };
+      return { name, expr: `(${json})`, kind };
   }
 }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
-import { inferKind, isIsoTimestamp } from './fields.ts';
+import { fieldsOf, inferKind, isIsoTimestamp } from './fields.ts';
+import { RESOURCE_TABLE } from '../resources/resource-table.ts';
 import { compileConditions, parseQueryFilters, parseWhere, type Condition } from './filters.ts';
 import { Params } from './sql-text.ts';
 
@@ -17,7 +18,7 @@ const PROJECT = {
 
 function compile(conditions: Condition[]) {
   const params = new Params();
-  const sql = compileConditions(conditions, PROJECT, params);
+  const sql = compileConditions(conditions, fieldsOf(RESOURCE_TABLE, [PROJECT]), params);
   return { sql, values: params.values };
 }
 

@@ -1,5 +1,6 @@
 import { ValidationError } from '../errors.ts';
-import { CAST, inferKind, isIsoTimestamp, isNumberLiteral, parseFieldPath, resolveField, type FieldKind } from './fields.ts';
+import { CAST, inferKind, isIsoTimestamp, isNumberLiteral, parseFieldPath, resolveField, storedText, type FieldKind } from './fields.ts';
+import type { FieldSource } from './table.ts';
 import type { Params } from './sql-text.ts';
 import { UUID } from '../ids.ts';
 
@@ -79,19 +80,19 @@ function toParam(value: Scalar, kind: FieldKind, field: string): string | null {
 const COMPARATORS: Partial<Record<Operator, string>> = { eq: '=', ne: '<>', gt: '>', gte: '>=', lt: '<', lte: '<=' };
 
 /** Compiles conditions to a SQL boolean expression (all parameters bound through `params`). */
-export function compileConditions(conditions: readonly Condition[], schema: object | undefined, params: Params): string[] {
+export function compileConditions(conditions: readonly Condition[], source: FieldSource, params: Params): string[] {
   return conditions.map(({ field, op, value }) => {
     const values = Array.isArray(value) ? value : [value];
     let inferred = false;
     const ref = resolveField(
       field,
-      schema,
+      source,
       () => ((inferred = true), op === 'contains' ? 'text' : inferKind(values.filter((v) => v !== null))),
       'filter',
     );
     const cast = CAST[ref.kind];
     // An undeclared field holds whatever JSON was stored: the string "2024" equals 2024 too.
-    const stored = inferred && ref.kind !== 'text' ? `(data #>> '{${parseFieldPath(field, 'filter').join(',')}}')` : undefined;
+    const stored = inferred && ref.kind !== 'text' ? storedText(source.table, parseFieldPath(field, 'filter')) : undefined;
     if (op === 'in') {
       if (values.length === 0 || values.length > 100) throw ValidationError.field(field, 'needs 1 to 100 values');
       const typed = `${ref.expr} = any(${params.bind(values.map((v) => toParam(v, ref.kind, field)), `${cast}[]`)})`;

@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import { CAST, resolveField, type FieldRef } from './fields.ts';
 import type { Params } from './sql-text.ts';
+import type { FieldSource } from './table.ts';
 
 export interface SortKey {
   field: string;
@@ -27,11 +28,11 @@ export interface CompiledSort {
  * Resolves sort keys and appends the `id` tiebreaker, so that the order is total and keyset
  * pagination never skips or repeats a row. Nulls sort as the largest value (PostgreSQL's default).
  */
-export function compileSort(keys: readonly SortKey[], schema: object | undefined): CompiledSort {
+export function compileSort(keys: readonly SortKey[], source: FieldSource): CompiledSort {
   const resolved = keys
     .filter((k) => k.field !== 'id')
-    .map((k) => ({ ...resolveField(k.field, schema, () => 'json', 'sort'), desc: k.desc }));
-  resolved.push({ ...resolveField('id', schema, () => 'uuid', 'sort'), desc: keys.find((k) => k.field === 'id')?.desc ?? false });
+    .map((k) => ({ ...resolveField(k.field, source, () => 'json', 'sort'), desc: k.desc }));
+  resolved.push({ ...resolveField('id', source, () => 'uuid', 'sort'), desc: keys.find((k) => k.field === 'id')?.desc ?? false });
   return {
     keys: resolved,
     orderBy: resolved.map((k) => `${k.expr} ${k.desc ? 'desc nulls first' : 'asc nulls last'}`).join(', '),

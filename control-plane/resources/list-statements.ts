@@ -1,8 +1,11 @@
-import { compileConditions, parseQueryFilters, parseWhere, type Condition } from '../query/filters.ts';
-import { compileKeyset, compileSort, parseSort, type CompiledSort } from '../query/sort.ts';
-import { decodeCursor, queryFingerprint } from '../query/cursor.ts';
-import { Params, type SqlText } from '../query/sql-text.ts';
+import { fieldsOf } from '../query/fields.ts';
+import { parseQueryFilters, parseWhere, type Condition } from '../query/filters.ts';
+import { compileList, type ListStatements } from '../query/list.ts';
+import { parseSort } from '../query/sort.ts';
+import { RESOURCE_TABLE } from './resource-table.ts';
 import { RESOURCE_COLUMNS } from './resources.repo.ts';
+
+export type { ListStatements } from '../query/list.ts';
 
 export interface ListOptions {
   type: string;
@@ -14,35 +17,20 @@ export interface ListOptions {
   cursor?: string;
 }
 
-export interface ListStatements {
-  page: SqlText;
-  count: SqlText;
-  sort: CompiledSort;
-  fingerprint: string;
-}
-
 const DEFAULT_SORT = [{ field: 'createdAt', desc: false }];
 
 /**
- * Compiles a list request into the page statement (one row more than `limit`, to tell whether
- * more follow) and the count statement. Field kinds come from the object type's schema.
+ * Compiles a list request of one type (v3 query filters and a structured `where` alike) into the
+ * page and count statements. Field kinds come from the object type's schema.
  */
 export function buildListStatements(options: ListOptions, schema: object | undefined): ListStatements {
   const conditions: Condition[] = [...parseQueryFilters(options.filter), ...(options.where ? parseWhere(options.where) : [])];
-  const sortKeys = parseSort(options.sort, DEFAULT_SORT);
-  const fingerprint = queryFingerprint({ type: options.type, conditions, sortKeys });
-  const sort = compileSort(sortKeys, schema);
-
-  const params = new Params();
-  const where = ['tenant_id = current_tenant_id()', `type = ${params.bind(options.type)}`, ...compileConditions(conditions, schema, params)];
-  const count: SqlText = { text: `select count(*)::int as total from resources where ${where.join(' and ')}`, values: [...params.values] };
-
-  if (options.cursor) where.push(compileKeyset(sort, decodeCursor(options.cursor, fingerprint, sort.keys.length), params));
-  const limit = params.bind(options.limit + 1, 'int');
-  const offset = params.bind(options.offset ?? 0, 'int');
-  const page: SqlText = {
-    text: `select ${RESOURCE_COLUMNS}, ${sort.selectKeys} from resources where ${where.join(' and ')} order by ${sort.orderBy} limit ${limit} offset ${offset}`,
-    values: params.values,
-  };
-  return { page, count, sort, fingerprint };
+  return compileList(fieldsOf(RESOURCE_TABLE, [schema]), RESOURCE_COLUMNS, {
+    types: [options.type],
+    conditions,
+    sortKeys: parseSort(options.sort, DEFAULT_SORT),
+    limit: options.limit,
+    offset: options.offset,
+    cursor: options.cursor,
+  });
 }

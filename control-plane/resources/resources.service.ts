@@ -1,13 +1,12 @@
-import type { Db, Tx } from '../db/client.ts';
-import { APP_OBJECT_TYPE } from '../apps/apps.schema.ts';
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
+import type { Db } from '../db/client.ts';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { findObjectTypeByName, type ObjectTypeRow } from '../object-types/object-types.repo.ts';
-import { validateAgainstSchema } from '../object-types/schema-validator.ts';
 import { mergePatch } from '../json/merge-patch.ts';
+import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import { buildListStatements, type ListOptions } from './list-statements.ts';
-import { deleteResource, findResource, insertResource, insertResourceOnce, isResourceId, runListStatements, selectResource, writeResourceData } from './resources.repo.ts';
+import { resourceOps, type ResourceData } from './resource-ops.ts';
+import { isResourceId, runListStatements, selectResource } from './resources.repo.ts';
 import type { Resource, ResourcePage } from './resources.schema.ts';
 
 export type ResourcesService = ReturnType<typeof createResourcesService>;
@@ -15,31 +14,10 @@ export type ResourcesService = ReturnType<typeof createResourcesService>;
 /** A PostgreSQL data exception (SQLSTATE class 22): a value that does not cast to its column's kind. */
 const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
 
-/**
- * Built-in types that only their own service writes, and what writes them: the resource routes
- * read them, but a write there would bypass that service's rules (an enrollment names the child
- * tenant that deleting the app soft-deletes).
- */
-const WRITTEN_ELSEWHERE: ReadonlyMap<string, string> = new Map([[APP_OBJECT_TYPE, 'the apps API or an App object']]);
-
-function assertWritable(type: string): void {
-  const writer = WRITTEN_ELSEWHERE.get(type);
-  if (writer) throw new ForbiddenError(`${type} resources are written only through ${writer}`);
-}
-
 /** Generic CRUD and queries over typed resources; every call runs inside the actor's tenant. */
-export function createResourcesService(deps: { db: Db }) {
-  const { db } = deps;
-
-  async function requireType(tx: Tx, type: string): Promise<ObjectTypeRow> {
-    const objectType = await findObjectTypeByName(tx, type);
-    if (!objectType) throw new NotFoundError(`resource type "${type}"`);
-    return objectType;
-  }
-
-  function validate(objectType: ObjectTypeRow, data: Record<string, unknown>): void {
-    validateAgainstSchema(`${objectType.id}@${objectType.version}`, objectType.schema, data);
-  }
+export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesService }) {
+  const { db, objectTypes } = deps;
+  const ops = (tx: Parameters<typeof resourceOps>[0]) => resourceOps(tx, objectTypes.validate);
 
   return {
     async get(actor: Actor, type: string, id: string): Promise<Resource> {
@@ -50,7 +28,7 @@ export function createResourcesService(deps: { db: Db }) {
 
     async list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
       return db.inTenant(actor.tenantId, async (tx) => {
-        const objectType = await requireType(tx, options.type);
+        const objectType = await objectTypes.require(tx, options.type);
         const statements = buildListStatements(options, objectType.schema);
         const { rows, total } = await runListStatements(tx, statements.page, statements.count).catch((error: unknown) => {
           // Filter values are checked before binding; only a cursor's key values reach SQL unchecked.
@@ -75,53 +53,37 @@ export function createResourcesService(deps: { db: Db }) {
       });
     },
 
-    async create(actor: Actor, type: string, data: Record<string, unknown>): Promise<Resource> {
-      assertWritable(type);
-      return db.inTenant(actor.tenantId, async (tx) => {
-        validate(await requireType(tx, type), data);
-        return insertResource(tx, type, data, actor.userId);
-      });
+    async create(actor: Actor, type: string, data: ResourceData): Promise<Resource> {
+      return db.inTenant(actor.tenantId, async (tx) => ops(tx).insert(await objectTypes.requireWritable(tx, type), data, actor.userId));
     },
 
     /** Creates a resource under a caller-chosen id exactly once: a repeated call returns the first result. */
-    async createOnce(actor: Actor, type: string, id: string, data: Record<string, unknown>): Promise<Resource> {
-      assertWritable(type);
+    async createOnce(actor: Actor, type: string, id: string, data: ResourceData): Promise<Resource> {
       return db.inTenant(actor.tenantId, async (tx) => {
-        validate(await requireType(tx, type), data);
-        const resource = await insertResourceOnce(tx, id, type, data, actor.userId);
+        const resource = await ops(tx).insertOnce(await objectTypes.requireWritable(tx, type), id, data, actor.userId);
         if (!resource) throw new ConflictError(`resource ${id} exists with another type`);
         return resource;
       });
     },
 
-    async replace(actor: Actor, type: string, id: string, data: Record<string, unknown>, version?: number): Promise<Resource> {
-      assertWritable(type);
-      return db.inTenant(actor.tenantId, async (tx) => {
-        const objectType = await requireType(tx, type);
-        const current = await findResource(tx, type, id, true);
-        if (!current) throw new NotFoundError('resource');
-        if (version !== undefined && current.version !== version) throw new VersionConflictError(version, current.version);
-        validate(objectType, data);
-        return (await writeResourceData(tx, type, id, data, version))!;
-      });
+    async replace(actor: Actor, type: string, id: string, data: ResourceData, version?: number): Promise<Resource> {
+      return db.inTenant(actor.tenantId, async (tx) => ops(tx).write(await objectTypes.requireWritable(tx, type), id, () => data, version));
     },
 
-    async update(actor: Actor, type: string, id: string, patch: Record<string, unknown>, version?: number): Promise<Resource> {
-      assertWritable(type);
-      return db.inTenant(actor.tenantId, async (tx) => {
-        const objectType = await requireType(tx, type);
-        const current = await findResource(tx, type, id, true);
-        if (!current) throw new NotFoundError('resource');
-        if (version !== undefined && current.version !== version) throw new VersionConflictError(version, current.version);
-        const data = mergePatch(current.data, patch) as Record<string, unknown>;
-        validate(objectType, data);
-        return (await writeResourceData(tx, type, id, data, version))!;
-      });
+    /** Applies a JSON merge patch (RFC 7386) to the stored data. */
+    async update(actor: Actor, type: string, id: string, patch: ResourceData, version?: number): Promise<Resource> {
+      return db.inTenant(actor.tenantId, async (tx) =>
+        ops(tx).write(await objectTypes.requireWritable(tx, type), id, (current) => mergePatch(current.data, patch) as ResourceData, version),
+      );
     },
 
     async remove(actor: Actor, type: string, id: string): Promise<void> {
-      assertWritable(type);
-      const deleted = await db.inTenant(actor.tenantId, (tx) => deleteResource(tx, type, id));
+      const deleted = await db.inTenant(actor.tenantId, async (tx) => {
+        // A type the tenant does not have holds no resource to delete.
+        const objectType = await objectTypes.find(tx, type);
+        if (objectType) objectTypes.assertWritable(objectType);
+        return ops(tx).delete(type, id);
+      });
       if (!deleted) throw new NotFoundError('resource');
     },
   };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolveField } from '../query/fields.ts';
+import { fieldsOf, resolveField } from '../query/fields.ts';
+import { RESOURCE_TABLE } from '../resources/resource-table.ts';
 import { indexedPaths, indexSpecs } from './indexes.ts';
 
 const schema = {
@@ -30,7 +31,7 @@ describe('indexes from object type metadata', () => {
     const { specs } = indexSpecs([{ name: 'Gadget', schema }]);
     expect(specs.map((s) => s.field)).toEqual(['sku', 'price', 'active', 'tags', 'specs.weight']);
     for (const spec of specs) {
-      expect(spec.expression).toBe(resolveField(spec.field, schema as Parameters<typeof resolveField>[1], () => 'json', 'sort').expr);
+      expect(spec.expression).toBe(resolveField(spec.field, fieldsOf(RESOURCE_TABLE, [schema]), () => 'json', 'sort').expr);
       expect(spec.name).toMatch(/^resources_x_[0-9a-f]{16}$/);
       expect(spec.definition).toContain(`create index concurrently if not exists ${spec.name} on resources `);
       expect(spec.definition).toMatch(/ where type = 'Gadget'$/);

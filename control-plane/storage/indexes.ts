@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { resolveField } from '../query/fields.ts';
+import { fieldsOf, resolveField } from '../query/fields.ts';
+import { RESOURCE_TABLE } from '../resources/resource-table.ts';
 
 /** The JSON Schema keyword that asks for an index on a field: `{"type": "string", "maxLength": 100, "x-indexed": true}`. */
 export const INDEXED_KEYWORD = 'x-indexed';
@@ -77,7 +78,7 @@ export function indexSpecs(types: ReadonlyArray<{ name: string; schema: object }
       const skip = (reason: string) => skipped.push({ objectType, field, reason });
       let ref;
       try {
-        ref = resolveField(field, schema, () => 'json', 'x-indexed');
+        ref = resolveField(field, fieldsOf(RESOURCE_TABLE, [schema]), () => 'json', 'x-indexed');
       } catch {
         skip('is not a field name that filters and sorts accept');
         continue;

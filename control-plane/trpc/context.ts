@@ -2,6 +2,7 @@ import type { AppsService } from '../apps/apps.service.ts';
 import type { HealthService } from '../health/health.service.ts';
 import type { Identity } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
+import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
@@ -11,6 +12,7 @@ import type { UsersService } from '../users/users.service.ts';
 
 export interface Services {
   identity: IdentityService;
+  objectTypes: ObjectTypesService;
   resources: ResourcesService;
   users: UsersService;
   sessions: SessionsService;

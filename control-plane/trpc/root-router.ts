@@ -1,6 +1,7 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { healthRouter } from '../health/health.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
+import { objectTypesRouter } from '../object-types/object-types.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
 import { resourcesRouter } from '../resources/resources.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
@@ -10,6 +11,7 @@ import { usersRouter } from '../users/users.router.ts';
 import { t } from './init.ts';
 
 export const appRouter = t.router({
+  objectTypes: objectTypesRouter,
   resources: resourcesRouter,
   users: usersRouter,
   sessions: sessionsRouter,

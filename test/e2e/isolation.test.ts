@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
+import { fillPath, routeCalls, withQuery } from '../harness/routes.ts';
 import { ADMIN, GLOBEX_ADMIN, MEMBER, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 
 /** Tenant isolation: a caller of one tenant never reads or changes another tenant's rows. */
@@ -81,20 +82,13 @@ describe('tenant isolation', () => {
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe('FORBIDDEN');
     const project = `${V3}/resources/project/${acmeProject.id}`;
-    const routes: Array<[string, string, unknown?]> = [
-      ['GET', project],
-      ['POST', `${V3}/resources/project`, { name: 'Planted by globex', metadata: { suite } }],
-      ['PUT', project, { name: 'taken over' }],
-      ['PATCH', project, { name: 'taken over' }],
-      ['DELETE', project],
-      ['GET', `${V3}/users/me`],
-      ['GET', `${V3}/users`],
-      ['GET', `${V3}/users/${acmeMember.id}`],
-      ['PATCH', `${V3}/users/${acmeMember.id}`, { name: 'renamed' }],
-      ['GET', `${V3}/orchestrate/workflows`],
-      ['POST', `${V3}/orchestrate/workflows/project-briefing/execute`, { input: {}, async: true }],
-      ['GET', `${V3}/orchestrate/executions`],
-    ];
+    // Every v3 route, naming acme's own objects; a create would plant a row of this suite.
+    const routes = routeCalls({ tenantId: 'acme' }).filter((call) => call.case.tenantFrom === 'header').map((call): [string, string, unknown?] => {
+      const id = call.template.startsWith(`${V3}/users/`) ? acmeMember.id : call.template.startsWith(`${V3}/resources/`) ? acmeProject.id : undefined;
+      const path = withQuery({ ...call, path: fillPath(call.template, { ...call.case.sample, ...(id ? { id } : {}) }) });
+      const body = call.route === `POST ${V3}/resources/:type` ? { name: 'Planted by globex', metadata: { suite } } : call.case.body;
+      return [call.method, path, body];
+    });
     for (const [method, path, body] of routes) {
       const refused = await stack.request(method, path, { as: GLOBEX_ADMIN, headers: { 'x-tenant-id': 'acme' }, body });
       expect(refused.status, `${method} ${path}: ${JSON.stringify(refused.body)}`).toBe(403);
@@ -105,6 +99,21 @@ describe('tenant isolation', () => {
     expect((await stack.request('GET', `${V3}/users/me`, { as: MEMBER })).body.name).toBe(acmeMember.name);
     const byId = await stack.request('GET', `${V3}/resources?type=project`, { as: GLOBEX_ADMIN, headers: { 'x-tenant-id': acmeAdmin.tenantId } });
     expect(byId.status).toBe(403);
+  });
+
+  it('refuses every v4 route that names the other tenant in its path; nothing changes', async () => {
+    const tenants = await stack.request('GET', '/v4/identity/tenants', { as: ADMIN });
+    const acme = tenants.body.data.find((t: any) => t.slug === 'acme');
+    const calls = routeCalls({ tenantId: acme.id }).filter((call) => call.case.tenantFrom === 'path');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const call of calls) {
+      const refused = await stack.request(call.method, withQuery(call), { as: GLOBEX_ADMIN, body: call.case.body });
+      expect([403, 404], `${call.method} ${call.path}: ${JSON.stringify(refused.body)}`).toContain(refused.status);
+      expect(refused.body.error.code).toMatch(/^(FORBIDDEN|NOT_FOUND)$/);
+    }
+    const after = await stack.request('GET', '/v4/identity/tenants', { as: ADMIN });
+    expect(after.body.data.find((t: any) => t.slug === 'acme')).toEqual(acme);
+    expect((await stack.request('GET', `${V3}/resources/project/${acmeProject.id}`, { as: ADMIN })).body).toEqual(acmeProject);
   });
 
   it('is enforced by PostgreSQL itself, whatever the SQL asks for', async () => {

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
+import { fillPath, paramsOf, ROUTE_CASES, routeCalls, servedRoutes, withQuery } from '../harness/routes.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 
 const PLATFORM_ADMIN = 'platform@svc.test';
@@ -82,53 +83,22 @@ describe('malformed input on every route', () => {
     await stack?.close();
   });
 
-  const routes = (tenant: string, x: string) => [
-    ['GET', `${V3}/resources/project/${x}`],
-    ['PUT', `${V3}/resources/project/${x}`],
-    ['PATCH', `${V3}/resources/project/${x}`],
-    ['DELETE', `${V3}/resources/project/${x}`],
-    ['POST', `${V3}/resources/${x}`],
-    ['GET', `${V3}/resources/${x}/${x}`],
-    ['GET', `${V3}/users/${x}`],
-    ['PATCH', `${V3}/users/${x}`],
-    ['GET', `${V3}/orchestrate/executions/${x}`],
-    ['POST', `${V3}/orchestrate/executions/${x}/cancel`],
-    ['POST', `${V3}/orchestrate/workflows/${x}/execute`],
-    ['GET', `/v4/data/resources/${x}/storage`],
-    ['GET', `/v4/data/resources/${x}/storage/doctor`],
-    ['POST', `/v4/data/resources/${x}/storage/provision`],
-    ['POST', `/v4/data/resources/${x}/storage/sync-schema`],
-    ['POST', `/v4/platform/tenants/${x}/children`],
-    ['POST', `/v4/platform/tenants/${tenant}/children/${x}/bootstrap-admin`],
-    ['POST', `/v4/platform/tenants/${x}/apps`],
-    ['POST', `/v4/platform/tenants/${x}/delete`],
-    ['POST', `/v4/platform/tenants/${tenant}/users/${x}/provision`],
-    ['GET', `/v4/platform/users/${x}/memberships`],
-  ] as const;
+  /** Each route once per path parameter, that parameter `x` and the others naming what the caller may use. */
+  const routes = (tenant: string, x: string) =>
+    routeCalls({ tenantId: tenant }).flatMap((call) =>
+      paramsOf(call.template).map((param) => [call.method, withQuery({ ...call, path: fillPath(call.template, { ...call.case.sample, tenantId: tenant, [param]: x }) })] as const),
+    );
 
-  const bodyRoutes = (tenant: string) => [
-    ['POST', `${V3}/resources/project`],
-    ['PUT', `${V3}/resources/project/00000000-0000-0000-0000-000000000000`],
-    ['PATCH', `${V3}/resources/project/00000000-0000-0000-0000-000000000000`],
-    ['PATCH', `${V3}/users/me`],
-    ['POST', `${V3}/orchestrate/workflows/project-briefing/execute`],
-    ['PATCH', '/v4/identity/me/profile'],
-    ['POST', '/v4/identity/me/provision'],
-    ['POST', '/v4/platform/tenants'],
-    ['POST', `/v4/platform/tenants/${tenant}/children`],
-    ['POST', `/v4/platform/tenants/${tenant}/apps`],
-    ['POST', `/v4/data/resources/${tenant}/storage/provision?dryRun=true`],
-    ['POST', `/v4/data/resources/${tenant}/storage/sync-schema?dryRun=true`],
-  ] as const;
+  /** Every route that reads a body, with a dry run where the route provisions. */
+  const bodyRoutes = (tenant: string) => routeCalls({ tenantId: tenant }).filter((call) => call.case.body !== undefined).map((call) => [call.method, withQuery(call)] as const);
 
-  const queryRoutes = (tenant: string) => [
-    `${V3}/resources`,
-    `${V3}/users`,
-    `${V3}/orchestrate/executions`,
-    `${V3}/orchestrate/workflows`,
-    '/v4/platform/users/by-email',
-    `/v4/data/resources/${tenant}/storage`,
-  ];
+  /** Every GET route, with the query strings below in place of its own. */
+  const queryRoutes = (tenant: string) => routeCalls({ tenantId: tenant }).filter((call) => call.method === 'GET').map((call) => call.path);
+
+  it('covers every route the edge serves', () => {
+    expect(servedRoutes().filter((route) => !route.case).map((route) => route.route)).toEqual([]);
+    expect(Object.keys(ROUTE_CASES).filter((route) => !servedRoutes().some((served) => served.route === route))).toEqual([]);
+  });
 
   /** Every request of `send` whose answer is a server error, or an error without the error body. */
   async function serverErrors(send: (check: (method: string, path: string, rawBody?: string) => Promise<void>) => Promise<void>): Promise<string[]> {

@@ -1,8 +1,7 @@
 import { Elysia } from 'elysia';
 import { ValidationError, type ControlPlane, type Execution } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { queryValue } from '../request-options.ts';
-import { jsonObjectBody } from './shape.ts';
+import { jsonObjectBody, queryValue, untrustedQueryValue } from '../request-input.ts';
 
 /** v3 renders `output` only once an execution completed, and `error` only when it failed. */
 function v3Execution(execution: Execution) {
@@ -21,7 +20,7 @@ export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {
       const fields = body === undefined || body === '' ? {} : jsonObjectBody(body);
       if (Object.hasOwn(fields, 'workflowId')) throw ValidationError.field('workflowId', 'is given by the path, not the body');
       // The body's fields as sent (`input`, `metadata`, `async`): the procedure refuses any other.
-      const result = await cp.mutation(calls.of(request), 'orchestrate', 'execute', { ...fields, workflowId: params.workflowId } as never);
+      const result = await cp.mutation(calls.of(request), 'orchestrate', 'execute', { ...fields, workflowId: params.workflowId });
       set.status = result.settled ? 200 : 202;
       return v3Execution(result.execution);
     })
@@ -32,7 +31,7 @@ export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {
       const params = new URL(request.url).searchParams;
       const page = await cp.query(calls.of(request), 'orchestrate', 'list', {
         workflowId: queryValue(params, 'workflowId'),
-        state: queryValue(params, 'state') as never,
+        state: untrustedQueryValue(params, 'state'),
         limit: queryValue(params, 'limit'),
         offset: queryValue(params, 'offset'),
       });

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import { ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { queryValue } from '../request-options.ts';
+import { queryValue } from '../request-input.ts';
 import { resourceData, v3Resource, v3ResourcePage } from './shape.ts';
 
 /**

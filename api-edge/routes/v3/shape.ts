@@ -1,16 +1,8 @@
 import type { Resource, ResourcePage, User } from '../../../control-plane/contracts.ts';
-import { ValidationError } from '../../../control-plane/contracts.ts';
+import { jsonObjectBody } from '../request-input.ts';
 
 /** Fields of a v3 resource body that the server owns; ignored when a client sends them. */
 const SERVER_FIELDS = new Set(['id', 'type', 'createdAt', 'updatedAt', 'version']);
-
-/** A request body that must be a JSON object. */
-export function jsonObjectBody(body: unknown): Record<string, unknown> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    throw new ValidationError('request body must be a JSON object', { field: '(body)', issue: 'must be a JSON object' });
-  }
-  return body as Record<string, unknown>;
-}
 
 /** The v3 body of a write, as the resource's `data`. */
 export function resourceData(body: unknown): Record<string, unknown> {

@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { queryValue } from '../request-options.ts';
-import { jsonObjectBody, v3UserListItem } from './shape.ts';
+import { jsonObjectBody, queryValue, untrustedQueryValue } from '../request-input.ts';
+import { v3UserListItem } from './shape.ts';
 
 /** v3 users: the caller's profile, other members of the tenant, and the admin listing. */
 export function v3UserRoutes(cp: ControlPlane, calls: RequestCalls) {
@@ -13,7 +13,7 @@ export function v3UserRoutes(cp: ControlPlane, calls: RequestCalls) {
       const params = new URL(request.url).searchParams;
       const page = await cp.query(calls.of(request), 'users', 'list', {
         role: queryValue(params, 'role'),
-        status: queryValue(params, 'status') as 'active' | 'inactive' | undefined,
+        status: untrustedQueryValue(params, 'status'),
         search: queryValue(params, 'search'),
         limit: queryValue(params, 'limit'),
         offset: queryValue(params, 'offset'),
@@ -21,6 +21,6 @@ export function v3UserRoutes(cp: ControlPlane, calls: RequestCalls) {
       return { data: page.items.map(v3UserListItem), total: page.total };
     })
     .patch('/users/:id', ({ request, params, body }) =>
-      cp.mutation(calls.of(request), 'users', 'update', { id: params.id, changes: jsonObjectBody(body) } as never),
+      cp.mutation(calls.of(request), 'users', 'update', { id: params.id, changes: jsonObjectBody(body) }),
     );
 }

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { bodyAndQueryOptions } from '../request-options.ts';
+import { bodyAndQueryOptions } from '../request-input.ts';
 
 const FLAGS = new Set(['dryRun', 'rebuildSearch']);
 
@@ -14,11 +14,11 @@ export function v4StorageRoutes(cp: ControlPlane, calls: RequestCalls) {
     .get('/data/resources/:tenantId/storage', ({ request, params }) => cp.query(calls.of(request, params.tenantId), 'storage', 'status', {}))
     .get('/data/resources/:tenantId/storage/doctor', ({ request, params }) => cp.query(calls.of(request, params.tenantId), 'storage', 'doctor', {}))
     .post('/data/resources/:tenantId/storage/provision', async ({ request, params, body, set }) => {
-      const outcome = await cp.mutation(calls.of(request, params.tenantId), 'storage', 'provision', bodyAndQueryOptions(request, body, FLAGS) as never);
+      const outcome = await cp.mutation(calls.of(request, params.tenantId), 'storage', 'provision', bodyAndQueryOptions(request, body, FLAGS));
       set.status = outcome.state === 'running' ? 202 : 200;
       return outcome;
     })
     .post('/data/resources/:tenantId/storage/sync-schema', ({ request, params, body }) =>
-      cp.mutation(calls.of(request, params.tenantId), 'storage', 'syncSchema', bodyAndQueryOptions(request, body, FLAGS) as never),
+      cp.mutation(calls.of(request, params.tenantId), 'storage', 'syncSchema', bodyAndQueryOptions(request, body, FLAGS)),
     );
 }

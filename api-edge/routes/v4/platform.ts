@@ -1,8 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { queryValue } from '../request-options.ts';
-import { jsonObjectBody } from '../v3/shape.ts';
+import { jsonObjectBody, untrustedQueryValue } from '../request-input.ts';
 
 /**
  * v4 platform: tenants (root, children, bootstrap of a child's admin, soft delete), app
@@ -12,12 +11,12 @@ import { jsonObjectBody } from '../v3/shape.ts';
 export function v4PlatformRoutes(cp: ControlPlane, calls: RequestCalls) {
   return new Elysia({ name: 'v4-platform' })
     .post('/platform/tenants', async ({ request, body, set }) => {
-      const tenant = await cp.mutation(calls.of(request), 'tenants', 'createRoot', jsonObjectBody(body) as never);
+      const tenant = await cp.mutation(calls.of(request), 'tenants', 'createRoot', jsonObjectBody(body));
       set.status = 201;
       return tenant;
     })
     .post('/platform/tenants/:tenantId/children', async ({ request, params, body, set }) => {
-      const tenant = await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'createChild', jsonObjectBody(body) as never);
+      const tenant = await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'createChild', jsonObjectBody(body));
       set.status = 201;
       return tenant;
     })
@@ -27,7 +26,7 @@ export function v4PlatformRoutes(cp: ControlPlane, calls: RequestCalls) {
       return grant.membership;
     })
     .post('/platform/tenants/:tenantId/apps', async ({ request, params, body, set }) => {
-      const app = await cp.mutation(calls.of(request, params.tenantId), 'apps', 'create', jsonObjectBody(body) as never);
+      const app = await cp.mutation(calls.of(request, params.tenantId), 'apps', 'create', jsonObjectBody(body));
       set.status = 201;
       return app;
     })
@@ -41,7 +40,7 @@ export function v4PlatformRoutes(cp: ControlPlane, calls: RequestCalls) {
       return grant.membership;
     })
     .get('/platform/users/by-email', ({ request }) =>
-      cp.query(calls.of(request), 'tenants', 'findUserByEmail', { email: queryValue(new URL(request.url).searchParams, 'email') as string }),
+      cp.query(calls.of(request), 'tenants', 'findUserByEmail', { email: untrustedQueryValue(new URL(request.url).searchParams, 'email') }),
     )
     .get('/platform/users/:oid/memberships', async ({ request, params }) => ({
       data: await cp.query(calls.of(request), 'tenants', 'memberships', { userId: params.oid }),

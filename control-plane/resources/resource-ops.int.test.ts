@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { createDb, type Db } from '../db/client.ts';
+import { ForbiddenError, NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
+import { createObjectTypesService, type ObjectTypesService } from '../object-types/object-types.service.ts';
+import { resourceOps } from './resource-ops.ts';
+
+/** The resource engine's operations compose: several run in one tenant transaction, all or none. */
+describe('resource operations in one transaction', () => {
+  let db: Db;
+  let objectTypes: ObjectTypesService;
+  let tenantId: string;
+  let userId: string;
+  const suite = randomUUID();
+
+  beforeAll(async () => {
+    db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });
+    objectTypes = createObjectTypesService({ db });
+    const slug = `ops-${suite.slice(0, 8)}`;
+    const [tenant] = await db.sql<{ id: string }[]>`
+      insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
+      values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
+    const [user] = await db.sql<{ id: string }[]>`
+      insert into users (subject, email, name) values (${`ops-${suite}`}, ${`ops-${suite}@example.test`}, 'Ops') returning id::text as id`;
+    tenantId = tenant!.id;
+    userId = user!.id;
+  });
+  afterAll(() => db?.close());
+
+  const inTenant = <T>(fn: (ops: ReturnType<typeof resourceOps>, tx: Parameters<Parameters<Db['inTenant']>[1]>[0]) => Promise<T>) =>
+    db.inTenant(tenantId, (tx) => fn(resourceOps(tx, objectTypes.validate), tx));
+  const project = (tx: Parameters<Parameters<Db['inTenant']>[1]>[0]) => objectTypes.requireWritable(tx, 'project');
+  const names = () => db.sql<{ name: string }[]>`select data ->> 'name' as name from resources where tenant_id = ${tenantId}::uuid order by 1`;
+
+  it('commits an insert, a checked write and a delete made in one transaction together', async () => {
+    const kept = await inTenant(async (ops, tx) => {
+      const type = await project(tx);
+      const a = await ops.insert(type, { name: 'a', status: 'active' }, userId);
+      const b = await ops.insert(type, { name: 'b', status: 'active' }, userId);
+      const written = await ops.write(type, a.id, (current) => ({ ...current.data, name: 'a2' }), 1);
+      expect(written).toMatchObject({ id: a.id, version: 2, data: { name: 'a2', status: 'active' }, createdBy: userId });
+      expect(await ops.delete('project', b.id)).toBe(true);
+      expect(await ops.read('project', b.id)).toBeUndefined();
+      return a.id;
+    });
+    expect((await names()).map((r) => r.name)).toEqual(['a2']);
+    const [stored] = await db.sql<{ version: number }[]>`select version from resources where id = ${kept}::uuid`;
+    expect(stored!.version).toBe(2);
+  });
+
+  it('leaves nothing of the transaction behind when a later operation fails', async () => {
+    const before = await names();
+    const failure = await inTenant(async (ops, tx) => {
+      const type = await project(tx);
+      const c = await ops.insert(type, { name: 'c' }, userId);
+      await ops.write(type, c.id, (current) => ({ ...current.data, name: 'c2' }));
+      return ops.write(type, c.id, (current) => current.data, 1);
+    }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(VersionConflictError);
+    expect((failure as VersionConflictError).details).toEqual({ expected: 1, actual: 2 });
+    expect(await names()).toEqual(before);
+  });
+
+  it('checks a write against the type and the stored row: unknown id, stale version, invalid data', async () => {
+    const created = await inTenant(async (ops, tx) => ops.insert(await project(tx), { name: 'checked' }, userId));
+    await expect(inTenant(async (ops, tx) => ops.write(await project(tx), randomUUID(), () => ({ name: 'x' })))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(inTenant(async (ops, tx) => ops.write(await project(tx), created.id, () => ({ name: '' })))).rejects.toBeInstanceOf(ValidationError);
+    await expect(inTenant(async (ops, tx) => ops.insert(await project(tx), { name: 'x', budget: 'lots' }, userId))).rejects.toMatchObject({
+      details: { field: 'budget' },
+    });
+    const [stored] = await db.sql<{ data: unknown; version: number }[]>`select data, version from resources where id = ${created.id}::uuid`;
+    expect(stored).toEqual({ data: { name: 'checked' }, version: 1 });
+  });
+
+  it('sees a type that only another service writes as such, and says what writes it', async () => {
+    const actor = { userId, email: `ops-${suite}@example.test`, tenantId, tenantSlug: `ops-${suite.slice(0, 8)}`, roles: ['viewer'], permissions: new Set(['resources.read']) };
+    const { items } = await objectTypes.list(actor);
+    const enrollment = items.find((t) => t.name === 'tenant-vertical-enrollment');
+    expect(enrollment).toMatchObject({ builtIn: true, writtenThrough: 'the apps API or an App object' });
+    expect(items.find((t) => t.name === 'project')).toMatchObject({ builtIn: true, writtenThrough: null, version: 1 });
+    const refused = await db.inTenant(tenantId, (tx) => objectTypes.requireWritable(tx, 'tenant-vertical-enrollment')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ForbiddenError);
+    expect((refused as Error).message).toBe('tenant-vertical-enrollment resources are written only through the apps API or an App object');
+    await expect(db.inTenant(tenantId, (tx) => objectTypes.require(tx, `missing-${suite}`))).rejects.toBeInstanceOf(NotFoundError);
+  });
+});

@@ -1,0 +1,56 @@
+import type { Tx } from '../db/client.ts';
+import { NotFoundError, VersionConflictError } from '../errors.ts';
+import type { ObjectType } from '../object-types/object-types.schema.ts';
+import { deleteResource, findResource, insertResource, insertResourceOnce, writeResourceData } from './resources.repo.ts';
+import type { Resource } from './resources.schema.ts';
+
+export type ResourceData = Record<string, unknown>;
+
+/** Checks data against its object type's schema (the object-types service's `validate`). */
+export type ValidateData = (objectType: ObjectType, data: ResourceData) => void;
+
+/**
+ * The resource engine's operations inside one transaction of the tenant, so that a caller can run
+ * several of them atomically (a batch, an action and its history). Each checks what it writes
+ * against the object type; none checks the actor's permissions, which are the caller's to check.
+ */
+export function resourceOps(tx: Tx, validate: ValidateData) {
+  return {
+    /** The resource, or undefined when the tenant has none of this type and id; `lock` holds its row until commit. */
+    read(type: string, id: string, options: { lock?: boolean } = {}): Promise<Resource | undefined> {
+      return findResource(tx, type, id, options.lock);
+    },
+
+    async insert(objectType: ObjectType, data: ResourceData, createdBy: string): Promise<Resource> {
+      validate(objectType, data);
+      return insertResource(tx, objectType.name, data, createdBy);
+    },
+
+    /** Inserts under a caller-chosen id unless it exists; returns the stored row either way (undefined when the id holds another type). */
+    async insertOnce(objectType: ObjectType, id: string, data: ResourceData, createdBy: string): Promise<Resource | undefined> {
+      validate(objectType, data);
+      return insertResourceOnce(tx, id, objectType.name, data, createdBy);
+    },
+
+    /**
+     * The one checked write: locks the row, refuses a stale `expectedVersion` (409 with the current
+     * one), computes the new data from the current resource, validates it, and bumps the version.
+     */
+    async write(objectType: ObjectType, id: string, change: (current: Resource) => ResourceData, expectedVersion?: number): Promise<Resource> {
+      const current = await findResource(tx, objectType.name, id, true);
+      if (!current) throw new NotFoundError('resource');
+      if (expectedVersion !== undefined && current.version !== expectedVersion) throw new VersionConflictError(expectedVersion, current.version);
+      const data = change(current);
+      validate(objectType, data);
+      // The row is locked and its version checked: the write cannot miss it.
+      return (await writeResourceData(tx, objectType.name, id, data, current.version))!;
+    },
+
+    /** Deletes the resource; false when there was none. */
+    delete(type: string, id: string): Promise<boolean> {
+      return deleteResource(tx, type, id);
+    },
+  };
+}
+
+export type ResourceOps = ReturnType<typeof resourceOps>;

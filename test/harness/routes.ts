@@ -1,0 +1,100 @@
+import { apiRouteTable } from '../../api-edge/app.ts';
+
+/** Where a route's tenant comes from: the v3 `X-Tenant-Id` header (or the token), a v4 path segment, or none (user and platform routes). */
+export type TenantFrom = 'header' | 'path' | 'none';
+
+export interface RouteCase {
+  tenantFrom: TenantFrom;
+  /** Path parameters that name something the caller may use, by parameter name (`:tenantId` is filled by the test). */
+  sample?: Record<string, string>;
+  /** A query string every call of the route carries (a dry run, so that nothing is provisioned). */
+  query?: string;
+  /** The route reads a body; sent here for bodies tests. */
+  body?: unknown;
+}
+
+const NO_ID = '00000000-0000-0000-0000-000000000000';
+const V3 = '/api/svc/v3';
+
+/**
+ * How tests call each route the edge serves. A route the edge serves that is missing here fails
+ * the coverage test, so that a new route is fuzzed and checked for isolation.
+ */
+export const ROUTE_CASES: Record<string, RouteCase> = {
+  [`GET ${V3}/resources`]: { tenantFrom: 'header', query: 'type=project' },
+  [`GET ${V3}/resources/:type/:id`]: { tenantFrom: 'header', sample: { type: 'project', id: NO_ID } },
+  [`POST ${V3}/resources/:type`]: { tenantFrom: 'header', sample: { type: 'project' }, body: { name: 'route case' } },
+  [`PUT ${V3}/resources/:type/:id`]: { tenantFrom: 'header', sample: { type: 'project', id: NO_ID }, body: { name: 'route case' } },
+  [`PATCH ${V3}/resources/:type/:id`]: { tenantFrom: 'header', sample: { type: 'project', id: NO_ID }, body: { name: 'route case' } },
+  [`DELETE ${V3}/resources/:type/:id`]: { tenantFrom: 'header', sample: { type: 'project', id: NO_ID } },
+  [`GET ${V3}/users/me`]: { tenantFrom: 'header' },
+  [`GET ${V3}/users/:id`]: { tenantFrom: 'header', sample: { id: NO_ID } },
+  [`GET ${V3}/users`]: { tenantFrom: 'header' },
+  [`PATCH ${V3}/users/:id`]: { tenantFrom: 'header', sample: { id: 'me' }, body: { name: 'route case' } },
+  [`GET ${V3}/orchestrate/workflows`]: { tenantFrom: 'header' },
+  [`POST ${V3}/orchestrate/workflows/:workflowId/execute`]: { tenantFrom: 'header', sample: { workflowId: 'project-briefing' }, body: { input: {}, async: true } },
+  [`GET ${V3}/orchestrate/executions/:id`]: { tenantFrom: 'header', sample: { id: NO_ID } },
+  [`GET ${V3}/orchestrate/executions`]: { tenantFrom: 'header' },
+  [`POST ${V3}/orchestrate/executions/:id/cancel`]: { tenantFrom: 'header', sample: { id: NO_ID } },
+  'GET /v4/identity/me': { tenantFrom: 'none' },
+  'PATCH /v4/identity/me/profile': { tenantFrom: 'none', body: { name: 'route case' } },
+  'GET /v4/identity/tenants': { tenantFrom: 'none' },
+  'POST /v4/identity/me/provision': { tenantFrom: 'none', body: {} },
+  'POST /v4/platform/tenants': { tenantFrom: 'none', body: {} },
+  'POST /v4/platform/tenants/:tenantId/children': { tenantFrom: 'path', body: {} },
+  'POST /v4/platform/tenants/:tenantId/children/:childId/bootstrap-admin': { tenantFrom: 'path', sample: { childId: NO_ID } },
+  'POST /v4/platform/tenants/:tenantId/apps': { tenantFrom: 'path', body: {} },
+  'POST /v4/platform/tenants/:tenantId/delete': { tenantFrom: 'path' },
+  'POST /v4/platform/tenants/:tenantId/users/:oid/provision': { tenantFrom: 'path', sample: { oid: NO_ID } },
+  'GET /v4/platform/users/by-email': { tenantFrom: 'none', query: 'email=nobody@example.test' },
+  'GET /v4/platform/users/:oid/memberships': { tenantFrom: 'none', sample: { oid: NO_ID } },
+  'GET /v4/data/resources/:tenantId/storage': { tenantFrom: 'path' },
+  'GET /v4/data/resources/:tenantId/storage/doctor': { tenantFrom: 'path' },
+  'POST /v4/data/resources/:tenantId/storage/provision': { tenantFrom: 'path', query: 'dryRun=true', body: {} },
+  'POST /v4/data/resources/:tenantId/storage/sync-schema': { tenantFrom: 'path', query: 'dryRun=true', body: {} },
+};
+
+export interface RouteCall {
+  /** `METHOD /path/:param` as the edge's route table names it. */
+  route: string;
+  method: string;
+  template: string;
+  /** The path with parameters filled, without the case's query string. */
+  path: string;
+  case: RouteCase;
+}
+
+/** The v3 and v4 routes the edge serves, each with its case (undefined for a route missing from ROUTE_CASES). */
+export function servedRoutes(): Array<{ route: string; method: string; template: string; case: RouteCase | undefined }> {
+  return apiRouteTable().map((route) => {
+    const [method, template] = route.split(' ') as [string, string];
+    return { route, method, template, case: Object.hasOwn(ROUTE_CASES, route) ? ROUTE_CASES[route] : undefined };
+  });
+}
+
+const PARAM = /:([A-Za-z]+)/g;
+
+/** The names of a template's path parameters, in order. */
+export const paramsOf = (template: string) => [...template.matchAll(PARAM)].map((m) => m[1]!);
+
+/** Fills a route's parameters: `values` first, then the case's samples. */
+export function fillPath(template: string, values: Record<string, string>): string {
+  return template.replace(PARAM, (_, name: string) => {
+    if (!Object.hasOwn(values, name)) throw new Error(`no value for :${name} in ${template}`);
+    return values[name]!;
+  });
+}
+
+/** Every route with its parameters filled from `values` (the tenant) and the case's samples. */
+export function routeCalls(values: Record<string, string>): RouteCall[] {
+  return servedRoutes().map(({ route, method, template, case: c }) => {
+    if (!c) throw new Error(`${route} has no case in test/harness/routes.ts`);
+    return { route, method, template, path: fillPath(template, { ...c.sample, ...values }), case: c };
+  });
+}
+
+/** A path with the case's query string (and `extra`) appended. */
+export function withQuery(call: RouteCall, extra?: string): string {
+  const query = [call.case.query, extra].filter(Boolean).join('&');
+  return query ? `${call.path}?${query}` : call.path;
+}
