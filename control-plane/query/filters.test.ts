@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
 import { fieldsOf, inferKind, isIsoTimestamp } from './fields.ts';
 import { RESOURCE_TABLE } from '../resources/resource-table.ts';
-import { compileConditions, parseQueryFilters, parseWhere, type Condition } from './filters.ts';
+import { compileConditions, compileFilters, parseQueryFilters, parseWhere, type Condition } from './filters.ts';
 import { Params } from './sql-text.ts';
 
 const PROJECT = {
@@ -57,15 +57,92 @@ describe('parseQueryFilters', () => {
 describe('parseWhere', () => {
   it('reads values as equality, arrays as in, and objects as operator maps', () => {
     expect(parseWhere({ status: 'active', priority: [1, 2], budget: { gte: 10, lt: 100 } })).toEqual([
-      { field: 'status', op: 'eq', value: 'active' },
-      { field: 'priority', op: 'in', value: [1, 2] },
-      { field: 'budget', op: 'gte', value: 10 },
-      { field: 'budget', op: 'lt', value: 100 },
+      { field: 'status', op: 'eq', value: 'active', at: 'where.status' },
+      { field: 'priority', op: 'in', value: [1, 2], at: 'where.priority' },
+      { field: 'budget', op: 'gte', value: 10, at: 'where.budget.gte' },
+      { field: 'budget', op: 'lt', value: 100, at: 'where.budget.lt' },
     ]);
   });
 
   it('rejects an unknown operator naming the field', () => {
     expect(() => parseWhere({ budget: { between: [1, 2] } })).toThrow(/where\.budget/);
+  });
+
+  it('reads groups at any level and nested fields by dotted name', () => {
+    expect(
+      parseWhere({ or: [{ status: 'paid' }, { and: [{ amount: { gte: 100 } }, { not: { 'meta.flag': { exists: true } } }] }], 'metadata.priority': { nin: [1] } }),
+    ).toEqual([
+      {
+        or: [
+          [{ field: 'status', op: 'eq', value: 'paid', at: 'where.or.0.status' }],
+          [[[{ field: 'amount', op: 'gte', value: 100, at: 'where.or.1.and.0.amount.gte' }], [{ not: [{ field: 'meta.flag', op: 'exists', value: true, at: 'where.or.1.and.1.not.meta.flag.exists' }] }]]],
+        ],
+      },
+      { field: 'metadata.priority', op: 'nin', value: [1], at: 'where.metadata.priority.nin' },
+    ]);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['an unknown operator inside a group', { or: [{ amount: { gte: 1 } }, { amount: { between: [1, 2] } }] }, 'where.or.1.amount'],
+    ['an empty group', { or: [] }, 'where.or'],
+    ['a group that is not a list', { and: { a: 1 } }, 'where.and'],
+    ['a not that is not an object', { not: [1] }, 'where.not'],
+    ['exists with a value other than a boolean', { a: { exists: 'yes' } }, 'where.a.exists'],
+    ['nin with one value', { a: { nin: 1 } }, 'where.a.nin'],
+    ['an object as a comparison value', { a: { gte: { b: 1 } } }, 'where.a.gte'],
+    ['an operator mixed with something else', { a: { gte: 1, b: 2 } }, 'where.a'],
+    ['a nested object instead of a dotted name', { metadata: { priority: 2 } }, 'where.metadata'],
+  ])('rejects %s naming its path', (_label, where, field) => {
+    try {
+      parseWhere(where);
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).details?.field).toBe(field);
+    }
+  });
+
+  it('limits how deep groups nest and how many conditions a filter holds', () => {
+    let deep: Record<string, unknown> = { a: 1 };
+    for (let i = 0; i < 9; i++) deep = { not: deep };
+    expect(() => parseWhere(deep)).toThrow(/more than 8 levels/);
+    const many = Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, i]));
+    expect(() => parseWhere(many)).toThrow(/at most 100 conditions/);
+  });
+});
+
+describe('compileFilters', () => {
+  const compileWhere = (where: Record<string, unknown>) => {
+    const params = new Params();
+    const sql = compileFilters(parseWhere(where), fieldsOf(RESOURCE_TABLE, [PROJECT]), params);
+    return { sql, values: params.values };
+  };
+
+  it('compiles or, and and not with parameters only', () => {
+    const { sql, values } = compileWhere({ or: [{ status: 'paid' }, { budget: { gte: 100 }, name: { startsWith: "O'Br" } }], not: { status: { in: ['void'] } } });
+    expect(sql).toEqual([
+      `(((data #>> '{status}') = $1::text) or ((case when jsonb_typeof(data #> '{budget}') = 'number' then (data #>> '{budget}')::numeric end) >= $2::text::numeric and starts_with((data #>> '{name}'), $3::text)))`,
+      `not coalesce(((data #>> '{status}') = any($4::text[])), false)`,
+    ]);
+    expect(values).toEqual(['paid', '100', "O'Br", ['void']]);
+  });
+
+  it('compiles nin to match rows without the field, and exists to the presence of a value', () => {
+    const { sql } = compileWhere({ status: { nin: ['a', 'b'] }, 'metadata.owner': { exists: true }, owner: { exists: false }, createdAt: { exists: true } });
+    expect(sql).toEqual([
+      `not coalesce((data #>> '{status}') = any($1::text[]), false)`,
+      `coalesce(jsonb_typeof(data #> '{metadata,owner}'), 'null') <> 'null'`,
+      `not (coalesce(jsonb_typeof(data #> '{owner}'), 'null') <> 'null')`,
+      'true',
+    ]);
+  });
+
+  it('names the path inside where for a value of the wrong kind', () => {
+    expect(() => compileWhere({ or: [{ budget: { gte: 'ten' } }] })).toThrow(
+      expect.objectContaining({ details: { field: 'where.or.0.budget.gte', issue: 'must be a number' } }),
+    );
+    expect(() => compileWhere({ budget: { startsWith: '1' } })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'where.budget.startsWith' }) }));
+    expect(() => compileWhere({ 'bad name': 1 })).toThrow(expect.objectContaining({ details: expect.objectContaining({ field: 'where.bad name' }) }));
   });
 });
 

@@ -1,5 +1,5 @@
 import { decodeCursor, queryFingerprint } from './cursor.ts';
-import { compileConditions, type Condition } from './filters.ts';
+import { compileFilters, type Filter } from './filters.ts';
 import { compileKeyset, compileSort, type CompiledSort, type SortKey } from './sort.ts';
 import { Params, type SqlText } from './sql-text.ts';
 import type { FieldSource } from './table.ts';
@@ -7,7 +7,8 @@ import type { FieldSource } from './table.ts';
 export interface ListQuery {
   /** One type, or several for a query across types. */
   types: readonly string[];
-  conditions: readonly Condition[];
+  /** Filters that must all hold. */
+  filters: readonly Filter[];
   sortKeys: readonly SortKey[];
   limit: number;
   offset?: number;
@@ -33,13 +34,13 @@ export function compileList(source: FieldSource, select: string, query: ListQuer
   const single = query.types.length === 1 && onlyType !== undefined;
   // A cursor of one type's list keeps the fingerprint it had before lists could span types.
   const fingerprint = queryFingerprint(
-    single ? { type: onlyType, conditions: query.conditions, sortKeys: query.sortKeys } : { types: query.types, conditions: query.conditions, sortKeys: query.sortKeys },
+    single ? { type: onlyType, conditions: query.filters, sortKeys: query.sortKeys } : { types: query.types, conditions: query.filters, sortKeys: query.sortKeys },
   );
   const sort = compileSort(query.sortKeys, source);
 
   const params = new Params();
   const typeCondition = single ? `${table.typeColumn} = ${params.bind(onlyType)}` : `${table.typeColumn} = any(${params.bind([...query.types], 'text[]')})`;
-  const where = [table.tenantScope, typeCondition, ...compileConditions(query.conditions, source, params)];
+  const where = [table.tenantScope, typeCondition, ...compileFilters(query.filters, source, params)];
   const count: SqlText = { text: `select count(*)::int as total from ${table.name} where ${where.join(' and ')}`, values: [...params.values] };
 
   if (query.cursor) where.push(compileKeyset(sort, decodeCursor(query.cursor, fingerprint, sort.keys.length), params));

@@ -1,5 +1,5 @@
 import { fieldsOf } from '../query/fields.ts';
-import { parseQueryFilters, parseWhere, type Condition } from '../query/filters.ts';
+import { parseQueryFilters, parseWhere, type Filter } from '../query/filters.ts';
 import { compileList, type ListStatements } from '../query/list.ts';
 import { parseSort } from '../query/sort.ts';
 import { RESOURCE_TABLE } from './resource-table.ts';
@@ -24,10 +24,10 @@ const DEFAULT_SORT = [{ field: 'createdAt', desc: false }];
  * page and count statements. Field kinds come from the object type's schema.
  */
 export function buildListStatements(options: ListOptions, schema: object | undefined): ListStatements {
-  const conditions: Condition[] = [...parseQueryFilters(options.filter), ...(options.where ? parseWhere(options.where) : [])];
+  const filters: Filter[] = [...parseQueryFilters(options.filter), ...(options.where ? parseWhere(options.where) : [])];
   return compileList(fieldsOf(RESOURCE_TABLE, [schema]), RESOURCE_COLUMNS, {
     types: [options.type],
-    conditions,
+    filters,
     sortKeys: parseSort(options.sort, DEFAULT_SORT),
     limit: options.limit,
     offset: options.offset,
