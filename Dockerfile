@@ -15,7 +15,7 @@ FROM node:${NODE_VERSION}-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json tsconfig.json ./
+COPY package.json package-lock.json tsconfig.json main.ts ./
 COPY api-edge ./api-edge
 COPY control-plane ./control-plane
 COPY workers ./workers
@@ -24,8 +24,10 @@ COPY scripts ./scripts
 ENV SVC_STATE_DIR=/tmp/svc/state SVC_CACHE_DIR=/tmp/svc/cache
 USER node
 EXPOSE 8080 8081 8090
-# `node --import tsx` rather than `npm start`: npm start would check (and, on a mismatch, reinstall)
-# node_modules, which a read-only root filesystem forbids. The young generation's semi-space of 64 MB
+# main.ts, the production entry point: it reads its settings from the environment and starts no
+# local PostgreSQL or Temporal server (`npm start`, scripts/start.ts, does). `node --import tsx`
+# rather than `npm start`: npm start would check (and, on a mismatch, reinstall) node_modules, which
+# a read-only root filesystem forbids. The young generation's semi-space of 64 MB
 # as in `npm start` (docs/decisions.md).
-ENTRYPOINT ["node", "--max-semi-space-size=64", "--import", "tsx", "scripts/start.ts"]
+ENTRYPOINT ["node", "--max-semi-space-size=64", "--import", "tsx", "main.ts"]
 CMD ["--role", "all"]

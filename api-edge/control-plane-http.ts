@@ -1,6 +1,5 @@
 import { createTRPCUntypedClient, httpLink } from '@trpc/client';
-import type { CallContext, ControlPlane } from '../control-plane/contracts.ts';
-import { unstorableInputError } from '../control-plane/json/unstorable-input.ts';
+import { unstorableInputError, type CallContext, type ControlPlane } from '../control-plane/contracts.ts';
 
 /**
  * The control plane over tRPC's HTTP link: the caller's token and tenant travel as headers (the

@@ -8,3 +8,4 @@ export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
 export { ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
 export { untrusted, type ControlPlane, type CallContext, type PortInput, type Untrusted } from './trpc/control-plane.ts';
+export { unstorableInputError } from './json/unstorable-input.ts';

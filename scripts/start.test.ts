@@ -89,7 +89,7 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     expect(platform.output()).toContain('operator:      off (no kubeconfig)');
 
     const nodeRoles = childrenOf(platform.child.pid!);
-    expect(nodeRoles.map((c) => c.command)).toEqual([expect.stringMatching(/^node .*scripts\/start\.ts --role worker$/)]);
+    expect(nodeRoles.map((c) => c.command)).toEqual([expect.stringMatching(/^node .*\/main\.ts --role worker$/)]);
 
     const health = await fetch(`${platform.url}/health`);
     expect(health.status).toBe(200);

@@ -129,7 +129,7 @@ describe('Helm chart charts/platform', () => {
       expect(container.image).toBe('svc-platform:0.1.0');
       expect(container.args).toEqual(['--role', role]);
       // The image's entrypoint (Node) for every role but the edge, which Bun serves.
-      expect(container.command).toEqual(role === 'edge' ? ['/app/node_modules/.bin/bun', 'scripts/start.ts'] : undefined);
+      expect(container.command).toEqual(role === 'edge' ? ['/app/node_modules/.bin/bun', 'main.ts'] : undefined);
       expect(container.resources.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
       expect(container.resources.limits.memory).toEqual(expect.any(String));
       expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });

@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { killProcessGroup } from './test/harness/process-group.ts';
+import { until } from './test/harness/until.ts';
+import { freePort } from './scripts/stack/process.ts';
+
+/** The environment without any of the platform's settings, so that only those a test gives apply. */
+function bareEnv(stateDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, SVC_STATE_DIR: stateDir, SVC_CACHE_DIR: join(stateDir, 'cache'), KUBECONFIG: join(stateDir, 'no-kubeconfig') };
+  return env;
+}
+
+/** `node --import tsx main.ts <args>`, as the image runs it; its output is collected. */
+function runMain(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn('node', ['--import', 'tsx', 'main.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = once(child, 'exit').then(([code]) => code as number | null);
+  return { child, output: () => output, exited };
+}
+
+describe('main.ts (the production entry point)', () => {
+  let stateDir: string;
+  const started: ChildProcess[] = [];
+
+  beforeAll(async () => {
+    stateDir = await mkdtemp(join(tmpdir(), 'svc-main-'));
+  });
+  afterAll(async () => {
+    for (const child of started) killProcessGroup(child);
+    await rm(stateDir, { recursive: true, force: true });
+  });
+
+  it('exits with code 2 and says what is missing when DATABASE_URL is not set, starting nothing', async () => {
+    const run = runMain([], bareEnv(stateDir));
+    started.push(run.child);
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toMatch(/^DATABASE_URL is required: the PostgreSQL URL/);
+    expect(run.output()).not.toMatch(/\[postgres\]|\[temporal\]|ready/);
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
+
+  it('exits with code 2 on an unknown role', async () => {
+    const run = runMain(['--role', 'scheduler'], { ...bareEnv(stateDir), DATABASE_URL: inject('databaseUrl') });
+    started.push(run.child);
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toContain('unknown role "scheduler": use all, edge, control-plane, worker or operator');
+  });
+
+  it('fails clearly when DATABASE_URL names a closed port, without installing or starting PostgreSQL or Temporal', async () => {
+    const port = await freePort();
+    const run = runMain([], { ...bareEnv(stateDir), DATABASE_URL: `postgres://svc:hunter2@127.0.0.1:${port}/svc` });
+    started.push(run.child);
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain(`cannot start role all: cannot reach PostgreSQL at postgres://svc:***@127.0.0.1:${port}/svc (ECONNREFUSED)`);
+    expect(run.output()).not.toContain('hunter2');
+    expect(run.output()).not.toMatch(/\[postgres\]|\[temporal\]|initdb|apt-get/);
+    // The local services' state (a cluster, a dev server's files) would be in the state directory.
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
+
+  it('runs the control-plane role from the environment, logs JSON lines in production, and stops on SIGTERM', async () => {
+    const port = await freePort();
+    const run = runMain(['--role', 'control-plane'], {
+      ...bareEnv(stateDir),
+      NODE_ENV: 'production',
+      DATABASE_URL: inject('databaseUrl'),
+      TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PUBLIC_URL: 'http://127.0.0.1:1',
+      SVC_DEV_SEED: 'false',
+    });
+    started.push(run.child);
+    await until(async () => run.output().includes('listening') || run.child.exitCode !== null, (done) => done);
+    const lines = run.output().trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.at(-1)).toMatchObject({ level: 30, role: 'control-plane', msg: `control plane (tRPC) listening on http://127.0.0.1:${port}; point the edge at it with CONTROL_PLANE_URL=http://127.0.0.1:${port}` });
+    const health = await fetch(`http://127.0.0.1:${port}/health.check`);
+    expect(health.status).toBe(200);
+    run.child.kill('SIGTERM');
+    expect(await run.exited).toBe(0);
+  });
+});

@@ -1,0 +1,317 @@
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { JSONWebKeySet } from 'jose';
+import pino from 'pino';
+import { bunRuntime } from './api-edge/server.ts';
+import { migrate } from './control-plane/db/migrate.ts';
+import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './scripts/stack/node-roles.ts';
+import { startPlatform, type PlatformOptions, type PlatformRole } from './scripts/stack/platform.ts';
+
+/**
+ * The production entry point: reads the configuration from the environment and runs one role (or
+ * all of them). It starts no database or Temporal server: `scripts/start.ts` (`npm start`) ensures
+ * the local ones, then calls {@link runMain}.
+ */
+
+export const ROLES: readonly PlatformRole[] = ['all', 'edge', 'control-plane', 'worker', 'operator'];
+
+const MAIN_SCRIPT = fileURLToPath(import.meta.url);
+/** How long a Node role may take to stop (the chart gives the worker 60 s) before it is killed. */
+const CHILD_STOP_MS = 60_000;
+/** How often a role started beside the platform process checks that its parent still runs. */
+const PARENT_CHECK_MS = 1_000;
+const DEFAULT_TASK_QUEUE = 'svc-platform';
+
+/** A setting that is missing or malformed: reported on one line, exit code 2. */
+export class ConfigError extends Error {}
+
+/** A failure to start whose message says all there is to say (no stack trace). */
+class StartupError extends Error {}
+
+/** What a caller that prepared local services adds to the environment's settings. */
+export interface LocalSettings {
+  /** Private signing keys of the built-in identity provider, kept across restarts. */
+  devSigningKeys?: JSONWebKeySet;
+  /** The Temporal dev server's web UI, shown in the ready message. */
+  temporalUiUrl?: string;
+}
+
+/** The process's log: lines on stderr, JSON (pino) in production; `announce` is the ready message. */
+export interface ProcessLog {
+  (message: string, detail?: unknown): void;
+  /** A failure that stops the process. */
+  error(message: string): void;
+  announce(headline: string, details?: Record<string, string>): void;
+}
+
+/**
+ * Human-readable lines for a terminal (`npm start`); with `NODE_ENV=production` one JSON object per
+ * line on stderr, as log collectors read them. The ready message goes to stdout on a terminal.
+ */
+export function processLog(env: NodeJS.ProcessEnv, role: string): ProcessLog {
+  if (env.NODE_ENV === 'production') {
+    const logger = pino({ base: { pid: process.pid, role }, timestamp: pino.stdTimeFunctions.isoTime }, pino.destination({ fd: 2, sync: true }));
+    const log = (message: string, detail?: unknown) => (detail === undefined ? logger.info(message) : logger.error({ err: detail }, message));
+    return Object.assign(log, {
+      error: (message: string) => logger.error(message),
+      announce: (headline: string, details?: Record<string, string>) => logger.info(details ?? {}, headline),
+    });
+  }
+  const log = (message: string, detail?: unknown) =>
+    console.error(detail === undefined ? message : `${message}: ${String((detail as Error)?.stack ?? detail)}`);
+  const announce = (headline: string, details: Record<string, string> = {}) =>
+    console.log([headline, ...Object.entries(details).map(([name, value]) => `  ${`${name}:`.padEnd(15)}${value}`)].join('\n'));
+  return Object.assign(log, { error: (message: string) => console.error(message), announce });
+}
+
+/** The role from `--role`, else `SVC_ROLE`, else `all`. */
+export function parseRole(argv: readonly string[], env: NodeJS.ProcessEnv): PlatformRole {
+  let role: string | undefined;
+  try {
+    ({ values: { role } } = parseArgs({ args: [...argv], options: { role: { type: 'string' } }, allowPositionals: false }));
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+  role ??= env.SVC_ROLE || 'all';
+  if (!ROLES.includes(role as PlatformRole)) throw new ConfigError(`unknown role "${role}": use all, edge, control-plane, worker or operator`);
+  return role as PlatformRole;
+}
+
+/** A port number from the environment, or `fallback` when unset. */
+function portSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new ConfigError(`${name} must be a port number (0-65535), not "${value}"`);
+  return port;
+}
+
+/** Per-minute budgets from `RATE_LIMIT_RESOURCES_PER_MINUTE` and `RATE_LIMIT_API_PER_MINUTE`, when set. */
+function rateLimitPolicies(env: NodeJS.ProcessEnv) {
+  const perMinute = (name: string) => {
+    const value = env[name];
+    if (!value) return undefined;
+    if (!/^\d+$/.test(value) || Number(value) === 0) throw new ConfigError(`${name} must be a positive whole number, not "${value}"`);
+    return { points: Number(value), durationSeconds: 60 };
+  };
+  const resources = perMinute('RATE_LIMIT_RESOURCES_PER_MINUTE');
+  const api = perMinute('RATE_LIMIT_API_PER_MINUTE');
+  return { ...(resources ? { resources } : {}), ...(api ? { users: api } : {}) };
+}
+
+/**
+ * The operator runs when a kubeconfig is reachable: the files of the `KUBECONFIG` list that exist
+ * (merged), else `~/.kube/config`, else in a cluster.
+ */
+function operatorSettings(env: NodeJS.ProcessEnv): PlatformOptions['operator'] {
+  const home = join(homedir(), '.kube', 'config');
+  const listed = (env.KUBECONFIG ?? '').split(delimiter).filter((file) => file && existsSync(file));
+  const kubeconfigPath = env.KUBECONFIG ? listed.join(delimiter) || undefined : existsSync(home) ? home : undefined;
+  if (!kubeconfigPath && !env.KUBERNETES_SERVICE_HOST) return undefined;
+  return { kubeconfigPath, namespace: env.OPERATOR_NAMESPACE, identity: env.POD_NAME, leaseName: env.OPERATOR_LEASE_NAME };
+}
+
+/**
+ * The backend-for-frontend's client at the identity provider, and the key of its sign-in cookie,
+ * which every edge instance must share (the chart gives it from a Secret); without one, each
+ * process makes its own.
+ */
+function bffSettings(env: NodeJS.ProcessEnv): PlatformOptions['bff'] {
+  const secret = env.SIGN_IN_KEY ? Buffer.from(env.SIGN_IN_KEY, 'base64') : undefined;
+  if (secret && secret.length !== 32) throw new ConfigError('SIGN_IN_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+  return { clientId: env.BFF_CLIENT_ID || undefined, clientSecret: env.BFF_CLIENT_SECRET || undefined, scope: env.BFF_SCOPE || undefined, secret };
+}
+
+/** The platform's options for `role` from the environment; throws {@link ConfigError} on a missing or malformed setting. */
+export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: LocalSettings = {}): Omit<PlatformOptions, 'log' | 'runWorker'> {
+  const databaseUrl = env.DATABASE_URL;
+  if (!databaseUrl) throw new ConfigError('DATABASE_URL is required: the PostgreSQL URL, e.g. postgres://svc:secret@db:5432/svc (`npm start` runs a local one instead)');
+  try {
+    new URL(databaseUrl);
+  } catch {
+    throw new ConfigError('DATABASE_URL is not a URL: use postgres://user:password@host:5432/database');
+  }
+  if (role === 'worker' && !env.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for the worker role: the Temporal frontend (host:port)');
+  const identity =
+    env.AUTH_ISSUER && env.AUTH_JWKS_URL
+      ? { issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE ?? 'urn:svc:api', jwksUrl: env.AUTH_JWKS_URL, tenantClaim: env.AUTH_TENANT_CLAIM }
+      : undefined;
+  const port = portSetting(env, 'PORT', role === 'control-plane' ? 8081 : 8080);
+  return {
+    role,
+    databaseUrl,
+    tenantDatabaseUrl: env.TENANT_DATABASE_URL || undefined,
+    host: env.HOST ?? '0.0.0.0',
+    port,
+    publicUrl: env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`),
+    controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
+    identity,
+    bff: bffSettings(env),
+    trustedProxies: env.TRUSTED_PROXIES?.split(','),
+    blobRoot: env.SVC_BLOB_DIR,
+    temporal:
+      role !== 'edge' && env.TEMPORAL_ADDRESS
+        ? { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE ?? 'default', taskQueue: env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE }
+        : undefined,
+    devSigningKeys: identity ? undefined : local.devSigningKeys,
+    seedDevelopmentData: !identity && env.SVC_DEV_SEED !== 'false',
+    rateLimits: { policies: rateLimitPolicies(env) },
+    operator: role === 'all' || role === 'operator' ? operatorSettings(env) : undefined,
+    // The chart sets HEALTH_PORT; locally the two roles get ports of their own, and 0 picks a free one.
+    healthPort: role === 'worker' || role === 'operator' ? portSetting(env, 'HEALTH_PORT', role === 'worker' ? 8090 : 8091) : undefined,
+  };
+}
+
+/** `url` without its password, for messages. */
+function redact(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+/** Applies the pending migrations (serialized across processes by an advisory lock), with a clear error when the database cannot be reached. */
+async function migrateOnStart(databaseUrl: string, log: ProcessLog): Promise<void> {
+  let applied: string[];
+  try {
+    applied = await migrate(databaseUrl);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'CONNECT_TIMEOUT'].includes(code ?? '');
+    throw new StartupError(
+      unreachable
+        ? `cannot reach PostgreSQL at ${redact(databaseUrl)} (${code}): DATABASE_URL must name a running server`
+        : `cannot migrate the database at ${redact(databaseUrl)}: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
+}
+
+/**
+ * Runs the role named by `argv` (`--role`) with the settings of `env` until SIGINT or SIGTERM, then
+ * stops it and exits. A missing or malformed setting exits with code 2 before anything starts; a
+ * failure to start exits with code 1. Never starts a database or Temporal server. Roles other than
+ * the edge apply pending migrations first. On Bun, the worker and operator roles are handed to Node,
+ * and role `all` runs them as Node processes beside this one.
+ */
+export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, local: LocalSettings = {}): Promise<void> {
+  let role: PlatformRole;
+  let config: ReturnType<typeof readConfig>;
+  let log = processLog(env, env.SVC_ROLE || 'all');
+  try {
+    role = parseRole(argv, env);
+    log = processLog(env, role);
+    if (bunRuntime && isNodeRole(role)) return handOffToNode(MAIN_SCRIPT, role, env);
+    config = readConfig(role, env, local);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    log.error(error.message);
+    process.exit(2);
+  }
+  const { publicUrl, temporal, operator } = config;
+  /** On Bun, role `all` serves the edge and control plane here and runs the worker and operator as Node processes: their SDKs support Node only. */
+  const nodeChildren = !!bunRuntime && role === 'all';
+  let stopping = false;
+  const children: ChildProcess[] = [];
+  let platform: Awaited<ReturnType<typeof startPlatform>> | undefined;
+
+  /** Stops the Node roles (each finishes its work first) and this process's platform, then exits. */
+  const stop = async (exitCode: number): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    const ended = children
+      .filter((c) => c.exitCode === null && c.signalCode === null)
+      .map((c) => {
+        const exited = once(c, 'exit');
+        c.kill('SIGTERM');
+        const kill = setTimeout(() => c.kill('SIGKILL'), CHILD_STOP_MS);
+        return exited.finally(() => clearTimeout(kill));
+      });
+    await Promise.allSettled([platform?.close(), ...ended]);
+    process.exit(exitCode);
+  };
+
+  /** Runs a Node role as a child sharing this process's settings and stderr; the platform stops if it ends. */
+  const startNodeRole = (childRole: NodeRole, childEnv: Record<string, string>): ChildProcess => {
+    // Their health servers are for this process's own use: a free port on the loopback address.
+    const child = spawnNodeRole(MAIN_SCRIPT, childRole, { ...env, ...childEnv, HOST: '127.0.0.1', HEALTH_PORT: '0' }, ['ignore', 'ignore', 'inherit']);
+    child.once('exit', (code, signal) => {
+      if (stopping) return;
+      log(`the ${childRole} process ended (${signal ?? `exit code ${code}`}); stopping the platform`);
+      void stop(1);
+    });
+    return child;
+  };
+
+  // A role that `npm start` runs beside it stops when that process is gone, however it ended (also while it starts).
+  const parentPid = Number(env.SVC_PARENT_PID);
+  if (parentPid) {
+    setInterval(() => {
+      if (process.ppid === parentPid) return;
+      log('the platform process that started this one is gone; stopping');
+      void stop(0);
+    }, PARENT_CHECK_MS).unref();
+  }
+
+  try {
+    if (role !== 'edge') await migrateOnStart(config.databaseUrl!, log);
+    if (role !== 'edge' && !temporal) log('TEMPORAL_ADDRESS is not set: executions and provisioning are unavailable');
+    platform = await startPlatform({ ...config, runWorker: !nodeChildren, operator: nodeChildren ? undefined : operator, log });
+  } catch (error) {
+    if (error instanceof StartupError) log.error(`cannot start role ${role}: ${error.message}`);
+    else log(`cannot start role ${role}`, error);
+    process.exit(1);
+  }
+
+  if (nodeChildren) {
+    // This process has migrated and seeded the database already.
+    const childEnv = {
+      DATABASE_URL: config.databaseUrl!,
+      ...(config.tenantDatabaseUrl ? { TENANT_DATABASE_URL: config.tenantDatabaseUrl } : {}),
+      PUBLIC_URL: publicUrl!,
+      SVC_DEV_SEED: 'false',
+      ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}),
+    };
+    if (temporal) children.push(startNodeRole('worker', childEnv));
+    if (operator) children.push(startNodeRole('operator', childEnv));
+  }
+
+  const temporalLine: Record<string, string> = temporal ? { Temporal: `${temporal.address}${local.temporalUiUrl ? ` (UI ${local.temporalUiUrl})` : ''}` } : {};
+  const operatorLine: Record<string, string> =
+    role === 'all' || role === 'operator' ? { operator: operator ? 'reconciling Tenant and App objects (kubeconfig found)' : 'off (no kubeconfig)' } : {};
+  if (role === 'operator') {
+    log.announce('operator running', { ...operatorLine, health: `${platform.url}/health` });
+  } else if (role === 'worker') {
+    log.announce(`worker running on task queue ${temporal!.taskQueue}`, { ...temporalLine, health: `${platform.url}/health` });
+  } else if (role === 'control-plane') {
+    log.announce(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}`);
+  } else {
+    // `npm run token` asks http://localhost:8080 unless SVC_URL names another issuer.
+    const tokenCommand = `${publicUrl === 'http://localhost:8080' ? '' : `SVC_URL=${publicUrl} `}npm run -s token -- admin@acme.test`;
+    log.announce(`platform ready on ${platform.url}`, {
+      health: `${platform.url}/health`,
+      'REST v3': `${platform.url}/api/svc/v3`,
+      'sign-in': `${platform.url}/.well-known/openid-configuration${config.identity ? ' (external provider in use)' : ''}`,
+      'get a token': `TOKEN=$(${tokenCommand})`,
+      'try it': `curl -H "Authorization: Bearer $TOKEN" ${platform.url}/api/svc/v3/users/me`,
+      ...temporalLine,
+      ...operatorLine,
+    });
+  }
+
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop(0));
+
+}
+
+/** True when this file is the program (`node --import tsx main.ts`, `bun main.ts`), not imported. */
+const isProgram = (import.meta as { main?: boolean }).main ?? (process.argv[1] !== undefined && resolve(process.argv[1]) === MAIN_SCRIPT);
+if (isProgram) await runMain(process.argv.slice(2), process.env);

@@ -1,0 +1,151 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The import boundaries between the platform's parts: what the edge, the CLI and the workflows
+ * may import, and which repositories a control-plane domain may read. Checked over the import
+ * graph of every TypeScript file git tracks (static imports and re-exports, dynamic `import()`,
+ * `import('…')` types), with relative specifiers resolved to repository paths.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Import {
+  /** The importing file, relative to the repository root. */
+  file: string;
+  /** The specifier as written. */
+  specifier: string;
+  /** The repository path it names (relative specifiers), else the specifier itself (a package). */
+  target: string;
+  /** `import type`, `export type`, every named element `type`, or an `import('…')` type. */
+  typeOnly: boolean;
+}
+
+/** Every import of `file`'s source text. */
+function importsOf(file: string, text: string): Import[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const found: Import[] = [];
+  const add = (specifier: ts.Expression | undefined, typeOnly: boolean) => {
+    if (!specifier || !ts.isStringLiteralLike(specifier)) return;
+    const name = specifier.text;
+    const target = name.startsWith('.') ? posix.normalize(posix.join(posix.dirname(file), name)) : name;
+    found.push({ file, specifier: name, target, typeOnly });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const bindings = clause?.namedBindings;
+      const everyNamedIsType =
+        !!clause && !clause.name && !!bindings && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((e) => e.isTypeOnly);
+      add(node.moduleSpecifier, !!clause && (clause.isTypeOnly || everyNamedIsType));
+    } else if (ts.isExportDeclaration(node)) {
+      const clause = node.exportClause;
+      const everyNamedIsType = !!clause && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((e) => e.isTypeOnly);
+      add(node.moduleSpecifier, node.isTypeOnly || everyNamedIsType);
+    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference)) {
+      add(node.moduleReference.expression, node.isTypeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      add(node.arguments[0], false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node.argument.literal, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+const files = execFileSync('git', ['ls-files', '-z', '--', '*.ts'], { cwd: ROOT, encoding: 'utf8' })
+  .split('\0')
+  .filter((file) => file && !file.startsWith('node_modules/'));
+const graph = files.flatMap((file) => importsOf(file, readFileSync(posix.join(ROOT, file), 'utf8')));
+
+const isTest = (file: string) => file.endsWith('.test.ts');
+/** `file -> import`, the import as the repository path it names. */
+const show = (violations: readonly Import[]) => violations.map((v) => `${v.file} -> ${v.target}`);
+
+/** The one module of the control plane that the edge and the CLI import. */
+const CONTRACTS = 'control-plane/contracts.ts';
+
+/**
+ * Modules without side effects, I/O or non-determinism that workflows may import for their values:
+ * the workflow bundle runs them in Temporal's deterministic sandbox.
+ */
+const PURE_MODULES = [
+  'control-plane/temporal/workflow-contract.ts',
+  'control-plane/storage/storage.constants.ts',
+  'control-plane/orchestrate/templates.ts',
+];
+/** Packages workflows may import values from: the workflow SDK, and the shared types and helpers it builds on. */
+const WORKFLOW_PACKAGES = ['@temporalio/workflow', '@temporalio/common'];
+
+/** The domain folder of a control-plane file (`control-plane/tenants/x.ts` -> `tenants`); undefined outside one. */
+function domainOf(path: string): string | undefined {
+  const parts = path.split('/');
+  return parts[0] === 'control-plane' && parts.length > 2 ? parts[1] : undefined;
+}
+
+/**
+ * Imports of another domain's repository that exist today, to be removed (file -> imported repo).
+ * This list may only shrink: an entry that no longer exists fails the test until it is deleted here.
+ */
+const KNOWN_VIOLATIONS: ReadonlyArray<readonly [file: string, repo: string]> = [
+  ['control-plane/apps/apps.service.ts', 'control-plane/declarations/declarations.repo.ts'],
+  ['control-plane/apps/apps.service.ts', 'control-plane/identity/identity.repo.ts'],
+  ['control-plane/apps/apps.service.ts', 'control-plane/tenants/tenants.repo.ts'],
+  ['control-plane/identity/identity.service.ts', 'control-plane/users/users.repo.ts'],
+  ['control-plane/resources/resources.service.ts', 'control-plane/object-types/object-types.repo.ts'],
+  ['control-plane/tenants/tenants.service.ts', 'control-plane/declarations/declarations.repo.ts'],
+  ['control-plane/tenants/tenants.service.ts', 'control-plane/identity/identity.repo.ts'],
+];
+
+describe('import boundaries', () => {
+  it('finds the imports of every tracked TypeScript file', () => {
+    expect(files).toContain('control-plane/contracts.ts');
+    expect(graph.filter((i) => i.file === 'api-edge/control-plane-http.ts').length).toBeGreaterThan(0);
+  });
+
+  it('lets api-edge and cli import from control-plane only control-plane/contracts.ts (tests excepted)', () => {
+    const violations = graph.filter(
+      (i) => (i.file.startsWith('api-edge/') || i.file.startsWith('cli/')) && !isTest(i.file) && i.target.startsWith('control-plane/') && i.target !== CONTRACTS,
+    );
+    expect(show(violations), `import ${CONTRACTS} instead (re-export what is needed there)`).toEqual([]);
+  });
+
+  it('lets workflows import values only from the workflow SDK, other workflow files and pure modules', () => {
+    const allowed = (i: Import) =>
+      i.typeOnly || WORKFLOW_PACKAGES.includes(i.target) || i.target.startsWith('workers/workflows/') || PURE_MODULES.includes(i.target);
+    const violations = graph.filter((i) => i.file.startsWith('workers/workflows/') && !isTest(i.file) && !allowed(i));
+    expect(show(violations), "workflows run in Temporal's deterministic sandbox: import these as types, or list a pure module in PURE_MODULES").toEqual([]);
+  });
+
+  it('keeps the modules listed as pure free of imports of anything but types and other pure modules', () => {
+    const violations = graph.filter(
+      (i) => PURE_MODULES.includes(i.file) && !i.typeOnly && !WORKFLOW_PACKAGES.includes(i.target) && !PURE_MODULES.includes(i.target),
+    );
+    expect(show(violations), 'a module that workflows import must stay pure').toEqual([]);
+  });
+
+  // Tests may set up another domain's rows through its repository.
+  const repoImports = graph.filter((i) => {
+    if (isTest(i.file)) return false;
+    const from = domainOf(i.file);
+    const to = domainOf(i.target);
+    return from !== undefined && to !== undefined && from !== to && i.target.endsWith('.repo.ts');
+  });
+  const known = (i: Import) => KNOWN_VIOLATIONS.some(([file, repo]) => file === i.file && repo === i.target);
+
+  it("keeps every control-plane domain out of another domain's repository (tests excepted)", () => {
+    const violations = repoImports.filter((i) => !known(i));
+    expect(show(violations), "call that domain's service instead of its repository").toEqual([]);
+  });
+
+  it('lists in KNOWN_VIOLATIONS only imports that still exist', () => {
+    const gone = KNOWN_VIOLATIONS.filter(([file, repo]) => !repoImports.some((i) => i.file === file && i.target === repo));
+    expect(gone.map(([file, repo]) => `${file} -> ${repo}`), 'these imports are gone: delete them from KNOWN_VIOLATIONS').toEqual([]);
+  });
+});
