@@ -7,4 +7,5 @@ export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
 export { ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
-export type { ControlPlane, CallContext } from './trpc/control-plane.ts';
+export type { ControlPlane, CallContext, UploadBody } from './trpc/control-plane.ts';
+export type { UploadMeta } from './trpc/upload-body.ts';

@@ -12,10 +12,11 @@ import { createSessionsService } from './sessions/sessions.service.ts';
 import { createStorageService } from './storage/storage.service.ts';
 import { createTenantsService } from './tenants/tenants.service.ts';
 import type { Services } from './trpc/context.ts';
+import { createUploadsService } from './uploads/uploads.service.ts';
 import { createUsersService } from './users/users.service.ts';
 
 /** Composition of the control plane's services over one database, a workflow engine, an AI model and a blob store. */
-export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore }): Services {
+export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
   const resources = createResourcesService(deps);
   const identity = createIdentityService(deps);
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity });
@@ -29,5 +30,6 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     tenants,
     apps: createAppsService({ db: deps.db, tenants }),
     health: createHealthService(deps),
+    uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
   };
 }
