@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { startPortFixture, type PortFixture } from '../../test/port/port-fixture.ts';
 import { runPortScenarios } from '../../test/port/port-scenarios.ts';
 
@@ -46,4 +50,20 @@ describe('control plane port: subscriptions and streamed uploads', () => {
       expectPortBehaviour(await runPortScenarios(fixture, fixture.ports[mode]));
     });
   }
+});
+
+/** The same scenarios on Bun (test/port/port-scenarios.bun.ts), through both implementations. */
+describe('control plane port on Bun', () => {
+  it('behaves alike in-process and over HTTP', async () => {
+    const script = fileURLToPath(new URL('../../test/port/port-scenarios.bun.ts', import.meta.url));
+    const { stdout } = await promisify(execFile)(bunExecutable(), [script], {
+      env: { ...process.env, SVC_PORT_TEST: JSON.stringify({ databaseUrl: inject('databaseUrl'), uploadLimitBytes: UPLOAD_LIMIT }) },
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: 60_000,
+    });
+    const results = JSON.parse(stdout.trim().split('\n').pop()!);
+    expect(results.runtime).toMatch(/^bun \d/);
+    expectPortBehaviour(results['in-process']);
+    expectPortBehaviour(results.http);
+  });
 });
