@@ -24,6 +24,8 @@ export interface PortFixture {
   application: string;
   tenantIds: Map<string, string>;
   uploadLimitBytes: number;
+  /** The control-plane HTTP server's URL. */
+  url: string;
   /** Both implementations of the port, over the same services. */
   ports: { 'in-process': ControlPlane; http: ControlPlane };
   /** The call context of a development user, with a real signed token (verified by the HTTP server) and its identity. */
@@ -63,6 +65,7 @@ export async function startPortFixture(options: { databaseUrl: string; uploadLim
     application,
     tenantIds,
     uploadLimitBytes: options.uploadLimitBytes,
+    url: serverUrl,
     ports: { 'in-process': createInProcessControlPlane(services), http: createHttpControlPlane(serverUrl) },
     async as(email, tenantHint) {
       const user = DEV_USERS.find((u) => u.email === email);
