@@ -46,8 +46,10 @@ function apiRoutes(cp: ControlPlane, calls: RequestCalls) {
  * themselves: the table that contract, isolation and malformed-input tests cover.
  */
 export function apiRouteTable(): string[] {
-  const unreachable = () => Promise.reject(new Error('the route table calls no procedure'));
-  const controlPlane: ControlPlane = { query: unreachable, mutation: unreachable };
+  const unreachable = () => {
+    throw new Error('the route table calls no procedure');
+  };
+  const controlPlane: ControlPlane = { query: unreachable, mutation: unreachable, subscription: unreachable, upload: unreachable };
   return apiRoutes(controlPlane, new RequestCalls()).routes.map((route) => `${route.method} ${route.path}`);
 }
 

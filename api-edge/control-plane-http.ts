@@ -1,25 +1,60 @@
-import { createTRPCUntypedClient, httpLink } from '@trpc/client';
-import { unstorableInputError, type CallContext, type ControlPlane } from '../control-plane/contracts.ts';
+import { createTRPCUntypedClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError, type TRPCLink } from '@trpc/client';
+import type { AnyRouter } from '@trpc/server';
+import { observable } from '@trpc/server/observable';
+import { detachedByteStream, encodeUploadMeta, unstorableInputError, UPLOAD_META_HEADER, type CallContext, type ControlPlane, type UploadBody } from '../control-plane/contracts.ts';
+import { FetchEventSource } from './fetch-event-source.ts';
+
+/** The caller's token and tenant as headers (the tenant percent-encoded: it comes from a path or header of the request and may hold any text). */
+function callHeaders(call: CallContext): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (call.token) headers.authorization = `Bearer ${call.token}`;
+  if (call.tenantHint) headers['x-tenant-id'] = encodeURIComponent(call.tenantHint);
+  return headers;
+}
+
+const callOf = (op: { context: Record<string, unknown> }) => op.context as unknown as CallContext;
 
 /**
- * The control plane over tRPC's HTTP link: the caller's token and tenant travel as headers (the
- * tenant percent-encoded: it comes from a path or header of the request and may hold any text).
+ * A subscription ends at its first error. tRPC's SSE link would otherwise reconnect on the codes it
+ * deems retryable, which include INTERNAL_SERVER_ERROR, the code every domain error travels with.
+ */
+const endOnError: TRPCLink<AnyRouter> =
+  () =>
+  ({ op, next }) =>
+    observable((observer) => {
+      const subscription = next(op).subscribe({
+        next(envelope) {
+          const result = envelope.result as { type?: string; state?: string; error?: TRPCClientError<AnyRouter> | null };
+          if (result.type === 'state' && result.state === 'connecting' && result.error) observer.error(result.error);
+          else observer.next(envelope);
+        },
+        error: (error) => observer.error(error),
+        complete: () => observer.complete(),
+      });
+      return () => subscription.unsubscribe();
+    });
+
+/**
+ * The control plane over tRPC's HTTP link: the caller's token and tenant travel as headers.
  * Queries are sent as POST too, so that a query's input (a long filter list) is not limited by the
- * length of a URL.
+ * length of a URL. Subscriptions go over server-sent events (tRPC's `httpSubscriptionLink`, with an
+ * EventSource that sends the same headers). An upload is the request's body, sent as tRPC sends a
+ * binary input (application/octet-stream) but streamed, with its `meta` in the `x-upload-meta` header.
  */
 export function createHttpControlPlane(url: string): ControlPlane {
   const client = createTRPCUntypedClient({
     links: [
-      httpLink({
-        url,
-        methodOverride: 'POST',
-        headers: ({ op }) => {
-          const call = op.context as unknown as CallContext;
-          const headers: Record<string, string> = {};
-          if (call.token) headers.authorization = `Bearer ${call.token}`;
-          if (call.tenantHint) headers['x-tenant-id'] = encodeURIComponent(call.tenantHint);
-          return headers;
-        },
+      splitLink({
+        condition: (op) => op.type === 'subscription',
+        true: [
+          endOnError,
+          httpSubscriptionLink({
+            url,
+            EventSource: FetchEventSource,
+            eventSourceOptions: ({ op }) => ({ headers: callHeaders(callOf(op)) }),
+          }),
+        ],
+        false: httpLink({ url, methodOverride: 'POST', headers: ({ op }) => callHeaders(callOf(op)) }),
       }),
     ],
   });
@@ -31,8 +66,27 @@ export function createHttpControlPlane(url: string): ControlPlane {
     if (error) throw error;
     return input;
   };
+  const base = url.replace(/\/+$/, '');
   return {
     query: async (call, domain, procedure, input) => client.query(`${domain}.${procedure}`, send(input), context(call)),
     mutation: async (call, domain, procedure, input) => client.mutation(`${domain}.${procedure}`, send(input), context(call)),
+    subscription: (call: CallContext, domain: string, procedure: string, input: unknown, options: { signal?: AbortSignal } = {}) =>
+      ({
+        [Symbol.asyncIterator]: () => {
+          const values = client.subscription(`${domain}.${procedure}`, send(input), { ...context(call), signal: options.signal }) as AsyncIterable<unknown>;
+          return values[Symbol.asyncIterator]();
+        },
+      }) as AsyncIterable<unknown>,
+    upload: async (call: CallContext, domain: string, procedure: string, body: UploadBody) => {
+      const response = await fetch(`${base}/${domain}.${procedure}`, {
+        method: 'POST',
+        headers: { ...callHeaders(call), 'content-type': 'application/octet-stream', [UPLOAD_META_HEADER]: encodeUploadMeta(body.meta) },
+        body: detachedByteStream(body.stream),
+        duplex: 'half',
+      } as RequestInit);
+      const json = (await response.json().catch(() => undefined)) as { result?: { data: unknown }; error?: unknown } | undefined;
+      if (json?.result) return json.result.data;
+      throw TRPCClientError.from(json?.error ? (json as never) : new Error(`the control plane answered ${response.status} without a tRPC body`));
+    },
   } as ControlPlane;
 }

@@ -104,6 +104,13 @@ export class PayloadTooLargeError extends DomainError {
   }
 }
 
+/** An uploaded file over its limit (v3 documents: 100 MB). */
+export class FileTooLargeError extends DomainError {
+  constructor(limitBytes: number) {
+    super('FILE_TOO_LARGE', `file is larger than ${limitBytes} bytes`, { limit: limitBytes });
+  }
+}
+
 export class RateLimitError extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
     super('RATE_LIMIT_EXCEEDED', 'too many requests');

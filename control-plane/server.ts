@@ -1,9 +1,11 @@
-import type { Server } from 'node:http';
-import { createHTTPServer } from '@trpc/server/adapters/standalone';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
+import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { Health } from './health/health.schema.ts';
 import type { Identity } from './identity/identity.schema.ts';
 import type { Context, Services } from './trpc/context.ts';
 import { appRouter } from './trpc/root-router.ts';
+import { decodeUploadMeta, nodeByteStream, UPLOAD_META_HEADER } from './trpc/upload-body.ts';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
@@ -16,12 +18,36 @@ function decodeTenantHint(value: string): string {
   }
 }
 
+const header = (req: IncomingMessage, name: string) => {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : undefined;
+};
+
+const isUpload = (req: IncomingMessage) => req.method === 'POST' && /^application\/octet-stream\s*(;|$)/i.test(header(req, 'content-type') ?? '');
+
 /**
  * The control plane as its own process, reached over tRPC's HTTP link. It verifies the forwarded
- * bearer token itself, so a caller cannot claim an identity it does not hold.
+ * bearer token itself, so a caller cannot claim an identity it does not hold; subscriptions (SSE)
+ * carry the same headers as queries.
+ *
+ * Uploads (application/octet-stream) bypass the Node adapter, whose request body reads the socket
+ * as fast as it arrives whatever the procedure consumes: they go to tRPC's fetch adapter with a
+ * body read only as fast as the procedure reads it. A procedure that stops reading (a body over
+ * its limit) leaves the rest to be discarded, so that its error still reaches the caller.
  */
 export function createControlPlaneServer(deps: { services: Services; verifyToken: (token: string) => Promise<Identity> }): Server {
-  return createHTTPServer({
+  const contextOf = async (req: IncomingMessage): Promise<Context> => {
+    const token = BEARER.exec(header(req, 'authorization') ?? '')?.[1];
+    const identity = token ? await deps.verifyToken(token).catch(() => null) : null;
+    const tenantHint = header(req, 'x-tenant-id');
+    return {
+      services: deps.services,
+      identity,
+      tenantHint: tenantHint === undefined ? undefined : decodeTenantHint(tenantHint),
+      uploadMeta: decodeUploadMeta(header(req, UPLOAD_META_HEADER)),
+    };
+  };
+  const handle = createHTTPHandler({
     router: appRouter,
     // The edge sends queries as POST (api-edge/control-plane-http.ts).
     allowMethodOverride: true,
@@ -30,11 +56,30 @@ export function createControlPlaneServer(deps: { services: Services; verifyToken
       const health = paths?.length === 1 && paths[0] === 'health.check' ? (data[0] as { result?: { data?: Health } } | undefined)?.result?.data : undefined;
       return health?.status === 'unavailable' ? { status: 503 } : {};
     },
-    createContext: async ({ req }): Promise<Context> => {
-      const token = BEARER.exec(req.headers.authorization ?? '')?.[1];
-      const identity = token ? await deps.verifyToken(token).catch(() => null) : null;
-      const tenantHint = req.headers['x-tenant-id'];
-      return { services: deps.services, identity, tenantHint: typeof tenantHint === 'string' ? decodeTenantHint(tenantHint) : undefined };
-    },
+    createContext: ({ req }) => contextOf(req),
+  });
+
+  async function upload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const aborted = new AbortController();
+    res.once('close', () => aborted.abort());
+    const request = new Request(new URL(req.url ?? '/', 'http://control-plane'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: nodeByteStream(req, () => req.resume()),
+      duplex: 'half',
+      signal: aborted.signal,
+    } as RequestInit);
+    const response = await fetchRequestHandler({ endpoint: '/', req: request, router: appRouter, createContext: () => contextOf(req) });
+    const body = Buffer.from(await response.arrayBuffer());
+    res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json', 'content-length': body.byteLength });
+    res.end(body);
+  }
+
+  return createServer((req, res) => {
+    if (!isUpload(req)) return handle(req, res);
+    upload(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: 'internal error', code: -32603, data: { appError: { code: 'INTERNAL_ERROR', message: 'internal error' } } } }));
+    });
   });
 }

@@ -13,10 +13,11 @@ import { createSessionsService } from './sessions/sessions.service.ts';
 import { createStorageService } from './storage/storage.service.ts';
 import { createTenantsService } from './tenants/tenants.service.ts';
 import type { Services } from './trpc/context.ts';
+import { createUploadsService } from './uploads/uploads.service.ts';
 import { createUsersService } from './users/users.service.ts';
 
 /** Composition of the control plane's services over one database, a workflow engine, an AI model and a blob store. */
-export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore }): Services {
+export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
   const objectTypes = createObjectTypesService(deps);
   const resources = createResourcesService({ db: deps.db, objectTypes });
   const identity = createIdentityService(deps);
@@ -32,5 +33,6 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     tenants,
     apps: createAppsService({ db: deps.db, tenants }),
     health: createHealthService(deps),
+    uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
   };
 }

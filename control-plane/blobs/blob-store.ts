@@ -20,8 +20,11 @@ export interface BlobObject {
  */
 export interface BlobStore {
   info(): BlobStoreInfo;
-  /** Writes the whole object, replacing any; a reader never sees a partial object. */
-  put(key: string, body: Uint8Array | string): Promise<void>;
+  /**
+   * Writes the whole object, replacing any; a reader never sees a partial object. A streamed body
+   * is written as it is read; if reading it fails, nothing is left behind.
+   */
+  put(key: string, body: Uint8Array | string | AsyncIterable<Uint8Array>): Promise<void>;
   /** The object's bytes, or `undefined` when there is none. */
   get(key: string): Promise<Uint8Array | undefined>;
   head(key: string): Promise<BlobObject | undefined>;

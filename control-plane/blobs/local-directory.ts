@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { checkBlobKey, type BlobObject, type BlobStore } from './blob-store.ts';
 
 const isMissing = (error: unknown) => (error as NodeJS.ErrnoException)?.code === 'ENOENT' || (error as NodeJS.ErrnoException)?.code === 'ENOTDIR';
@@ -40,7 +42,8 @@ export function createLocalDirectoryBlobStore(root: string): BlobStore {
       await mkdir(dirname(path), { recursive: true });
       const temporary = `${path}~${randomBytes(6).toString('hex')}`;
       try {
-        await writeFile(temporary, body);
+        if (typeof body === 'string' || body instanceof Uint8Array) await writeFile(temporary, body);
+        else await pipeline(body, createWriteStream(temporary));
         await rename(temporary, path);
       } catch (error) {
         await rm(temporary, { force: true });

@@ -38,6 +38,9 @@ export const tenantsRouter = t.router({
     .input(z.object({ userId: UserRefSchema }))
     .output(z.array(TenantMembershipSchema))
     .query(({ ctx, input }) => ctx.services.tenants.membershipsOf(ctx.principal, input.userId)),
+  watchStatus: userProcedure
+    .input(z.object({ tenantId: TenantRefSchema }))
+    .subscription(({ ctx, input, signal }) => ctx.services.tenants.watchStatus(ctx.principal, input.tenantId, signal)),
   provisionUser: tenantProcedure('tenants.manage')
     .input(z.object({ userId: UserRefSchema }))
     .output(MembershipGrantSchema)

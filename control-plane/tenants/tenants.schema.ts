@@ -71,6 +71,10 @@ export const TenantSchema = z.object({
 });
 export type Tenant = z.infer<typeof TenantSchema>;
 
+/** A tenant's lifecycle status, as `tenants.watchStatus` yields it. */
+export const TenantStatusSchema = TenantSchema.pick({ id: true, slug: true, status: true, statusReason: true });
+export type TenantStatus = z.infer<typeof TenantStatusSchema>;
+
 /** One membership of a user, seen from the tenant's side: what `GET /v4/identity/tenants` lists. */
 export const TenantMembershipSchema = z.object({
   id: z.string(),

@@ -31,6 +31,7 @@ import type {
   Tenant,
   TenantDeclaration,
   TenantMembership,
+  TenantStatus,
 } from './tenants.schema.ts';
 
 /** The Temporal workflow type that provisions a tenant, its id for a tenant, and its `WorkflowKey`. */
@@ -323,6 +324,54 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         listening = true;
       });
       return { stop: () => subscription.unlisten() };
+    },
+
+    /**
+     * A tenant's status now, then each change of it, until it is no longer `provisioning` (active,
+     * failed or deleted), or `signal` aborts. For a member of the tenant (whatever its status), an
+     * administrator of its parent, or a holder of `platform.tenants.manage`; anyone else is refused
+     * as for an unknown tenant. Stopping it (or aborting) releases its database listener.
+     */
+    async *watchStatus(principal: Principal, tenantRef: string, signal?: AbortSignal): AsyncGenerator<TenantStatus, void> {
+      const tenant = await db.system(async (tx) => {
+        const found = await findTenant(tx, tenantRef);
+        const allowed =
+          principal.platformPermissions.has('platform.tenants.manage') ||
+          (found !== undefined && (await membershipPermissions(tx, principal.userId, found.id)) !== undefined) ||
+          (found?.parentId ? (await membershipPermissions(tx, principal.userId, found.parentId))?.includes('tenants.manage') === true : false);
+        if (!allowed) throw new ForbiddenError(`no access to tenant "${tenantRef}"`);
+        if (!found) throw new NotFoundError('tenant');
+        return found;
+      });
+      // Listening starts before the first read, so that no change falls between them.
+      let changed = true;
+      let wake = () => {};
+      const onChange = () => {
+        changed = true;
+        wake();
+      };
+      const subscription = await db.sql.listen(TENANT_STATUS_CHANNEL, (slug) => slug === tenant.slug && onChange(), onChange);
+      signal?.addEventListener('abort', onChange);
+      try {
+        let last: string | undefined;
+        while (!signal?.aborted) {
+          if (!changed) {
+            await new Promise<void>((resolve) => (wake = resolve));
+            continue;
+          }
+          changed = false;
+          const current = await db.system((tx) => findTenant(tx, tenant.id));
+          const status: TenantStatus = current
+            ? { id: current.id, slug: current.slug, status: current.status, statusReason: current.statusReason }
+            : { id: tenant.id, slug: tenant.slug, status: 'deleted', statusReason: null };
+          if (status.status !== last) yield status;
+          last = status.status;
+          if (status.status !== 'provisioning') return;
+        }
+      } finally {
+        signal?.removeEventListener('abort', onChange);
+        await subscription.unlisten();
+      }
     },
 
     /** A live tenant by id or slug, for the operator. */

@@ -8,6 +8,7 @@ import type { ResourcesService } from '../resources/resources.service.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
 import type { StorageService } from '../storage/storage.service.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
+import type { UploadsService } from '../uploads/uploads.service.ts';
 import type { UsersService } from '../users/users.service.ts';
 
 export interface Services {
@@ -21,6 +22,7 @@ export interface Services {
   tenants: TenantsService;
   apps: AppsService;
   health: HealthService;
+  uploads: UploadsService;
 }
 
 /** Per-call context: who calls (already verified by the edge or the HTTP server) and the services. */
@@ -29,4 +31,6 @@ export interface Context {
   identity: Identity | null;
   /** Tenant named by the request (a v4 path, or the v3 `X-Tenant-Id` header), else the token's. */
   tenantHint?: string;
+  /** What describes a streamed body (`ControlPlane.upload`), as sent: procedures that take one validate it. */
+  uploadMeta?: unknown;
 }

@@ -1,7 +1,9 @@
+import { TRPCError } from '@trpc/server';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Permission, PlatformPermission } from '../identity/permissions.ts';
 import { unstorableInputError } from '../json/unstorable-input.ts';
 import { t } from './init.ts';
+import { UploadMetaSchema } from './upload-body.ts';
 
 /** Refuses input that PostgreSQL cannot store as sent (docs/decisions.md), before the procedure changes anything. */
 async function assertStorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
@@ -44,3 +46,13 @@ export const platformProcedure = (permission: PlatformPermission) =>
     if (!ctx.principal.platformPermissions.has(permission)) throw new ForbiddenError(`missing platform permission ${permission}`);
     return next();
   });
+
+/**
+ * For procedures that take a streamed body (`ControlPlane.upload`): validates what describes it
+ * like an input, so a bad one is a 400 naming the field, before a byte is read.
+ */
+export const withUploadMeta = t.middleware(({ ctx, next }) => {
+  const parsed = UploadMetaSchema.safeParse(ctx.uploadMeta);
+  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+  return next({ ctx: { uploadMeta: parsed.data } });
+});

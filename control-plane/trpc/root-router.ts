@@ -7,6 +7,7 @@ import { resourcesRouter } from '../resources/resources.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
 import { storageRouter } from '../storage/storage.router.ts';
 import { tenantsRouter } from '../tenants/tenants.router.ts';
+import { uploadsRouter } from '../uploads/uploads.router.ts';
 import { usersRouter } from '../users/users.router.ts';
 import { t } from './init.ts';
 
@@ -21,6 +22,7 @@ export const appRouter = t.router({
   tenants: tenantsRouter,
   apps: appsRouter,
   health: healthRouter,
+  uploads: uploadsRouter,
 });
 
 export type AppRouter = typeof appRouter;

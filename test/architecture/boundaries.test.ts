@@ -98,7 +98,6 @@ const KNOWN_VIOLATIONS: ReadonlyArray<readonly [file: string, repo: string]> = [
   ['control-plane/apps/apps.service.ts', 'control-plane/identity/identity.repo.ts'],
   ['control-plane/apps/apps.service.ts', 'control-plane/tenants/tenants.repo.ts'],
   ['control-plane/identity/identity.service.ts', 'control-plane/users/users.repo.ts'],
-  ['control-plane/resources/resources.service.ts', 'control-plane/object-types/object-types.repo.ts'],
   ['control-plane/tenants/tenants.service.ts', 'control-plane/declarations/declarations.repo.ts'],
   ['control-plane/tenants/tenants.service.ts', 'control-plane/identity/identity.repo.ts'],
 ];

@@ -1,0 +1,12 @@
+import { octetInputParser } from '@trpc/server/http';
+import { t } from '../trpc/init.ts';
+import { tenantProcedure, withUploadMeta } from '../trpc/procedures.ts';
+import { UploadSchema } from './uploads.schema.ts';
+
+export const uploadsRouter = t.router({
+  put: tenantProcedure('documents.upload')
+    .use(withUploadMeta)
+    .input(octetInputParser)
+    .output(UploadSchema)
+    .mutation(({ ctx, input }) => ctx.services.uploads.put(ctx.actor, ctx.uploadMeta, input)),
+});
