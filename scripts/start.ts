@@ -9,6 +9,7 @@ import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
 import { bunRuntime } from '../api-edge/server.ts';
 import { migrate } from '../control-plane/db/migrate.ts';
 import { ensureTenantLogin } from '../control-plane/db/tenant-login.ts';
+import { DEFAULT_TASK_QUEUE } from '../control-plane/temporal/workflow-contract.ts';
 import { isNodeRole, spawnNodeRole, type NodeRole } from './stack/node-roles.ts';
 import { startPlatform, type PlatformRole, type PlatformOptions } from './stack/platform.ts';
 import { ensureLocalPostgres } from './stack/postgres.ts';
@@ -143,7 +144,7 @@ const platform = await startPlatform({
   bff: bffSettings(),
   trustedProxies: env.TRUSTED_PROXIES?.split(','),
   blobRoot: env.SVC_BLOB_DIR,
-  temporal: temporal && { address: temporal.address, namespace: temporal.namespace, taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'svc-platform' },
+  temporal: temporal && { address: temporal.address, namespace: temporal.namespace, taskQueue: env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE },
   devSigningKeys: externalIdentity ? undefined : await devSigningKeys(),
   seedDevelopmentData: !externalIdentity && env.SVC_DEV_SEED !== 'false',
   rateLimits: { policies: rateLimitPolicies() },
@@ -170,7 +171,7 @@ const operatorLine = role === 'all' || role === 'operator' ? `\n  operator:     
 if (role === 'operator') {
   console.log(`operator running${operatorLine}\n  health:        ${platform.url}/health`);
 } else if (role === 'worker') {
-  console.log(`worker running on task queue ${env.TEMPORAL_TASK_QUEUE ?? 'svc-platform'}${temporalLine}\n  health:        ${platform.url}/health`);
+  console.log(`worker running on task queue ${env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE}${temporalLine}\n  health:        ${platform.url}/health`);
 } else if (role === 'control-plane') {
   console.log(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}`);
 } else {

@@ -6,6 +6,7 @@ import { ensureDefaultRoles } from '../identity/dev-seed.ts';
 import { listActiveMemberships, listMemberships, membershipPermissions } from '../identity/identity.repo.ts';
 import type { Actor, Principal } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
+import { PROVISION_TENANT } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { StorageBackend } from '../storage/storage.schema.ts';
 import {
@@ -32,11 +33,6 @@ import type {
   TenantDeclaration,
   TenantMembership,
 } from './tenants.schema.ts';
-
-/** The Temporal workflow type that provisions a tenant, its id for a tenant, and its `WorkflowKey`. */
-export const PROVISION_TENANT_WORKFLOW = 'provisionTenant';
-export const provisionWorkflowId = (tenantId: string) => `tenant-${tenantId}-provision`;
-export const PROVISION_WORKFLOW_KEY = 'tenant-provision';
 
 /** The role a tenant's administrators hold, and the one self-provisioned and invited users get. */
 export const TENANT_ADMIN_ROLE = 'tenant-admin';
@@ -67,11 +63,11 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
   async function startProvisioning(tenantId: string, storageBackends?: StorageBackend[]): Promise<void> {
     if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
     const plan: ProvisionTenantPlan = { tenantId, ...(storageBackends ? { storageBackends } : {}) };
-    await deps.workflows.start(PROVISION_TENANT_WORKFLOW, {
-      workflowId: provisionWorkflowId(tenantId),
+    await deps.workflows.start(PROVISION_TENANT.type, {
+      workflowId: PROVISION_TENANT.workflowId(tenantId),
       args: [plan],
       tenantId,
-      workflowKey: PROVISION_WORKFLOW_KEY,
+      workflowKey: PROVISION_TENANT.key,
     });
   }
 
@@ -172,7 +168,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       deps.identity.forgetTenant(tenant.id);
       // The tenant is deleted whatever becomes of its run: one the engine cannot be asked to cancel
       // (unreachable) goes on, finds the tenant deleted, and cannot activate it.
-      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id)).catch(() => undefined);
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(PROVISION_TENANT.workflowId(tenant.id)).catch(() => undefined);
     },
 
     /**
@@ -308,7 +304,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       if (!tenant) return;
       deps.identity.forgetTenant(tenant.id);
       // As in `delete`: the tenant is deleted whatever becomes of its run.
-      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id)).catch(() => undefined);
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(PROVISION_TENANT.workflowId(tenant.id)).catch(() => undefined);
     },
 
     /**
