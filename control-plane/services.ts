@@ -1,18 +1,30 @@
 import { createLocalModel } from './ai/local-model.ts';
-import { createAppsService } from './apps/apps.service.ts';
+import { createAppsService, type AppsService } from './apps/apps.service.ts';
 import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
-import { createHealthService } from './health/health.service.ts';
-import { createOrchestrateService } from './orchestrate/orchestrate.service.ts';
+import { createHealthService, type HealthService } from './health/health.service.ts';
+import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
-import { createIdentityService } from './identity/identity.service.ts';
-import { createResourcesService } from './resources/resources.service.ts';
-import { createSessionsService } from './sessions/sessions.service.ts';
-import { createStorageService } from './storage/storage.service.ts';
-import { createTenantsService } from './tenants/tenants.service.ts';
-import type { Services } from './trpc/context.ts';
-import { createUsersService } from './users/users.service.ts';
+import { createIdentityService, type IdentityService } from './identity/identity.service.ts';
+import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
+import { createStorageService, type StorageService } from './storage/storage.service.ts';
+import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
+import { createUsersService, type UsersService } from './users/users.service.ts';
+
+/** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
+export interface Services {
+  identity: IdentityService;
+  resources: ResourcesService;
+  users: UsersService;
+  sessions: SessionsService;
+  orchestrate: OrchestrateService;
+  storage: StorageService;
+  tenants: TenantsService;
+  apps: AppsService;
+  health: HealthService;
+}
 
 /** Composition of the control plane's services over one database, a workflow engine, an AI model and a blob store. */
 export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore }): Services {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Watch, type CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import type { Actor } from '../identity/identity.schema.ts';
-import type { Services } from '../trpc/context.ts';
+import type { Services } from '../services.ts';
 import { childSlugOf, type AppObject } from './app-object.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APPS, GROUP, kubeFromConfig, statusOf, TENANTS, VERSION, type Ensured, type Kube } from './kube.ts';
