@@ -2,6 +2,7 @@ import type { ChatModel } from '../ai/model.ts';
 import type { Db } from '../db/client.ts';
 import { DomainError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
+import { systemActor } from '../identity/system-actor.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
 import { RUN_EXECUTION } from '../temporal/workflow-contract.ts';
 import type { WorkflowRunStatus, WorkflowsPort } from '../temporal/workflows.port.ts';
@@ -132,7 +133,7 @@ export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPo
     /** Activity: runs step `index` of a plan, recording its state and duration; safe to retry. */
     async runStep(plan: ExecutionPlan, index: number, outputs: Record<string, unknown>): Promise<Record<string, unknown>> {
       const createdBy = await recordStep(plan, index, 'running', 0);
-      const actor: Actor = { userId: createdBy ?? '', email: '', tenantId: plan.tenantId, tenantSlug: '', roles: [], permissions: new Set() };
+      const actor = systemActor(plan.tenantId, { onBehalfOf: createdBy ?? undefined });
       const started = Date.now();
       const output = await runStepOf(deps, actor, plan.steps[index]!, plan.input, outputs, plan.executionId);
       await recordStep(plan, index, 'completed', Date.now() - started);
