@@ -3,6 +3,7 @@ import { createAppsService, type AppsService } from './apps/apps.service.ts';
 import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
+import { createDeclarationsService } from './declarations/declarations.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
@@ -26,20 +27,25 @@ export interface Services {
   health: HealthService;
 }
 
-/** Composition of the control plane's services over one database, a workflow engine, an AI model and a blob store. */
+/**
+ * Composition of the control plane's services over one database, a workflow engine, an AI model
+ * and a blob store. A domain reaches another only through the service given to it here, never
+ * through the other's repo.
+ */
 export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore }): Services {
   const resources = createResourcesService(deps);
   const identity = createIdentityService(deps);
-  const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity });
+  const declarations = createDeclarationsService();
+  const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
   return {
     identity,
     resources,
-    users: createUsersService(deps),
+    users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate: createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() }),
     storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
     tenants,
-    apps: createAppsService({ db: deps.db, tenants }),
+    apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
   };
 }
