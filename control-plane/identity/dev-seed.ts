@@ -1,5 +1,5 @@
 import type { Db } from '../db/client.ts';
-import { ensureDefaultRoles } from './identity.repo.ts';
+import { ensureDefaultRoles } from './default-roles.ts';
 
 interface SeedUser {
   email: string;

@@ -1,6 +1,5 @@
 import type { Tx } from '../db/client.ts';
 import type { Me } from './identity.schema.ts';
-import { DEFAULT_ROLES } from './permissions.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
 export interface MembershipRow {
@@ -102,12 +101,4 @@ export async function updateUserProfile(tx: Tx, id: string, changes: { name?: st
 export async function lockUserPreferences(tx: Tx, id: string): Promise<Record<string, unknown> | undefined> {
   const rows = await tx<{ preferences: Record<string, unknown> }[]>`select preferences from users where id = ${id}::uuid for update`;
   return rows[0]?.preferences;
-}
-
-/** Gives a tenant the default roles; idempotent (existing roles keep their permissions). */
-export async function ensureDefaultRoles(tx: Tx, tenantId: string): Promise<void> {
-  await tx`insert into roles (tenant_id, name, permissions)
-           select ${tenantId}::uuid, role.key, array(select jsonb_array_elements_text(role.value))
-           from jsonb_each(${JSON.stringify(DEFAULT_ROLES)}::text::jsonb) as role
-           on conflict (tenant_id, name) do nothing`;
 }

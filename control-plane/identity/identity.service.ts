@@ -4,7 +4,6 @@ import { mergePatch } from '../json/merge-patch.ts';
 import {
   awaitsFirstSignIn,
   claimUserByEmail,
-  ensureDefaultRoles,
   findMe,
   findUserBySubject,
   insertUser,
@@ -16,6 +15,7 @@ import {
   type MembershipRow,
   type UserRow,
 } from './identity.repo.ts';
+import { ensureDefaultRoles } from './default-roles.ts';
 import type { Actor, Identity, Me, Principal, ProfileChanges, UpdateProfileInput } from './identity.schema.ts';
 import { platformPermissionsOf } from './permissions.ts';
 import { UUID } from '../ids.ts';
