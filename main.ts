@@ -11,6 +11,7 @@ import { bunRuntime } from './api-edge/server.ts';
 import { migrate } from './control-plane/db/migrate.ts';
 import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './scripts/stack/node-roles.ts';
 import { startPlatform, type PlatformOptions, type PlatformRole } from './scripts/stack/platform.ts';
+import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.ts';
 
 /**
  * The production entry point: reads the configuration from the environment and runs one role (or
@@ -25,7 +26,6 @@ const MAIN_SCRIPT = fileURLToPath(import.meta.url);
 const CHILD_STOP_MS = 60_000;
 /** How often a role started beside the platform process checks that its parent still runs. */
 const PARENT_CHECK_MS = 1_000;
-const DEFAULT_TASK_QUEUE = 'svc-platform';
 
 /** A setting that is missing or malformed: reported on one line, exit code 2. */
 export class ConfigError extends Error {}

@@ -1,6 +1,7 @@
 /** What api-edge, workers and cli import from the control plane: schemas, types, the router type. */
 export type { AppRouter } from './trpc/root-router.ts';
-export type { Context, Services } from './trpc/context.ts';
+export type { Context } from './trpc/context.ts';
+export type { Services } from './services.ts';
 export type { Identity, Actor } from './identity/identity.schema.ts';
 export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';

@@ -1,37 +1,57 @@
 import { createLocalModel } from './ai/local-model.ts';
-import { createAppsService } from './apps/apps.service.ts';
+import { createAppsService, type AppsService } from './apps/apps.service.ts';
 import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
-import { createHealthService } from './health/health.service.ts';
-import { createOrchestrateService } from './orchestrate/orchestrate.service.ts';
+import { createDeclarationsService } from './declarations/declarations.service.ts';
+import { createHealthService, type HealthService } from './health/health.service.ts';
+import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
-import { createIdentityService } from './identity/identity.service.ts';
-import { createObjectTypesService } from './object-types/object-types.service.ts';
-import { createResourcesService } from './resources/resources.service.ts';
-import { createSessionsService } from './sessions/sessions.service.ts';
-import { createStorageService } from './storage/storage.service.ts';
-import { createTenantsService } from './tenants/tenants.service.ts';
-import type { Services } from './trpc/context.ts';
-import { createUploadsService } from './uploads/uploads.service.ts';
-import { createUsersService } from './users/users.service.ts';
+import { createIdentityService, type IdentityService } from './identity/identity.service.ts';
+import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
+import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
+import { createStorageService, type StorageService } from './storage/storage.service.ts';
+import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
+import { createUploadsService, type UploadsService } from './uploads/uploads.service.ts';
+import { createUsersService, type UsersService } from './users/users.service.ts';
 
-/** Composition of the control plane's services over one database, a workflow engine, an AI model and a blob store. */
+/** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
+export interface Services {
+  identity: IdentityService;
+  objectTypes: ObjectTypesService;
+  resources: ResourcesService;
+  users: UsersService;
+  sessions: SessionsService;
+  orchestrate: OrchestrateService;
+  storage: StorageService;
+  tenants: TenantsService;
+  apps: AppsService;
+  health: HealthService;
+  uploads: UploadsService;
+}
+
+/**
+ * Composition of the control plane's services over one database, a workflow engine, an AI model
+ * and a blob store. A domain reaches another only through the service given to it here, never
+ * through the other's repo.
+ */
 export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
   const objectTypes = createObjectTypesService(deps);
   const resources = createResourcesService({ db: deps.db, objectTypes });
   const identity = createIdentityService(deps);
-  const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity });
+  const declarations = createDeclarationsService();
+  const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
   return {
     identity,
     objectTypes,
     resources,
-    users: createUsersService(deps),
+    users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate: createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() }),
     storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
     tenants,
-    apps: createAppsService({ db: deps.db, tenants }),
+    apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
   };

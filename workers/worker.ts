@@ -1,10 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Services } from '../control-plane/contracts.ts';
+import type { WorkflowType } from '../control-plane/temporal/workflow-contract.ts';
 import { createActivities } from './activities/index.ts';
 import { STORAGE_HEARTBEAT_MS } from './activities/storage.activities.ts';
 
 const WORKFLOWS = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+/** The workflows the contract names, each one this worker registers (the compiler refuses a name with no workflow). */
+export type RegisteredWorkflows = Pick<typeof import('./workflows/index.ts'), WorkflowType>;
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
 

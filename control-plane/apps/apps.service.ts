@@ -1,10 +1,9 @@
 import type { Db } from '../db/client.ts';
-import { claim, forget, holds } from '../declarations/declarations.repo.ts';
 import { appSubject, type DeclaringObject } from '../declarations/declarations.schema.ts';
+import type { DeclarationsService } from '../declarations/declarations.service.ts';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
-import { membershipPermissions } from '../identity/identity.repo.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { findTenant, isWithin } from '../tenants/tenants.repo.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
 import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import { deleteApp, findAppByKey, insertApp, writeAppData } from './apps.repo.ts';
@@ -32,8 +31,13 @@ function appData(fields: Omit<AppData, 'childTenantId' | 'childTenantSlug'>, chi
  * there. An app may bring a child tenant, created through the tenants service like any other
  * child (so it is provisioned by the same workflow). v4 creates apps; the operator declares them.
  */
-export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 'createChildOf' | 'declare' | 'removeDeclared'> }) {
-  const { db } = deps;
+export function createAppsService(deps: {
+  db: Db;
+  tenants: Pick<TenantsService, 'createChildOf' | 'declare' | 'removeDeclared' | 'find' | 'isWithin'>;
+  identity: Pick<IdentityService, 'permissionsIn'>;
+  declarations: DeclarationsService;
+}) {
+  const { db, tenants, identity, declarations } = deps;
 
   return {
     /**
@@ -52,16 +56,16 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
         const slug = input.childTenant.slug ?? kebabCase(input.childTenant.name);
         const slugIssue = childSlugIssue(slug);
         if (slugIssue) throw ValidationError.field('childTenant.slug', slugIssue);
-        const parentId = await db.system(async (tx) => {
+        const parentId = await (async () => {
           if (!input.parentTenant) return actor.tenantId;
-          const parent = await findTenant(tx, input.parentTenant);
-          if (!parent || !(await isWithin(tx, parent.id, actor.tenantId))) throw new NotFoundError(`parent tenant "${input.parentTenant}"`);
-          if (parent.id !== actor.tenantId && !(await membershipPermissions(tx, actor.userId, parent.id))?.includes('tenants.manage')) {
+          const parent = await tenants.find(input.parentTenant);
+          if (!parent || !(await tenants.isWithin(parent.id, actor.tenantId))) throw new NotFoundError(`parent tenant "${input.parentTenant}"`);
+          if (parent.id !== actor.tenantId && !(await identity.permissionsIn(actor.userId, parent.id))?.includes('tenants.manage')) {
             throw new ForbiddenError(`missing permission tenants.manage in tenant "${input.parentTenant}"`);
           }
           return parent.id;
-        });
-        child = await deps.tenants
+        })();
+        child = await tenants
           .createChildOf(
             parentId,
             { name: input.childTenant.name, slug, domains: [], usecase: 'generic', starterTemplate: input.template ?? DEFAULT_STARTER_TEMPLATE },
@@ -86,23 +90,21 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
      */
     async declare(declaration: AppDeclaration): Promise<{ app: App; company: Tenant; child?: Tenant }> {
       if (!declaration.name) throw ValidationError.field('name', 'must not be empty');
-      const company = await db.system((tx) => findTenant(tx, declaration.companyTenant));
+      const company = await tenants.find(declaration.companyTenant);
       if (!company) throw new NotFoundError(`company tenant "${declaration.companyTenant}"`);
       const { declaredBy } = declaration;
       // Claimed by its key before anything is written, so another App's declaration is refused
       // before it touches the enrollment or creates a child tenant.
-      if (declaredBy) await db.system((tx) => claim(tx, appSubject(company.id, declaration.key), `app "${declaration.key}" of "${company.slug}"`, declaredBy));
+      if (declaredBy) await db.system((tx) => declarations.claim(tx, appSubject(company.id, declaration.key), `app "${declaration.key}" of "${company.slug}"`, declaredBy));
       let child: Tenant | undefined;
       if (declaration.childTenant) {
-        const { parent, existing } = await db.system(async (tx) => {
-          const parent = declaration.parentTenant ? await findTenant(tx, declaration.parentTenant) : company;
-          if (!parent || !(await isWithin(tx, parent.id, company.id))) throw new NotFoundError(`parent tenant "${declaration.parentTenant}" below "${company.slug}"`);
-          return { parent, existing: await findTenant(tx, declaration.childTenant!.slug) };
-        });
+        const parent = declaration.parentTenant ? await tenants.find(declaration.parentTenant) : company;
+        if (!parent || !(await tenants.isWithin(parent.id, company.id))) throw new NotFoundError(`parent tenant "${declaration.parentTenant}" below "${company.slug}"`);
+        const existing = await tenants.find(declaration.childTenant.slug);
         if (existing && existing.parentId !== parent.id) {
           throw new ConflictError(`tenant "${declaration.childTenant.slug}" exists and is not a child of "${parent.slug}"`, { field: 'childTenant.slug' });
         }
-        child = await deps.tenants.declare({
+        child = await tenants.declare({
           slug: declaration.childTenant.slug,
           name: declaration.childTenant.name,
           parent: parent.slug,
@@ -127,23 +129,21 @@ export function createAppsService(deps: { db: Db; tenants: Pick<TenantsService, 
      * gone is fine, and one that another Kubernetes object declares is left alone.
      */
     async removeDeclared(companyTenant: string, key: string, declaredBy?: DeclaringObject): Promise<void> {
-      const company = await db.system((tx) => findTenant(tx, companyTenant));
+      const company = await tenants.find(companyTenant);
       if (!company) return;
       const subject = appSubject(company.id, key);
-      if (declaredBy && !(await db.system((tx) => holds(tx, subject, declaredBy)))) return;
+      if (declaredBy && !(await db.system((tx) => declarations.holds(tx, subject, declaredBy)))) return;
       const app = await db.inTenant(company.id, (tx) => findAppByKey(tx, key));
       if (app) {
         // Only a tenant below the company tenant is ever an app's child: whatever the enrollment
         // says, no other tenant is deleted with the app.
-        const child = await db.system(async (tx) => {
-          const named = app.childTenantSlug ? await findTenant(tx, app.childTenantSlug) : undefined;
-          return named && named.id !== company.id && (await isWithin(tx, named.id, company.id)) ? named : undefined;
-        });
-        if (child) await deps.tenants.removeDeclared(child.slug, declaredBy);
+        const named = app.childTenantSlug ? await tenants.find(app.childTenantSlug) : undefined;
+        const child = named && named.id !== company.id && (await tenants.isWithin(named.id, company.id)) ? named : undefined;
+        if (child) await tenants.removeDeclared(child.slug, declaredBy);
         await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
       }
       // Last, so that until the app is gone no other App can claim its key.
-      if (declaredBy) await db.system((tx) => forget(tx, subject, declaredBy));
+      if (declaredBy) await db.system((tx) => declarations.forget(tx, subject, declaredBy));
     },
   };
 }

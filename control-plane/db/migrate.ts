@@ -1,13 +1,17 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
+import { syncDefaultRoles } from '../identity/default-roles.ts';
+import type { Tx } from './client.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 const LOCK_KEY = 7_301_447_001;
 
 /**
- * Applies every pending `migrations/NNNN_*.sql` file in order, each in its own transaction.
- * Idempotent and safe to run from several processes at once (an advisory lock serialises them).
+ * Applies every pending `migrations/NNNN_*.sql` file in order, each in its own transaction, then
+ * brings the rows that copy the platform's code to it (every tenant's built-in roles: see
+ * `syncDefaultRoles`), which no SQL file can know. Idempotent and safe to run from several
+ * processes at once (an advisory lock serialises them). Returns the files it applied.
  */
 export async function migrate(databaseUrl: string): Promise<string[]> {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -26,6 +30,7 @@ export async function migrate(databaseUrl: string): Promise<string[]> {
       });
       applied.push(file);
     }
+    await sql.begin((tx) => syncDefaultRoles(tx as unknown as Tx));
   } finally {
     await sql`select pg_advisory_unlock(${LOCK_KEY})`.catch(() => {});
     await sql.end({ timeout: 5 });

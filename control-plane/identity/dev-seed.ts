@@ -1,5 +1,5 @@
-import type { Db, Tx } from '../db/client.ts';
-import { DEFAULT_ROLES } from './permissions.ts';
+import type { Db } from '../db/client.ts';
+import { ensureDefaultRoles } from './default-roles.ts';
 
 interface SeedUser {
   email: string;
@@ -22,14 +22,6 @@ export const DEV_SEED_USERS: readonly SeedUser[] = [
 
 /** Development users with platform roles and no tenant: `platform-admin` may create root tenants. */
 export const DEV_PLATFORM_USERS = [{ email: 'platform@svc.test', name: 'Platform Admin', platformRoles: ['platform-admin'] }] as const;
-
-/** Gives a tenant the default roles; idempotent (existing roles keep their permissions). */
-export async function ensureDefaultRoles(tx: Tx, tenantId: string): Promise<void> {
-  await tx`insert into roles (tenant_id, name, permissions)
-           select ${tenantId}::uuid, role.key, array(select jsonb_array_elements_text(role.value))
-           from jsonb_each(${JSON.stringify(DEFAULT_ROLES)}::text::jsonb) as role
-           on conflict (tenant_id, name) do nothing`;
-}
 
 /** Seeds the development tenants, their roles, users, memberships and platform roles. Idempotent; returns tenant ids by slug. */
 export async function seedDevelopmentData(db: Db): Promise<Map<string, string>> {

@@ -1,7 +1,6 @@
 import type { Tx } from '../db/client.ts';
-import type { TenantMembership } from '../tenants/tenants.schema.ts';
 import type { Me } from './identity.schema.ts';
-import { isoTimestamp } from '../db/sql-fragments.ts';
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 
 export interface MembershipRow {
   tenantId: string;
@@ -78,19 +77,6 @@ export async function findMe(tx: Tx, userId: string): Promise<Me | undefined> {
 }
 
 /**
- * A user's active memberships in tenants that are not deleted, whatever their lifecycle status
- * (a tenant still provisioning is listed, so a client can wait for it), oldest first.
- */
-export async function listMemberships(tx: Tx, userId: string): Promise<TenantMembership[]> {
-  return tx<TenantMembership[]>`
-    select t.id::text as id, t.slug, t.name, t.status, t.status_reason as "statusReason",
-      t.parent_id::text as "parentId", t.home_region as "homeRegion", m.roles
-    from memberships m join tenants t on t.id = m.tenant_id
-    where m.user_id = ${userId}::uuid and m.status = 'active' and t.deleted_at is null
-    order by m.created_at, t.slug`;
-}
-
-/**
  * The permissions a user's active membership grants in a tenant that is not deleted, whatever its
  * lifecycle status; `undefined` without such a membership.
  */
@@ -101,4 +87,18 @@ export async function membershipPermissions(tx: Tx, userId: string, tenantId: st
     from memberships m join tenants t on t.id = m.tenant_id
     where m.user_id = ${userId}::uuid and m.tenant_id = ${tenantId}::uuid and m.status = 'active' and t.deleted_at is null`;
   return rows[0]?.permissions;
+}
+
+export async function updateUserProfile(tx: Tx, id: string, changes: { name?: string; preferences?: Record<string, unknown> }): Promise<void> {
+  await tx.unsafe(
+    `update users set name = coalesce($2, name), preferences = coalesce($3::text::jsonb, preferences), updated_at = ${NOW_MS} where id = $1::uuid`,
+    [id, changes.name ?? null, changes.preferences ? JSON.stringify(changes.preferences) : null],
+    { prepare: true },
+  );
+}
+
+/** The user's preferences, its row locked until the transaction ends. */
+export async function lockUserPreferences(tx: Tx, id: string): Promise<Record<string, unknown> | undefined> {
+  const rows = await tx<{ preferences: Record<string, unknown> }[]>`select preferences from users where id = ${id}::uuid for update`;
+  return rows[0]?.preferences;
 }

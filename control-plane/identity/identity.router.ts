@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { MembershipGrantSchema, TenantMembershipSchema, TenantRefSchema } from '../tenants/tenants.schema.ts';
 import { t } from '../trpc/init.ts';
 import { userProcedure } from '../trpc/procedures.ts';
 import { MeSchema, UpdateProfileInputSchema } from './identity.schema.ts';
 
+/**
+ * The caller's own record. The `identity` namespace also serves the caller's tenants (`tenants`,
+ * `provision`): tenants' procedures, in tenants.router.ts (`callerTenantsRouter`), merged in by the root router.
+ */
 export const identityRouter = t.router({
   me: userProcedure
     .input(z.object({}).optional())
@@ -13,13 +16,4 @@ export const identityRouter = t.router({
     .input(UpdateProfileInputSchema)
     .output(MeSchema)
     .mutation(({ ctx, input }) => ctx.services.identity.updateProfile(ctx.principal, input)),
-  tenants: userProcedure
-    .input(z.object({}).optional())
-    .output(z.array(TenantMembershipSchema))
-    .query(({ ctx }) => ctx.services.identity.tenants(ctx.principal)),
-  /** Self-provisioning; the input keeps the wire name `tenant_id`, so a validation error names it. */
-  provision: userProcedure
-    .input(z.object({ tenant_id: TenantRefSchema }).strict())
-    .output(MembershipGrantSchema)
-    .mutation(({ ctx, input }) => ctx.services.tenants.provisionSelf(ctx.principal, input.tenant_id)),
 });

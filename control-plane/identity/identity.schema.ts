@@ -1,5 +1,33 @@
 import { z } from 'zod';
-import { PreferencesPatchSchema } from '../users/users.schema.ts';
+
+function isIanaTimeZone(name: string): boolean {
+  if (!/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A user's preferences: one record per user, seen in every tenant the user belongs to (v4 `me`, v3 users). */
+export const PreferencesSchema = z.object({
+  theme: z.string().max(50),
+  language: z.string().max(35),
+  timezone: z.string().refine(isIanaTimeZone, 'must be an IANA time zone name such as Europe/Berlin'),
+  notifications: z.object({ email: z.boolean(), push: z.boolean() }),
+});
+
+/** A partial preferences object, merged deeply into the stored one. */
+export const PreferencesPatchSchema = z
+  .object({
+    theme: PreferencesSchema.shape.theme,
+    language: PreferencesSchema.shape.language,
+    timezone: PreferencesSchema.shape.timezone,
+    notifications: PreferencesSchema.shape.notifications.partial().strict(),
+  })
+  .partial()
+  .strict();
 
 /** What a verified bearer token says about its holder; the edge (or the HTTP server) verifies it. */
 export const IdentitySchema = z.object({
@@ -58,3 +86,6 @@ export const UpdateProfileInputSchema = z
   })
   .strict();
 export type UpdateProfileInput = z.infer<typeof UpdateProfileInputSchema>;
+
+/** A change to a user's profile: a new name, preferences merged deeply into the stored ones. */
+export type ProfileChanges = { name?: string; preferences?: z.infer<typeof PreferencesPatchSchema> };

@@ -1,8 +1,6 @@
 import type { Db, Tx } from '../db/client.ts';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.ts';
 import { mergePatch } from '../json/merge-patch.ts';
-import type { TenantMembership } from '../tenants/tenants.schema.ts';
-import { lockUserPreferences, updateUserProfile } from '../users/users.repo.ts';
 import {
   awaitsFirstSignIn,
   claimUserByEmail,
@@ -10,11 +8,15 @@ import {
   findUserBySubject,
   insertUser,
   listActiveMemberships,
-  listMemberships,
+  lockUserPreferences,
+  membershipPermissions,
   recordLogin,
+  updateUserProfile,
+  type MembershipRow,
   type UserRow,
 } from './identity.repo.ts';
-import type { Actor, Identity, Me, Principal, UpdateProfileInput } from './identity.schema.ts';
+import { ensureDefaultRoles } from './default-roles.ts';
+import type { Actor, Identity, Me, Principal, ProfileChanges, UpdateProfileInput } from './identity.schema.ts';
 import { platformPermissionsOf } from './permissions.ts';
 import { UUID } from '../ids.ts';
 
@@ -26,8 +28,9 @@ export type IdentityService = ReturnType<typeof createIdentityService>;
  * on their first call (matched by email to a user provisioned ahead, else created), and
  * `lastLoginAt` moves to the token's issue time whenever a newer token is seen. Resolved actors
  * are cached for `cacheTtlMs` per token, so a membership change takes effect within that time
- * (at once in this process for a deleted tenant: see `forgetTenant`). Also the caller's own view:
- * the profile and the tenants they belong to.
+ * (at once in this process for a deleted tenant: see `forgetTenant`). Also what other domains ask
+ * of identity: a user's memberships and the permissions they grant, the tenants' built-in roles,
+ * and the user's profile (one record per user, which v4 `me` and v3 users both change).
  */
 export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?: () => number }) {
   const { db } = deps;
@@ -84,6 +87,18 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
     };
   }
 
+  /**
+   * Sets the user's `name` and deep-merges `preferences` into the stored ones, in the caller's
+   * transaction `tx`: the user's row is locked first, and stays locked until `tx` ends; `check`
+   * runs under that lock, before anything changes, and refuses the change by throwing.
+   */
+  async function changeProfile(tx: Tx, userId: string, changes: ProfileChanges, check?: () => Promise<void>): Promise<void> {
+    const stored = changes.preferences || check ? await lockUserPreferences(tx, userId) : undefined;
+    await check?.();
+    const preferences = changes.preferences ? (mergePatch(stored ?? {}, changes.preferences) as Record<string, unknown>) : undefined;
+    await updateUserProfile(tx, userId, { name: changes.name, preferences });
+  }
+
   return {
     async resolveActor(identity: Identity, tenantHint?: string): Promise<Actor> {
       const key = `${identity.sub}|${identity.issuedAt ?? ''}|${tenantHint ?? identity.tenant ?? ''}`;
@@ -127,18 +142,31 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
     /** Changes the caller's `name` and deep-merges `preferences`; returns the whole record. */
     async updateProfile(principal: Principal, input: UpdateProfileInput): Promise<Me> {
       return db.system(async (tx) => {
-        const stored = input.preferences ? await lockUserPreferences(tx, principal.userId) : undefined;
-        const preferences = input.preferences ? (mergePatch(stored ?? {}, input.preferences) as Record<string, unknown>) : undefined;
-        await updateUserProfile(tx, principal.userId, { name: input.name, preferences });
+        await changeProfile(tx, principal.userId, input);
         const me = await findMe(tx, principal.userId);
         if (!me) throw new NotFoundError('user');
         return me;
       });
     },
 
-    /** The caller's tenants: one entry per active membership in a tenant that is not deleted. */
-    async tenants(principal: Principal): Promise<TenantMembership[]> {
-      return db.system((tx) => listMemberships(tx, principal.userId));
+    changeProfile,
+
+    /** The user's active memberships in active tenants, each with the permissions its roles grant. */
+    async activeMemberships(userId: string): Promise<MembershipRow[]> {
+      return db.system((tx) => listActiveMemberships(tx, userId));
+    },
+
+    /**
+     * The permissions the user's active membership grants in a tenant that is not deleted, whatever
+     * its lifecycle status; `undefined` without such a membership.
+     */
+    async permissionsIn(userId: string, tenantId: string): Promise<string[] | undefined> {
+      return db.system((tx) => membershipPermissions(tx, userId, tenantId));
+    },
+
+    /** Gives a tenant the built-in roles with the built-in permissions, in the caller's transaction `tx`; idempotent. */
+    async ensureDefaultRoles(tx: Tx, tenantId: string): Promise<void> {
+      await ensureDefaultRoles(tx, tenantId);
     },
   };
 }

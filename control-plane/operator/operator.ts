@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Watch, type CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import type { Actor } from '../identity/identity.schema.ts';
-import type { Services } from '../trpc/context.ts';
+import { systemActor } from '../identity/system-actor.ts';
+import type { Services } from '../services.ts';
 import { childSlugOf, type AppObject } from './app-object.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APPS, GROUP, kubeFromConfig, statusOf, TENANTS, VERSION, type Ensured, type Kube } from './kube.ts';
@@ -123,7 +123,6 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const namespace = options.namespace ?? 'default';
   const identity = options.identity ?? `operator-${randomUUID().slice(0, 8)}`;
   const concurrency = options.concurrency ?? 16;
-  const system = (tenantId: string): Actor => ({ userId: '', email: '', tenantId, tenantSlug: '', roles: [], permissions: new Set() });
   // Events about cluster-scoped objects belong in the `default` namespace (the API server insists).
   const event = eventRecorder(kube, 'default', identity, log);
   /**
@@ -139,8 +138,8 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const tenantDeps: ReconcileTenantDeps = {
     kube,
     tenants: options.services.tenants,
-    storageReadiness: (tenantId) => options.services.storage.readiness(system(tenantId)),
-    provisionStorage: (tenantId, backends) => options.services.storage.startProvisioning(system(tenantId), backends),
+    storageReadiness: (tenantId) => options.services.storage.readiness(systemActor(tenantId)),
+    provisionStorage: (tenantId, backends) => options.services.storage.startProvisioning(systemActor(tenantId), backends),
     publicUrl: options.publicUrl,
     ensured,
     event,

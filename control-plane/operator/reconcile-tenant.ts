@@ -2,6 +2,7 @@ import { DeclaredElsewhereError } from '../errors.ts';
 import { namedBackends, type BackendStatus, type StorageBackend, type StorageReadiness } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
+import { PROVISION_TENANT } from '../temporal/workflow-contract.ts';
 import { condition, ConditionType, deletingConditions, mergeConditions, Reason, storageConditionType } from './conditions.ts';
 import { TENANT_FINALIZER, TENANTS, type Ensured, type Kube } from './kube.ts';
 import { patchStatus } from './status-patch.ts';
@@ -143,7 +144,7 @@ export async function reconcileTenant(deps: ReconcileTenantDeps, object: TenantO
     homeRegion: tenant.homeRegion ?? undefined,
     namespace: namespaceOf(object),
     secretName: storage ? SECRET_NAME : undefined,
-    provisioningWorkflowId: `tenant-${tenant.id}-provision`,
+    provisioningWorkflowId: PROVISION_TENANT.workflowId(tenant.id),
     storage: (storage ?? []).map((b) => ({ backend: b.backend, status: b.status, ...(b.error ? { message: b.error } : {}) })),
     conditions: mergeConditions(object.status?.conditions, conditions, new Date().toISOString()),
   });

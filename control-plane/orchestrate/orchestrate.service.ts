@@ -2,16 +2,14 @@ import type { ChatModel } from '../ai/model.ts';
 import type { Db } from '../db/client.ts';
 import { DomainError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
+import { systemActor } from '../identity/system-actor.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
+import { RUN_EXECUTION } from '../temporal/workflow-contract.ts';
 import type { WorkflowRunStatus, WorkflowsPort } from '../temporal/workflows.port.ts';
 import { EXAMPLE_WORKFLOWS } from './examples.ts';
 import { closeExecution, findDefinition, findExecution, insertExecution, listDefinitions, listExecutions, upsertDefinition, writeSteps } from './orchestrate.repo.ts';
 import type { Execution, ExecutionPlan, ExecutionState, StepState, WorkflowDefinition } from './orchestrate.schema.ts';
 import { runStepOf } from './steps.ts';
-
-/** The Temporal workflow type that runs an execution, and its id for an execution id. */
-export const RUN_EXECUTION_WORKFLOW = 'runExecution';
-export const executionWorkflowId = (executionId: string) => `exec-${executionId}`;
 
 /** How long a synchronous execute waits for the run to finish before answering "still running". */
 const SYNC_WAIT_MS = 10_000;
@@ -39,7 +37,7 @@ export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPo
 
   async function reconcile(actor: Pick<Actor, 'tenantId'>, execution: Execution): Promise<Execution> {
     if (execution.state !== 'running') return execution;
-    const status = await workflows().status(executionWorkflowId(execution.id));
+    const status = await workflows().status(RUN_EXECUTION.workflowId(execution.id));
     const closed = status && CLOSED_STATE[status];
     if (!closed) return execution;
     return db.inTenant(actor.tenantId, async (tx) => {
@@ -99,8 +97,8 @@ export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPo
       });
       const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
       try {
-        await workflows().start(RUN_EXECUTION_WORKFLOW, {
-          workflowId: executionWorkflowId(execution.id),
+        await workflows().start(RUN_EXECUTION.type, {
+          workflowId: RUN_EXECUTION.workflowId(execution.id),
           args: [plan],
           tenantId: actor.tenantId,
           workflowKey: definition.id,
@@ -112,7 +110,7 @@ export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPo
         throw error;
       }
       if (request.async) return { execution, settled: false };
-      const closed = await workflows().waitForClose(executionWorkflowId(execution.id), SYNC_WAIT_MS);
+      const closed = await workflows().waitForClose(RUN_EXECUTION.workflowId(execution.id), SYNC_WAIT_MS);
       const current = await get(actor, execution.id);
       return { execution: current, settled: closed !== undefined && current.state !== 'running' };
     },
@@ -128,14 +126,14 @@ export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPo
       const execution = await db.inTenant(actor.tenantId, (tx) => findExecution(tx, id));
       if (!execution) throw new NotFoundError('execution');
       if (execution.state !== 'running') return;
-      await workflows().cancel(executionWorkflowId(id));
-      await workflows().waitForClose(executionWorkflowId(id), 5_000);
+      await workflows().cancel(RUN_EXECUTION.workflowId(id));
+      await workflows().waitForClose(RUN_EXECUTION.workflowId(id), 5_000);
     },
 
     /** Activity: runs step `index` of a plan, recording its state and duration; safe to retry. */
     async runStep(plan: ExecutionPlan, index: number, outputs: Record<string, unknown>): Promise<Record<string, unknown>> {
       const createdBy = await recordStep(plan, index, 'running', 0);
-      const actor: Actor = { userId: createdBy ?? '', email: '', tenantId: plan.tenantId, tenantSlug: '', roles: [], permissions: new Set() };
+      const actor = systemActor(plan.tenantId, { onBehalfOf: createdBy ?? undefined });
       const started = Date.now();
       const output = await runStepOf(deps, actor, plan.steps[index]!, plan.input, outputs, plan.executionId);
       await recordStep(plan, index, 'completed', Date.now() - started);

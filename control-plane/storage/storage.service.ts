@@ -3,7 +3,7 @@ import type { Db } from '../db/client.ts';
 import { DomainError, NotFoundError } from '../errors.ts';
 import { sameJson } from '../json/same-json.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { provisionWorkflowId } from '../tenants/tenants.service.ts';
+import { PROVISION_STORAGE, PROVISION_TENANT } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { BackendDeps, BackendDriver } from './backends/backend.ts';
 import { createBlobBackend } from './backends/blob.ts';
@@ -30,11 +30,6 @@ import {
   type SyncSchemaOutcome,
 } from './storage.schema.ts';
 import { UUID } from '../ids.ts';
-
-/** The Temporal workflow type that provisions a tenant's storage, its id, and its workflow key. */
-export const PROVISION_STORAGE_WORKFLOW = 'provisionStorage';
-export const storageWorkflowId = (tenantId: string) => `tenant-${tenantId}-storage`;
-export const PROVISION_STORAGE_KEY = 'provision-storage';
 
 /** How long a provision request waits for its workflow before answering `running`. */
 const PROVISION_WAIT_MS = 20_000;
@@ -105,8 +100,8 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
 
   /** Starts workflow `tenant-<id>-storage` for `request` (a run under way is joined) and returns its id. */
   async function startStorageRun(request: ProvisionStorageRequest): Promise<string> {
-    const workflowId = storageWorkflowId(request.tenantId);
-    await workflows().start(PROVISION_STORAGE_WORKFLOW, { workflowId, args: [request], tenantId: request.tenantId, workflowKey: PROVISION_STORAGE_KEY });
+    const workflowId = PROVISION_STORAGE.workflowId(request.tenantId);
+    await workflows().start(PROVISION_STORAGE.type, { workflowId, args: [request], tenantId: request.tenantId, workflowKey: PROVISION_STORAGE.key });
     return workflowId;
   }
 
@@ -133,9 +128,9 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
    * started one, else the tenant's own provisioning, which provisions a new tenant's storage.
    */
   async function provisioningRun(tenantId: string): Promise<StorageStatus['workflow']> {
-    const never = { id: storageWorkflowId(tenantId), status: null };
+    const never = { id: PROVISION_STORAGE.workflowId(tenantId), status: null };
     if (!deps.workflows) return never;
-    for (const id of [storageWorkflowId(tenantId), provisionWorkflowId(tenantId)]) {
+    for (const id of [PROVISION_STORAGE.workflowId(tenantId), PROVISION_TENANT.workflowId(tenantId)]) {
       const run = await deps.workflows.status(id).catch(() => 'unknown');
       if (run !== undefined) return { id, status: run };
     }

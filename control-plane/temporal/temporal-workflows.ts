@@ -1,13 +1,13 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { TENANT_ID, WORKFLOW_KEY } from './workflow-contract.ts';
 import type { WorkflowRunStatus, WorkflowsPort } from './workflows.port.ts';
 
-export const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
-export const WORKFLOW_KEY = defineSearchAttributeKey('WorkflowKey', SearchAttributeType.KEYWORD);
+export { TENANT_ID, WORKFLOW_KEY } from './workflow-contract.ts';
 
 export interface TemporalSettings {
   address: string;
   namespace: string;
+  /** Usually `DEFAULT_TASK_QUEUE` of the workflow contract. */
   taskQueue: string;
 }
 

@@ -1,6 +1,8 @@
+import type { WorkflowType } from './workflow-contract.ts';
+
 /** How services start and steer durable work, without knowing the workflow engine. */
 export interface StartWorkflowOptions {
-  /** Deterministic and meaningful (`exec-<id>`, `tenant-<id>-provision`): starting twice is a no-op. */
+  /** Deterministic and meaningful (`exec-<id>`, `tenant-<id>-provision`; see workflow-contract.ts): starting twice is a no-op. */
   workflowId: string;
   args: unknown[];
   /** Recorded as search attributes, so operators can filter by them in the workflow UI. */
@@ -18,7 +20,7 @@ export interface WorkflowOutcome<T> {
 
 export interface WorkflowsPort {
   /** Starts `workflowType` unless a run with this id already exists. */
-  start(workflowType: string, options: StartWorkflowOptions): Promise<void>;
+  start(workflowType: WorkflowType, options: StartWorkflowOptions): Promise<void>;
   /** Waits up to `timeoutMs` for the run to close; `undefined` when it is still running. */
   waitForClose(workflowId: string, timeoutMs: number): Promise<WorkflowRunStatus | undefined>;
   /**

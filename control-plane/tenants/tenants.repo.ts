@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import type { CreateRootTenantInput, HOME_REGIONS, Membership, PlatformUser, Tenant } from './tenants.schema.ts';
+import type { CreateRootTenantInput, HOME_REGIONS, Membership, PlatformUser, Tenant, TenantMembership } from './tenants.schema.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 import { UUID } from '../ids.ts';
 
@@ -91,6 +91,20 @@ export async function countLiveChildren(tx: Tx, id: string): Promise<number> {
   const [row] = await tx<{ count: number }[]>`select count(*)::int as count from tenants where parent_id = ${id}::uuid and deleted_at is null`;
   return row?.count ?? 0;
 }
+
+/**
+ * A user's active memberships in tenants that are not deleted, whatever their lifecycle status
+ * (a tenant still provisioning is listed, so a client can wait for it), oldest first.
+ */
+export async function listMemberships(tx: Tx, userId: string): Promise<TenantMembership[]> {
+  return tx<TenantMembership[]>`
+    select t.id::text as id, t.slug, t.name, t.status, t.status_reason as "statusReason",
+      t.parent_id::text as "parentId", t.home_region as "homeRegion", m.roles
+    from memberships m join tenants t on t.id = m.tenant_id
+    where m.user_id = ${userId}::uuid and m.status = 'active' and t.deleted_at is null
+    order by m.created_at, t.slug`;
+}
+
 
 /** Adds a membership with `roles` unless one exists; an existing membership is returned unchanged. */
 export async function ensureMembership(tx: Tx, tenantId: string, userId: string, roles: string[]): Promise<{ membership: Membership; created: boolean }> {

@@ -46,3 +46,19 @@ export const tenantsRouter = t.router({
     .output(MembershipGrantSchema)
     .mutation(({ ctx, input }) => ctx.services.tenants.provisionUser(ctx.actor, input.userId)),
 });
+
+/**
+ * The caller's tenants, served in the `identity` namespace (v4 `GET /identity/tenants`,
+ * `POST /identity/provision`): the root router merges them into the identity router.
+ */
+export const callerTenantsRouter = t.router({
+  tenants: userProcedure
+    .input(z.object({}).optional())
+    .output(z.array(TenantMembershipSchema))
+    .query(({ ctx }) => ctx.services.tenants.mine(ctx.principal)),
+  /** Self-provisioning; the input keeps the wire name `tenant_id`, so a validation error names it. */
+  provision: userProcedure
+    .input(z.object({ tenant_id: TenantRefSchema }).strict())
+    .output(MembershipGrantSchema)
+    .mutation(({ ctx, input }) => ctx.services.tenants.provisionSelf(ctx.principal, input.tenant_id)),
+});

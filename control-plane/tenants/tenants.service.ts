@@ -1,11 +1,10 @@
 import type { Db } from '../db/client.ts';
-import { claim, holds } from '../declarations/declarations.repo.ts';
 import { tenantSubject, type Declarer, type DeclaringObject } from '../declarations/declarations.schema.ts';
+import { createDeclarationsService, type DeclarationsService } from '../declarations/declarations.service.ts';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
-import { ensureDefaultRoles } from '../identity/dev-seed.ts';
-import { listActiveMemberships, listMemberships, membershipPermissions } from '../identity/identity.repo.ts';
 import type { Actor, Principal } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
+import { PROVISION_TENANT } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { StorageBackend } from '../storage/storage.schema.ts';
 import {
@@ -17,6 +16,8 @@ import {
   finishProvisioning,
   grantRoles,
   insertTenant,
+  isWithin,
+  listMemberships,
   reopenProvisioning,
   softDeleteTenant,
   updateTenantProfile,
@@ -33,11 +34,6 @@ import type {
   TenantMembership,
   TenantStatus,
 } from './tenants.schema.ts';
-
-/** The Temporal workflow type that provisions a tenant, its id for a tenant, and its `WorkflowKey`. */
-export const PROVISION_TENANT_WORKFLOW = 'provisionTenant';
-export const provisionWorkflowId = (tenantId: string) => `tenant-${tenantId}-provision`;
-export const PROVISION_WORKFLOW_KEY = 'tenant-provision';
 
 /** The role a tenant's administrators hold, and the one self-provisioned and invited users get. */
 export const TENANT_ADMIN_ROLE = 'tenant-admin';
@@ -61,18 +57,24 @@ export type TenantsService = ReturnType<typeof createTenantsService>;
  * bootstrap of a child tenant, or by self-provisioning. Every path that creates a tenant (v4
  * routes now, the Kubernetes operator later) goes through `create`, so tenants end alike.
  */
-export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; identity: Pick<IdentityService, 'forgetTenant'> }) {
-  const { db } = deps;
+export function createTenantsService(deps: {
+  db: Db;
+  workflows?: WorkflowsPort;
+  identity: Pick<IdentityService, 'forgetTenant' | 'activeMemberships' | 'permissionsIn' | 'ensureDefaultRoles'>;
+  declarations?: DeclarationsService;
+}) {
+  const { db, identity } = deps;
+  const declarations = deps.declarations ?? createDeclarationsService();
 
   /** Starts (or, for a tenant already provisioning, finds) the tenant's provisioning workflow. */
   async function startProvisioning(tenantId: string, storageBackends?: StorageBackend[]): Promise<void> {
     if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
     const plan: ProvisionTenantPlan = { tenantId, ...(storageBackends ? { storageBackends } : {}) };
-    await deps.workflows.start(PROVISION_TENANT_WORKFLOW, {
-      workflowId: provisionWorkflowId(tenantId),
+    await deps.workflows.start(PROVISION_TENANT.type, {
+      workflowId: PROVISION_TENANT.workflowId(tenantId),
       args: [plan],
       tenantId,
-      workflowKey: PROVISION_WORKFLOW_KEY,
+      workflowKey: PROVISION_TENANT.key,
     });
   }
 
@@ -99,9 +101,9 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         const row = await insertTenant(tx, tenant);
         // Its roles come with it (the provisioning run ensures them again): its first administrator
         // holds tenants.manage at once, to delete a tenant whose provisioning has not run.
-        await ensureDefaultRoles(tx, row.id);
+        await identity.ensureDefaultRoles(tx, row.id);
         if (options.firstAdminId) await grantRoles(tx, row.id, options.firstAdminId, [TENANT_ADMIN_ROLE]);
-        if (options.declaredBy) await claim(tx, tenantSubject(row.id), `tenant "${row.slug}"`, options.declaredBy);
+        if (options.declaredBy) await declarations.claim(tx, tenantSubject(row.id), `tenant "${row.slug}"`, options.declaredBy);
         return row;
       })
       .catch((error: unknown) => {
@@ -125,7 +127,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
 
   /** Tenants in which the principal holds `tenants.manage` (active tenants only). */
   async function managedTenantIds(principal: Principal): Promise<Set<string>> {
-    const memberships = await db.system((tx) => listActiveMemberships(tx, principal.userId));
+    const memberships = await identity.activeMemberships(principal.userId);
     return new Set(memberships.filter((m) => m.permissions.includes('tenants.manage')).map((m) => m.tenantId));
   }
 
@@ -160,20 +162,19 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
      * A tenant with live children is a 409.
      */
     async delete(principal: Principal, tenantRef: string): Promise<void> {
-      const tenant = await db.system(async (tx) => {
-        const found = await findTenant(tx, tenantRef);
-        const permissions = found ? await membershipPermissions(tx, principal.userId, found.id) : undefined;
-        const platform = principal.platformPermissions.has('platform.tenants.manage');
-        if (!platform && !permissions?.includes('tenants.manage')) throw new ForbiddenError(`no permission to delete tenant "${tenantRef}"`);
-        if (!found) throw new NotFoundError('tenant');
-        if ((await countLiveChildren(tx, found.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
-        await softDeleteTenant(tx, found.id);
-        return found;
+      const tenant = await db.system((tx) => findTenant(tx, tenantRef));
+      const permissions = tenant ? await identity.permissionsIn(principal.userId, tenant.id) : undefined;
+      const platform = principal.platformPermissions.has('platform.tenants.manage');
+      if (!platform && !permissions?.includes('tenants.manage')) throw new ForbiddenError(`no permission to delete tenant "${tenantRef}"`);
+      if (!tenant) throw new NotFoundError('tenant');
+      await db.system(async (tx) => {
+        if ((await countLiveChildren(tx, tenant.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
+        await softDeleteTenant(tx, tenant.id);
       });
-      deps.identity.forgetTenant(tenant.id);
+      identity.forgetTenant(tenant.id);
       // The tenant is deleted whatever becomes of its run: one the engine cannot be asked to cancel
       // (unreachable) goes on, finds the tenant deleted, and cannot activate it.
-      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id)).catch(() => undefined);
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(PROVISION_TENANT.workflowId(tenant.id)).catch(() => undefined);
     },
 
     /**
@@ -252,7 +253,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         const found = await findTenant(tx, declaration.slug);
         if (found) {
           // Another object's tenant is refused first; a claim made here is undone if the check below fails.
-          if (declaration.declaredBy) await claim(tx, tenantSubject(found.id), `tenant "${found.slug}"`, declaration.declaredBy);
+          if (declaration.declaredBy) await declarations.claim(tx, tenantSubject(found.id), `tenant "${found.slug}"`, declaration.declaredBy);
           // Fields fixed at creation: a declaration that differs names another tenant than this one.
           // The declared parent is named by slug or by id.
           const declaredParent = declaration.parent ? await findTenant(tx, declaration.parent) : undefined;
@@ -271,7 +272,7 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       });
       if (existing) {
         const { tenant } = existing;
-        if (existing.changed) deps.identity.forgetTenant(tenant.id);
+        if (existing.changed) identity.forgetTenant(tenant.id);
         // Started again while provisioning (a run under way is joined); a failure to start, such as
         // an unreachable engine, leaves the tenant provisioning, for the next declaration to retry.
         if (tenant.status === 'provisioning') await startProvisioning(tenant.id, declaration.storageBackends);
@@ -301,15 +302,15 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
         const found = await findTenant(tx, slug);
         if (!found) return undefined;
         // The claim stays: a deleted tenant's slug is never used again.
-        if (declaredBy && !(await holds(tx, tenantSubject(found.id), declaredBy))) return undefined;
+        if (declaredBy && !(await declarations.holds(tx, tenantSubject(found.id), declaredBy))) return undefined;
         if ((await countLiveChildren(tx, found.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
         await softDeleteTenant(tx, found.id);
         return found;
       });
       if (!tenant) return;
-      deps.identity.forgetTenant(tenant.id);
+      identity.forgetTenant(tenant.id);
       // As in `delete`: the tenant is deleted whatever becomes of its run.
-      if (tenant.status === 'provisioning') await deps.workflows?.cancel(provisionWorkflowId(tenant.id)).catch(() => undefined);
+      if (tenant.status === 'provisioning') await deps.workflows?.cancel(PROVISION_TENANT.workflowId(tenant.id)).catch(() => undefined);
     },
 
     /**
@@ -333,16 +334,14 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
      * as for an unknown tenant. Stopping it (or aborting) releases its database listener.
      */
     async *watchStatus(principal: Principal, tenantRef: string, signal?: AbortSignal): AsyncGenerator<TenantStatus, void> {
-      const tenant = await db.system(async (tx) => {
-        const found = await findTenant(tx, tenantRef);
-        const allowed =
-          principal.platformPermissions.has('platform.tenants.manage') ||
-          (found !== undefined && (await membershipPermissions(tx, principal.userId, found.id)) !== undefined) ||
-          (found?.parentId ? (await membershipPermissions(tx, principal.userId, found.parentId))?.includes('tenants.manage') === true : false);
-        if (!allowed) throw new ForbiddenError(`no access to tenant "${tenantRef}"`);
-        if (!found) throw new NotFoundError('tenant');
-        return found;
-      });
+      const found = await db.system((tx) => findTenant(tx, tenantRef));
+      const allowed =
+        principal.platformPermissions.has('platform.tenants.manage') ||
+        (found !== undefined && (await identity.permissionsIn(principal.userId, found.id)) !== undefined) ||
+        (found?.parentId ? (await identity.permissionsIn(principal.userId, found.parentId))?.includes('tenants.manage') === true : false);
+      if (!allowed) throw new ForbiddenError(`no access to tenant "${tenantRef}"`);
+      if (!found) throw new NotFoundError('tenant');
+      const tenant = found;
       // Listening starts before the first read, so that no change falls between them.
       let changed = true;
       let wake = () => {};
@@ -374,14 +373,24 @@ export function createTenantsService(deps: { db: Db; workflows?: WorkflowsPort; 
       }
     },
 
-    /** A live tenant by id or slug, for the operator. */
+    /** A live tenant by id or slug, for the operator and the apps service. */
     async find(ref: string): Promise<Tenant | undefined> {
       return db.system((tx) => findTenant(tx, ref));
     },
 
+    /** Whether `tenantId` is `ancestorId` or a live tenant below it. */
+    async isWithin(tenantId: string, ancestorId: string): Promise<boolean> {
+      return db.system((tx) => isWithin(tx, tenantId, ancestorId));
+    },
+
+    /** The caller's tenants (v4 `GET /identity/tenants`): one entry per active membership in a tenant that is not deleted. */
+    async mine(principal: Principal): Promise<TenantMembership[]> {
+      return db.system((tx) => listMemberships(tx, principal.userId));
+    },
+
     /** Activity: gives the tenant the default roles; idempotent. */
     async ensureDefaultRoles(tenantId: string): Promise<void> {
-      await db.system((tx) => ensureDefaultRoles(tx, tenantId));
+      await db.system((tx) => identity.ensureDefaultRoles(tx, tenantId));
     },
 
     /** Activity: marks a provisioning tenant `active`; a deleted or failed tenant is left as it is. */

@@ -1,29 +1,8 @@
-import type { AppsService } from '../apps/apps.service.ts';
-import type { HealthService } from '../health/health.service.ts';
 import type { Identity } from '../identity/identity.schema.ts';
-import type { IdentityService } from '../identity/identity.service.ts';
-import type { ObjectTypesService } from '../object-types/object-types.service.ts';
-import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
-import type { ResourcesService } from '../resources/resources.service.ts';
-import type { SessionsService } from '../sessions/sessions.service.ts';
-import type { StorageService } from '../storage/storage.service.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
-import type { UploadsService } from '../uploads/uploads.service.ts';
-import type { UsersService } from '../users/users.service.ts';
+import type { Services } from '../services.ts';
 
-export interface Services {
-  identity: IdentityService;
-  objectTypes: ObjectTypesService;
-  resources: ResourcesService;
-  users: UsersService;
-  sessions: SessionsService;
-  orchestrate: OrchestrateService;
-  storage: StorageService;
-  tenants: TenantsService;
-  apps: AppsService;
-  health: HealthService;
-  uploads: UploadsService;
-}
+/** Declared in control-plane/services.ts beside their composition; re-exported for the modules that take it from the context. */
+export type { Services };
 
 /** Per-call context: who calls (already verified by the edge or the HTTP server) and the services. */
 export interface Context {

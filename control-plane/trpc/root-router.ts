@@ -6,7 +6,7 @@ import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
 import { resourcesRouter } from '../resources/resources.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
 import { storageRouter } from '../storage/storage.router.ts';
-import { tenantsRouter } from '../tenants/tenants.router.ts';
+import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts';
 import { uploadsRouter } from '../uploads/uploads.router.ts';
 import { usersRouter } from '../users/users.router.ts';
 import { t } from './init.ts';
@@ -18,7 +18,7 @@ export const appRouter = t.router({
   sessions: sessionsRouter,
   orchestrate: orchestrateRouter,
   storage: storageRouter,
-  identity: identityRouter,
+  identity: t.mergeRouters(identityRouter, callerTenantsRouter),
   tenants: tenantsRouter,
   apps: appsRouter,
   health: healthRouter,

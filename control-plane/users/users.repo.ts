@@ -1,6 +1,6 @@
 import type { Tx } from '../db/client.ts';
 import type { User } from './users.schema.ts';
-import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
+import { isoTimestamp } from '../db/sql-fragments.ts';
 import { UUID } from '../ids.ts';
 
 
@@ -49,14 +49,6 @@ export async function listMembers(
   return { items, total: totals[0]?.total ?? 0 };
 }
 
-export async function updateUserProfile(tx: Tx, id: string, changes: { name?: string; preferences?: Record<string, unknown> }): Promise<void> {
-  await tx.unsafe(
-    `update users set name = coalesce($2, name), preferences = coalesce($3::text::jsonb, preferences), updated_at = ${NOW_MS} where id = $1::uuid`,
-    [id, changes.name ?? null, changes.preferences ? JSON.stringify(changes.preferences) : null],
-    { prepare: true },
-  );
-}
-
 /**
  * Whether a member of the transaction's tenant is also a member of another tenant that is not
  * deleted, whatever the membership's status (a function of the owner's: the tenant transaction
@@ -65,9 +57,4 @@ export async function updateUserProfile(tx: Tx, id: string, changes: { name?: st
 export async function belongsElsewhere(tx: Tx, userId: string): Promise<boolean> {
   const [row] = await tx<[{ found: boolean }]>`select user_belongs_elsewhere(${userId}::uuid) as found`;
   return row.found;
-}
-
-export async function lockUserPreferences(tx: Tx, id: string): Promise<Record<string, unknown> | undefined> {
-  const rows = await tx<{ preferences: Record<string, unknown> }[]>`select preferences from users where id = ${id}::uuid for update`;
-  return rows[0]?.preferences;
 }

@@ -1,33 +1,6 @@
 import { z } from 'zod';
+import { PreferencesPatchSchema } from '../identity/identity.schema.ts';
 import { LimitSchema, OffsetSchema } from '../query/paging.ts';
-
-function isIanaTimeZone(name: string): boolean {
-  if (!/^[A-Za-z_]+(\/[A-Za-z0-9_+-]+)*$/.test(name)) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export const PreferencesSchema = z.object({
-  theme: z.string().max(50),
-  language: z.string().max(35),
-  timezone: z.string().refine(isIanaTimeZone, 'must be an IANA time zone name such as Europe/Berlin'),
-  notifications: z.object({ email: z.boolean(), push: z.boolean() }),
-});
-
-/** A partial preferences object, merged deeply into the stored one. */
-export const PreferencesPatchSchema = z
-  .object({
-    theme: PreferencesSchema.shape.theme,
-    language: PreferencesSchema.shape.language,
-    timezone: PreferencesSchema.shape.timezone,
-    notifications: PreferencesSchema.shape.notifications.partial().strict(),
-  })
-  .partial()
-  .strict();
 
 export const UserSchema = z.object({
   id: z.string(),

@@ -1,15 +1,15 @@
 import type { Db } from '../db/client.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { mergePatch } from '../json/merge-patch.ts';
-import { belongsElsewhere, findMember, listMembers, lockUserPreferences, updateUserProfile } from './users.repo.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
+import { belongsElsewhere, findMember, listMembers } from './users.repo.ts';
 import type { ListUsersInputSchema, UpdateUserInput, User } from './users.schema.ts';
 import type { z } from 'zod';
 
 export type UsersService = ReturnType<typeof createUsersService>;
 
-/** Users as members of the actor's tenant: profiles, preferences, and the admin listing. */
-export function createUsersService(deps: { db: Db }) {
+/** Users as members of the actor's tenant: profiles, preferences, and the admin listing. The profile itself is identity's to change. */
+export function createUsersService(deps: { db: Db; identity: Pick<IdentityService, 'changeProfile'> }) {
   const { db } = deps;
   const targetId = (actor: Actor, id: string) => (id === 'me' ? actor.userId : id);
 
@@ -40,13 +40,11 @@ export function createUsersService(deps: { db: Db }) {
         // The user's row stays locked until commit: a membership that another tenant adds meanwhile
         // (its foreign key takes a share lock on the row) waits for this change, or the check sees it.
         // The check runs in this transaction, which waits for no other connection while it holds the lock.
-        const stored = await lockUserPreferences(tx, userId);
-        if (someoneElse && (await belongsElsewhere(tx, userId))) {
-          throw new ForbiddenError('the user belongs to other tenants too: only they may change their profile');
-        }
-        const { name, preferences: patch } = input.changes;
-        const preferences = patch ? (mergePatch(stored ?? {}, patch) as Record<string, unknown>) : undefined;
-        await updateUserProfile(tx, userId, { name, preferences });
+        await deps.identity.changeProfile(tx, userId, input.changes, async () => {
+          if (someoneElse && (await belongsElsewhere(tx, userId))) {
+            throw new ForbiddenError('the user belongs to other tenants too: only they may change their profile');
+          }
+        });
         return (await findMember(tx, userId))!;
       });
     },

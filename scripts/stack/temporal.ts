@@ -8,6 +8,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SearchAttributeType as SdkSearchAttributeType } from '@temporalio/common';
+import { PLATFORM_SEARCH_ATTRIBUTE_KEYS } from '../../control-plane/temporal/workflow-contract.ts';
 import { elapsed, findOnPath, isExecutable, runGo } from './go-build.ts';
 import { isAlive, portIsFree, readText, signal, tail, waitForExit, withLock } from './process.ts';
 import { cacheDir, stateDir } from './state-dir.ts';
@@ -402,8 +404,21 @@ function cliEnv(): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('TEMPORAL_')));
 }
 
-/** Custom search attributes every platform workflow sets, so the Temporal UI can filter by them. */
-export const PLATFORM_SEARCH_ATTRIBUTES = { TenantId: 'Keyword', WorkflowKey: 'Keyword' } as const;
+/** The CLI's name for each kind of search attribute the SDK defines. */
+const CLI_TYPES: Record<SdkSearchAttributeType, SearchAttributeType> = {
+  TEXT: 'Text',
+  KEYWORD: 'Keyword',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
+
+/** Custom search attributes every platform workflow sets (the workflow contract's), so the Temporal UI can filter by them. */
+export const PLATFORM_SEARCH_ATTRIBUTES: Readonly<Record<string, SearchAttributeType>> = Object.fromEntries(
+  PLATFORM_SEARCH_ATTRIBUTE_KEYS.map((key) => [key.name, CLI_TYPES[key.type]]),
+);
 
 /**
  * The platform's Temporal: `TEMPORAL_ADDRESS` when set (its operator registers the search

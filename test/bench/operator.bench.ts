@@ -21,7 +21,7 @@ import { Client, Connection } from '@temporalio/client';
 import { migrate } from '../../control-plane/db/migrate.ts';
 import { GROUP, kubeFromConfig, loadKubeConfig, statusOf, TENANTS, VERSION, type Kube } from '../../control-plane/operator/kube.ts';
 import type { TenantObject } from '../../control-plane/operator/tenant-object.ts';
-import { provisionWorkflowId } from '../../control-plane/tenants/tenants.service.ts';
+import { PROVISION_TENANT } from '../../control-plane/temporal/workflow-contract.ts';
 import { ensureKubeApiServer, ensureKubeBinaries, KUBERNETES_VERSION, runKubectl, type KubeApiServer } from '../../scripts/stack/kubernetes.ts';
 import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
 import { withLock } from '../../scripts/stack/process.ts';
@@ -227,7 +227,7 @@ async function describeMissing(stage: Stage, names: string[]): Promise<void> {
       .catch((error: unknown) => ({ error: (error as Error).message }))) as TenantObject | { error: string };
     const status = 'error' in object ? object.error : JSON.stringify({ phase: object.status?.phase, finalizers: object.metadata.finalizers, conditions: object.status?.conditions?.map((c) => `${c.type}=${c.status} ${c.reason}: ${c.message}`) });
     const row = byName.get(name);
-    const workflow = row ? await stage.temporal.workflow.getHandle(provisionWorkflowId(row.id)).describe().then((d) => d.status.name, (e: unknown) => (e as Error).message) : '-';
+    const workflow = row ? await stage.temporal.workflow.getHandle(PROVISION_TENANT.workflowId(row.id)).describe().then((d) => d.status.name, (e: unknown) => (e as Error).message) : '-';
     log(`not Ready: ${name}: object ${status}; tenant ${row ? `${row.status}${row.reason ? ` (${row.reason})` : ''} storage ${row.storage.join(', ')}` : 'no row'}; workflow ${workflow}`);
   }
 }

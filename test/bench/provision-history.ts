@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { provisionWorkflowId } from '../../control-plane/tenants/tenants.service.ts';
+import { PROVISION_STORAGE, PROVISION_TENANT } from '../../control-plane/temporal/workflow-contract.ts';
 
 /** Where one tenant's provisioning spent its time, from the histories of its two workflows, in ms. */
 export interface ProvisionHistory {
@@ -87,9 +87,9 @@ function addHistory(events: HistoryEvent[], into: ProvisionHistory): void {
 
 /** The history of `tenant-<id>-provision`, and of its child `tenant-<id>-storage` when it started one (runs of earlier versions), broken down. */
 export async function provisionHistory(client: Client, tenantId: string): Promise<ProvisionHistory> {
-  const provision = (await client.workflow.getHandle(provisionWorkflowId(tenantId)).fetchHistory()).events as HistoryEvent[];
+  const provision = (await client.workflow.getHandle(PROVISION_TENANT.workflowId(tenantId)).fetchHistory()).events as HistoryEvent[];
   const hasChild = provision.some((e) => attrs(e, 'childWorkflowExecutionStartedEventAttributes'));
-  const storage = hasChild ? ((await client.workflow.getHandle(`tenant-${tenantId}-storage`).fetchHistory()).events as HistoryEvent[]) : [];
+  const storage = hasChild ? ((await client.workflow.getHandle(PROVISION_STORAGE.workflowId(tenantId)).fetchHistory()).events as HistoryEvent[]) : [];
   const history: ProvisionHistory = {
     totalMs: millis(provision.at(-1)) - millis(provision[0]),
     workflowTaskQueueMs: 0,

@@ -11,9 +11,8 @@ import { Client, Connection } from '@temporalio/client';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { migrate } from '../../control-plane/db/migrate.ts';
-import { executionWorkflowId, RUN_EXECUTION_WORKFLOW } from '../../control-plane/orchestrate/orchestrate.service.ts';
 import type { ExecutionPlan, StepDefinition } from '../../control-plane/orchestrate/orchestrate.schema.ts';
-import { TENANT_ID, WORKFLOW_KEY } from '../../control-plane/temporal/temporal-workflows.ts';
+import { RUN_EXECUTION, TENANT_ID, WORKFLOW_KEY } from '../../control-plane/temporal/workflow-contract.ts';
 import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
@@ -52,9 +51,9 @@ async function runBare(client: Client, plans: ExecutionPlan[], seconds: number):
       const plan = plans[next++]!;
       const started = performance.now();
       try {
-        await client.workflow.execute(RUN_EXECUTION_WORKFLOW, {
+        await client.workflow.execute(RUN_EXECUTION.type, {
           taskQueue: TASK_QUEUE,
-          workflowId: executionWorkflowId(plan.executionId),
+          workflowId: RUN_EXECUTION.workflowId(plan.executionId),
           args: [plan],
           typedSearchAttributes: [
             { key: TENANT_ID, value: plan.tenantId },

@@ -1,5 +1,6 @@
 import { ActivityCancellationType, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { STORAGE_BACKENDS } from '../../control-plane/storage/storage.constants.ts';
+import { PROVISION_STORAGE } from '../../control-plane/temporal/workflow-contract.ts';
 import type { ProvisionStorageRequest, ProvisionStorageResult, StorageBackend, StorageChange } from '../../control-plane/storage/storage.schema.ts';
 import type { Activities } from '../activities/index.ts';
 import { ensureStorageBackends, localStorageSteps, STORAGE_STEP_RETRY } from './storage-steps.ts';
@@ -21,10 +22,6 @@ const queuedSteps = (backend: typeof backendSteps) => ({
   ensureStorageBackend: backend.ensureStorageBackend,
   planStorageBackend: backend.planStorageBackend,
 });
-/** Histories recorded before cancelled backend steps were waited for lack this marker, and replay without waiting. */
-const WAIT_FOR_CANCELLED_STEPS = 'provision-storage-wait-for-cancelled-steps';
-/** Histories recorded before the short steps ran locally lack this marker, and replay with `queuedSteps`. */
-const LOCAL_STEPS = 'provision-storage-local-steps';
 
 /**
  * Provisions a tenant's storage backends (`postgresql`, `documentdb`, `blob`, `search`, or `all`)
@@ -39,7 +36,12 @@ export async function provisionStorage(request: ProvisionStorageRequest): Promis
   const { tenantId, rebuildSearch } = request;
   // Run as the child of `provisionTenant`: the storage of a new tenant. Started by the storage routes: a tenant's existing data.
   const forNewTenant = workflowInfo().parent !== undefined && !rebuildSearch;
-  const steps = patched(LOCAL_STEPS) && forNewTenant ? localStorageSteps : queuedSteps(patched(WAIT_FOR_CANCELLED_STEPS) ? backendSteps : backendStepsNotWaitedFor);
+  // Histories recorded before the short steps ran locally lack the first marker, and replay with `queuedSteps`;
+  // those recorded before cancelled backend steps were waited for lack the second, and replay without waiting.
+  const steps =
+    patched(PROVISION_STORAGE.localStepsPatch) && forNewTenant
+      ? localStorageSteps
+      : queuedSteps(patched(PROVISION_STORAGE.waitForCancelledStepsPatch) ? backendSteps : backendStepsNotWaitedFor);
   const backends: StorageBackend[] = request.backends ?? (request.backend === 'all' ? [...STORAGE_BACKENDS] : [request.backend]);
   if (request.dryRun) {
     const changes: StorageChange[] = [];

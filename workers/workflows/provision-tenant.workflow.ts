@@ -1,6 +1,6 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { CancellationScope, executeChild, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import { STORAGE_BACKENDS } from '../../control-plane/storage/storage.constants.ts';
+import { PROVISION_STORAGE, PROVISION_TENANT, TENANT_ID, WORKFLOW_KEY } from '../../control-plane/temporal/workflow-contract.ts';
 import type { ProvisionTenantPlan } from '../../control-plane/tenants/tenants.schema.ts';
 import type { Activities } from '../activities/index.ts';
 import { ensureStorageBackends, localStorageSteps } from './storage-steps.ts';
@@ -10,11 +10,6 @@ const STEP_OPTIONS = { startToCloseTimeout: '1 minute', retry: { maximumAttempts
 const queuedSteps = proxyActivities<Activities>(STEP_OPTIONS);
 /** Each step is a few milliseconds of SQL: the worker runs it inside the workflow task and records a marker. */
 const localSteps = proxyLocalActivities<Activities>(STEP_OPTIONS);
-/** Histories recorded before the steps ran locally lack this marker, and replay with `queuedSteps`. */
-const LOCAL_STEPS = 'provision-tenant-local-steps';
-
-const TENANT_ID = defineSearchAttributeKey('TenantId', SearchAttributeType.KEYWORD);
-const WORKFLOW_KEY = defineSearchAttributeKey('WorkflowKey', SearchAttributeType.KEYWORD);
 
 /**
  * Provisions a tenant (workflow id `tenant-<id>-provision`): default roles, the example workflows
@@ -25,7 +20,8 @@ const WORKFLOW_KEY = defineSearchAttributeKey('WorkflowKey', SearchAttributeType
  */
 export async function provisionTenant(plan: ProvisionTenantPlan): Promise<void> {
   const { tenantId } = plan;
-  const local = patched(LOCAL_STEPS);
+  // Histories recorded before the steps ran locally lack this marker, and replay with `queuedSteps`.
+  const local = patched(PROVISION_TENANT.localStepsPatch);
   const { ensureDefaultRoles, ensureExampleWorkflows, activateTenant, failTenantProvisioning } = local ? localSteps : queuedSteps;
   try {
     await ensureDefaultRoles(tenantId);
@@ -33,12 +29,12 @@ export async function provisionTenant(plan: ProvisionTenantPlan): Promise<void> 
     if (local) {
       await ensureStorageBackends(localStorageSteps, { tenantId, backends: plan.storageBackends ?? [...STORAGE_BACKENDS], rebuildSearch: false });
     } else {
-      await executeChild('provisionStorage', {
-        workflowId: `tenant-${tenantId}-storage`,
+      await executeChild(PROVISION_STORAGE.type, {
+        workflowId: PROVISION_STORAGE.workflowId(tenantId),
         args: [{ tenantId, backend: 'all', dryRun: false, rebuildSearch: false }],
         typedSearchAttributes: [
           { key: TENANT_ID, value: tenantId },
-          { key: WORKFLOW_KEY, value: 'tenant-storage' },
+          { key: WORKFLOW_KEY, value: PROVISION_STORAGE.childKey },
         ],
       });
     }
