@@ -12,6 +12,8 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'VERSION_CONFLICT'
+  | 'SCHEMA_INCOMPATIBLE'
+  | 'PRECONDITION_REQUIRED'
   | 'RATE_LIMIT_EXCEEDED'
   | 'FILE_TOO_LARGE'
   | 'PAYLOAD_TOO_LARGE'
@@ -93,7 +95,21 @@ export class DeclaredElsewhereError extends ConflictError {
 
 export class VersionConflictError extends DomainError {
   constructor(expected: number, actual: number) {
-    super('VERSION_CONFLICT', `version ${expected} is stale; current version is ${actual}`, { expected, actual });
+    super('VERSION_CONFLICT', `version ${expected} is stale; current version is ${actual}`, { expected, actual, currentVersion: actual });
+  }
+}
+
+/** A write that must name the version it replaces named none (v4: neither `version` nor `If-Match`). */
+export class PreconditionRequiredError extends DomainError {
+  constructor() {
+    super('PRECONDITION_REQUIRED', 'the version being replaced is required: send version in the body or an If-Match header');
+  }
+}
+
+/** An object type change that stored resources would not satisfy; nothing was changed. */
+export class SchemaIncompatibleError extends DomainError {
+  constructor(objectType: string, resourceIds: string[], total: number) {
+    super('SCHEMA_INCOMPATIBLE', `${total} stored ${objectType} resource(s) would not satisfy the new schema`, { resourceIds, total });
   }
 }
 
@@ -129,6 +145,8 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   VERSION_CONFLICT: 409,
+  SCHEMA_INCOMPATIBLE: 409,
+  PRECONDITION_REQUIRED: 428,
   FILE_TOO_LARGE: 413,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_FILE_TYPE: 415,

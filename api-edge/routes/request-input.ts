@@ -25,6 +25,17 @@ export function queryValue(params: URLSearchParams, name: string): string | unde
 /** A query parameter's one value, passed on for the procedure to check against what it takes (an enum, say). */
 export const untrustedQueryValue = (params: URLSearchParams, name: string) => untrusted(queryValue(params, name));
 
+/** A query parameter holding JSON (`where={"status":"paid"}`), parsed and passed on for the procedure to check. */
+export function jsonQueryValue(params: URLSearchParams, name: string): Untrusted | undefined {
+  const text = queryValue(params, name);
+  if (text === undefined) return undefined;
+  try {
+    return untrusted(JSON.parse(text) as unknown);
+  } catch {
+    throw ValidationError.field(name, 'must be JSON');
+  }
+}
+
 /**
  * A request's options from its body and its query string alike, so that an option sent in either
  * place is obeyed, never silently dropped; the procedure's strict schema refuses unknown names. A
@@ -46,4 +57,45 @@ export function bodyAndQueryOptions(request: Request, body: unknown, flags: Read
     });
   }
   return options;
+}
+
+/**
+ * A JSON object body with the path's parameters beside its fields; a body field that the path
+ * gives is a 400 rather than one of the two silently winning.
+ */
+export function bodyWithPath(body: unknown, path: Record<string, unknown>): UntrustedObject {
+  const fields = jsonObjectBody(body);
+  for (const name of Object.keys(path)) {
+    if (Object.hasOwn(fields, name)) throw ValidationError.field(name, 'is given by the path, not the body');
+  }
+  return untrusted({ ...fields, ...path });
+}
+
+/** The entity tag of a resource version, as `ETag` sends it and `If-Match`/`If-None-Match` name it. */
+export const etagOf = (version: number) => `"${version}"`;
+
+/**
+ * The version an `If-Match` or `If-None-Match` header names: `"3"` (or `W/"3"`, or `3`) is 3, `*`
+ * is any; undefined without the header. Anything else, or several tags, is a 400 naming the header.
+ */
+export function versionTag(request: Request, header: 'If-Match' | 'If-None-Match'): number | '*' | undefined {
+  const value = request.headers.get(header)?.trim();
+  if (value === undefined) return undefined;
+  if (value === '*') return '*';
+  const match = /^(?:W\/)?"?([1-9]\d{0,9})"?$/.exec(value);
+  if (!match) throw ValidationError.field(header, 'must name one version, such as "3"');
+  return Number(match[1]);
+}
+
+/**
+ * The tenant a request names with `tenant_id` in its query string or its JSON body (v4 routes
+ * without a tenant in the path), and the body without it.
+ */
+export function tenantOption(request: Request, body: unknown): { tenantId: string | undefined; body: unknown } {
+  const fromQuery = queryValue(new URL(request.url).searchParams, 'tenant_id');
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || !Object.hasOwn(body, 'tenant_id')) return { tenantId: fromQuery, body };
+  const { tenant_id: fromBody, ...rest } = body as Record<string, unknown>;
+  if (fromQuery !== undefined) throw ValidationError.field('tenant_id', 'is given in both the query string and the body');
+  if (typeof fromBody !== 'string' || fromBody === '') throw ValidationError.field('tenant_id', 'must be a tenant id or slug');
+  return { tenantId: fromBody, body: rest };
 }

@@ -103,13 +103,27 @@ describe('db client tenant scoping', () => {
     }
   });
 
-  it('lets tenant transactions read object types but not write them (the platform writes them as the owner)', async () => {
-    const [{ count }] = await db.readInTenant(tenants[0], (tx) => tx<[{ count: number }]>`select count(*)::int as count from object_types where name = 'project'`);
+  it("lets tenant transactions write their own object types only, never a built-in or another tenant's", async () => {
+    const [{ count }] = await db.readInTenant(tenants[0], (tx) => tx<[{ count: number }]>`select count(*)::int as count from object_types where key = 'project'`);
     expect(count).toBe(1);
-    await expect(db.inTenant(tenants[0], (tx) => tx`insert into object_types (tenant_id, name, schema) values (${tenants[0]}, 'forged', '{}')`)).rejects.toThrow(
-      /permission denied for table object_types/,
-    );
-    await expect(db.inTenant(tenants[0], (tx) => tx`update object_types set version = version + 1 where name = 'project'`)).rejects.toThrow(/permission denied/);
+    await expect(
+      db.inTenant(tenants[0], (tx) => tx`insert into object_types (tenant_id, key, name, schema) values (${tenants[1]}, 'forged', 'Forged', '{}')`),
+    ).rejects.toThrow(/row-level security/);
+    const builtIn = await db.inTenant(tenants[0], (tx) => tx`update object_types set version = version + 1 where key = 'project' returning id`);
+    expect(builtIn).toHaveLength(0);
+    const [{ version }] = await db.sql<[{ version: number }]>`select version from object_types where key = 'project' and tenant_id is null`;
+    expect(version).toBe(1);
+    const key = `own-${tenants[0]!.slice(0, 8)}`;
+    await db.sql`insert into tenants (id, slug, name) values (${tenants[0]}::uuid, ${key}, ${key})`;
+    try {
+      const own = await db.inTenant(tenants[0], (tx) => tx`insert into object_types (tenant_id, key, name, schema) values (${tenants[0]}, ${key}, ${key}, '{}') returning id`);
+      expect(own).toHaveLength(1);
+      expect(await db.inTenant(tenants[1], (tx) => tx`update object_types set version = 9 where key = ${key} returning id`)).toHaveLength(0);
+      await expect(db.inTenant(tenants[0], (tx) => tx`delete from object_types where key = ${key}`)).rejects.toThrow(/permission denied/);
+    } finally {
+      await db.sql`delete from object_types where key = ${key}`;
+      await db.sql`delete from tenants where id = ${tenants[0]}::uuid`;
+    }
   });
 
   it('cancels the statement running in a tenant transaction when the signal aborts, and only while it runs', async () => {

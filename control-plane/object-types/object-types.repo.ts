@@ -1,32 +1,113 @@
 import type { Tx } from '../db/client.ts';
-import { isoTimestamp } from '../db/sql-fragments.ts';
-import type { ObjectType } from './object-types.schema.ts';
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
+import { UUID } from '../ids.ts';
+import type { CreateObjectTypeInput, ObjectType, UpdateObjectTypeInput } from './object-types.schema.ts';
 
-const OBJECT_TYPE_COLUMNS = `id::text as id, name, schema, version, tenant_id is null as "builtIn",
-  written_through as "writtenThrough", ${isoTimestamp('updated_at')} as "updatedAt"`;
+const OBJECT_TYPE_COLUMNS = `id::text as "objectTypeId", key, name, schema, status, version, tenant_id is null as "builtIn",
+  written_through as "writtenThrough", indexes, search_fields as "searchFields", actions, file_properties as "fileProperties",
+  ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
 
-/** Finds the tenant's own type by name, else the built-in one (rows visible under the tenant's policy). */
+const VISIBLE = '(tenant_id = current_tenant_id() or tenant_id is null)';
+
+/** The statement a type lookup by name runs; exported so benchmarks replay exactly this SQL. */
+export const FIND_OBJECT_TYPE_SQL = `select ${OBJECT_TYPE_COLUMNS} from object_types
+  where (key = $1 or name = $1) and ${VISIBLE}
+  order by key = $1 desc, tenant_id nulls last
+  limit 1`;
+
+/**
+ * The type a name resolves to for the current tenant: by key first, else by PascalCase name; the
+ * tenant's own before a built-in one.
+ */
 export async function findObjectTypeByName(tx: Tx, name: string): Promise<ObjectType | undefined> {
+  const rows = await tx.unsafe<ObjectType[]>(FIND_OBJECT_TYPE_SQL, [name], { prepare: true });
+  return rows[0];
+}
+
+/** The types the tenant sees by key: its own, and the built-in ones. */
+export function listObjectTypes(tx: Tx) {
+  return tx.unsafe<ObjectType[]>(
+    `select * from (
+       select distinct on (key) ${OBJECT_TYPE_COLUMNS} from object_types
+       where ${VISIBLE}
+       order by key, tenant_id nulls last
+     ) visible order by key`,
+    [],
+    { prepare: true },
+  );
+}
+
+/** A type the tenant sees, by id; `lock` holds the tenant's own row until commit. */
+export async function findObjectTypeById(tx: Tx, id: string, lock = false): Promise<ObjectType | undefined> {
+  if (!UUID.test(id)) return undefined;
   const rows = await tx.unsafe<ObjectType[]>(
-    `select ${OBJECT_TYPE_COLUMNS} from object_types
-     where name = $1 and (tenant_id = current_tenant_id() or tenant_id is null)
-     order by tenant_id nulls last
-     limit 1`,
-    [name],
+    `select ${OBJECT_TYPE_COLUMNS} from object_types where id = $1::uuid and ${lock ? 'tenant_id = current_tenant_id() for update' : VISIBLE}`,
+    [id],
     { prepare: true },
   );
   return rows[0];
 }
 
-/** The types the tenant sees by name: its own, and the built-in ones it has not replaced. */
-export function listObjectTypes(tx: Tx) {
-  return tx.unsafe<ObjectType[]>(
-    `select * from (
-       select distinct on (name) ${OBJECT_TYPE_COLUMNS} from object_types
-       where tenant_id = current_tenant_id() or tenant_id is null
-       order by name, tenant_id nulls last
-     ) visible order by name`,
-    [],
+/** A visible type holding this key or this PascalCase name (names compare without case). */
+export async function findClash(tx: Tx, key: string, name: string, except?: string): Promise<{ key: string; name: string } | undefined> {
+  const rows = await tx.unsafe<{ key: string; name: string }[]>(
+    `select key, name from object_types where (key = $1 or lower(name) = lower($2)) and ${VISIBLE} and id is distinct from $3::uuid limit 1`,
+    [key, name, except ?? null],
     { prepare: true },
   );
+  return rows[0];
+}
+
+export async function insertObjectType(tx: Tx, key: string, input: CreateObjectTypeInput): Promise<ObjectType> {
+  const rows = await tx.unsafe<ObjectType[]>(
+    `insert into object_types (tenant_id, key, name, schema, status, indexes, search_fields, actions, file_properties, created_at, updated_at)
+     values (current_tenant_id(), $1, $2, $3::text::jsonb, $4, $5::text::jsonb, $6::text::jsonb, $7::text::jsonb, $8::text::jsonb, ${NOW_MS}, ${NOW_MS})
+     returning ${OBJECT_TYPE_COLUMNS}`,
+    [
+      key,
+      input.name,
+      JSON.stringify(input.schema),
+      input.status,
+      JSON.stringify(input.indexes),
+      JSON.stringify(input.searchFields),
+      JSON.stringify(input.actions),
+      JSON.stringify(input.fileProperties),
+    ],
+  );
+  return rows[0]!;
+}
+
+/** Applies the changes to the tenant's own type and bumps its version. */
+export async function updateObjectType(tx: Tx, id: string, changes: UpdateObjectTypeInput['changes']): Promise<ObjectType> {
+  const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value));
+  const rows = await tx.unsafe<ObjectType[]>(
+    `update object_types set
+       name = coalesce($2, name),
+       schema = coalesce($3::text::jsonb, schema),
+       status = coalesce($4, status),
+       indexes = coalesce($5::text::jsonb, indexes),
+       search_fields = coalesce($6::text::jsonb, search_fields),
+       actions = coalesce($7::text::jsonb, actions),
+       file_properties = coalesce($8::text::jsonb, file_properties),
+       version = version + 1,
+       updated_at = ${NOW_MS}
+     where id = $1::uuid and tenant_id = current_tenant_id()
+     returning ${OBJECT_TYPE_COLUMNS}`,
+    [
+      id,
+      changes.name ?? null,
+      json(changes.schema),
+      changes.status ?? null,
+      json(changes.indexes),
+      json(changes.searchFields),
+      json(changes.actions),
+      json(changes.fileProperties),
+    ],
+  );
+  return rows[0]!;
+}
+
+/** The stored data of a type's resources in the current tenant, a page at a time. */
+export function resourceDataOf(tx: Tx, key: string) {
+  return tx.unsafe<Array<{ id: string; data: unknown }>>(`select id::text as id, data from resources where tenant_id = current_tenant_id() and type = $1 order by id`, [key]).cursor(500);
 }

@@ -1,13 +1,30 @@
 import { t } from '../trpc/init.ts';
 import { tenantProcedure } from '../trpc/procedures.ts';
-import { ObjectTypeListSchema, ObjectTypeRefSchema, ObjectTypeSchema } from './object-types.schema.ts';
+import {
+  CreateObjectTypeInputSchema,
+  ObjectTypeListSchema,
+  ObjectTypeRefSchema,
+  ObjectTypeSchema,
+  UpdateObjectTypeInputSchema,
+} from './object-types.schema.ts';
 
 export const objectTypesRouter = t.router({
   list: tenantProcedure('resources.read')
     .output(ObjectTypeListSchema)
     .query(({ ctx }) => ctx.services.objectTypes.list(ctx.actor)),
+  published: tenantProcedure('resources.read')
+    .output(ObjectTypeListSchema)
+    .query(({ ctx }) => ctx.services.objectTypes.published(ctx.actor)),
   get: tenantProcedure('resources.read')
     .input(ObjectTypeRefSchema)
     .output(ObjectTypeSchema)
     .query(({ ctx, input }) => ctx.services.objectTypes.get(ctx.actor, input.name)),
+  create: tenantProcedure('tenants.manage')
+    .input(CreateObjectTypeInputSchema)
+    .output(ObjectTypeSchema)
+    .mutation(({ ctx, input }) => ctx.services.objectTypes.create(ctx.actor, input)),
+  update: tenantProcedure('tenants.manage')
+    .input(UpdateObjectTypeInputSchema)
+    .output(ObjectTypeSchema)
+    .mutation(({ ctx, input }) => ctx.services.objectTypes.update(ctx.actor, input)),
 });

@@ -1,30 +1,68 @@
 import type { Db, Tx } from '../db/client.ts';
-import { ForbiddenError, NotFoundError } from '../errors.ts';
+import { ConflictError, ForbiddenError, NotFoundError, SchemaIncompatibleError, ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { findObjectTypeByName, listObjectTypes } from './object-types.repo.ts';
-import type { ObjectType, ObjectTypeList } from './object-types.schema.ts';
-import { validateAgainstSchema } from './schema-validator.ts';
+import { findClash, findObjectTypeById, findObjectTypeByName, insertObjectType, listObjectTypes, resourceDataOf, updateObjectType } from './object-types.repo.ts';
+import {
+  keyOf,
+  ObjectTypeKeySchema,
+  type CreateObjectTypeInput,
+  type ObjectType,
+  type ObjectTypeList,
+  type UpdateObjectTypeInput,
+} from './object-types.schema.ts';
+import { schemaCheck, schemaProblem, validateAgainstSchema } from './schema-validator.ts';
 
 export type ObjectTypesService = ReturnType<typeof createObjectTypesService>;
 
+/** How many offending resource ids an incompatible schema change names. */
+const NAMED_OFFENDERS = 10;
+
+function assertCompilable(schema: object): void {
+  const problem = schemaProblem(schema);
+  if (problem) throw ValidationError.field('schema', `is not a valid JSON Schema: ${problem}`);
+}
+
 /**
- * Object types: the schema each resource type's data follows, and who may write it. The
- * transaction-taking functions let the resource engine read a type in its own transaction.
+ * Object types: the schema each resource type's data follows, what it declares beside it, and who
+ * may write its resources. The transaction-taking functions let the resource engine read a type
+ * in its own transaction.
  */
 export function createObjectTypesService(deps: { db: Db }) {
   const { db } = deps;
 
-  /** The type by name as the current tenant sees it; 404 when it has none. */
+  /** The type by key or PascalCase name as the current tenant sees it; 404 when it has none. */
   async function require(tx: Tx, name: string): Promise<ObjectType> {
     const objectType = await findObjectTypeByName(tx, name);
     if (!objectType) throw new NotFoundError(`resource type "${name}"`);
     return objectType;
   }
 
-  /** The type, when the resource routes may write its resources; 403 naming what writes them otherwise. */
+  /** The type, when the resource routes may write its resources; 403 naming what writes them, 409 for a draft. */
   function assertWritable(objectType: ObjectType): ObjectType {
-    if (objectType.writtenThrough) throw new ForbiddenError(`${objectType.name} resources are written only through ${objectType.writtenThrough}`);
+    if (objectType.writtenThrough) throw new ForbiddenError(`${objectType.key} resources are written only through ${objectType.writtenThrough}`);
+    if (objectType.status !== 'published') throw new ConflictError(`${objectType.key} is a draft: publish it before writing its resources`);
     return objectType;
+  }
+
+  async function assertNoClash(tx: Tx, key: string, name: string, except?: string): Promise<void> {
+    const clash = await findClash(tx, key, name, except);
+    if (clash?.key === key) throw new ConflictError(`an object type with key "${key}" exists`, { field: 'key' });
+    if (clash) throw new ConflictError(`an object type named "${clash.name}" exists`, { field: 'name' });
+  }
+
+  /** Every stored resource of the type that `schema` would refuse: the first few ids, and how many. */
+  async function offenders(tx: Tx, key: string, schema: object): Promise<{ ids: string[]; total: number }> {
+    const holds = schemaCheck(schema);
+    const ids: string[] = [];
+    let total = 0;
+    for await (const rows of resourceDataOf(tx, key)) {
+      for (const row of rows) {
+        if (holds(row.data)) continue;
+        total++;
+        if (ids.length < NAMED_OFFENDERS) ids.push(row.id);
+      }
+    }
+    return { ids, total };
   }
 
   return {
@@ -32,23 +70,63 @@ export function createObjectTypesService(deps: { db: Db }) {
       return { items: [...(await db.readInTenant(actor.tenantId, (tx) => listObjectTypes(tx)))] };
     },
 
+    /** The tenant's published types: what its resources may be written as. */
+    async published(actor: Actor): Promise<ObjectTypeList> {
+      const { items } = await this.list(actor);
+      return { items: items.filter((t) => t.status === 'published') };
+    },
+
     async get(actor: Actor, name: string): Promise<ObjectType> {
       return db.inTenant(actor.tenantId, (tx) => require(tx, name));
     },
 
+    /** Creates one of the tenant's own types; its key defaults to the kebab-case of its name. */
+    async create(actor: Actor, input: CreateObjectTypeInput): Promise<ObjectType> {
+      const key = input.key ?? keyOf(input.name);
+      const checked = ObjectTypeKeySchema.safeParse(key);
+      if (!checked.success) throw ValidationError.field('key', `${checked.error.issues[0]!.message} (derived from name; give key)`);
+      assertCompilable(input.schema);
+      return db.inTenant(actor.tenantId, async (tx) => {
+        await assertNoClash(tx, key, input.name);
+        return insertObjectType(tx, key, input);
+      });
+    },
+
+    /**
+     * Changes one of the tenant's own types. A new schema that a stored resource would not satisfy
+     * is refused (409 SCHEMA_INCOMPATIBLE, naming up to 10 of them) and nothing changes.
+     */
+    async update(actor: Actor, input: UpdateObjectTypeInput): Promise<ObjectType> {
+      const { changes } = input;
+      if (changes.schema) assertCompilable(changes.schema);
+      return db.inTenant(actor.tenantId, async (tx) => {
+        const current = await findObjectTypeById(tx, input.objectTypeId, true);
+        if (!current) {
+          const visible = await findObjectTypeById(tx, input.objectTypeId);
+          if (visible?.builtIn) throw new ForbiddenError(`${visible.key} is a built-in type and cannot be changed`);
+          throw new NotFoundError('object type');
+        }
+        if (changes.name && changes.name !== current.name) await assertNoClash(tx, current.key, changes.name, current.objectTypeId);
+        if (changes.schema) {
+          const { ids, total } = await offenders(tx, current.key, changes.schema);
+          if (total > 0) throw new SchemaIncompatibleError(current.key, ids, total);
+        }
+        return updateObjectType(tx, current.objectTypeId, changes);
+      });
+    },
+
     find: findObjectTypeByName,
     require,
-
     assertWritable,
 
-    /** The type, when the resource routes may write its resources; 404 or 403 otherwise. */
+    /** The type, when the resource routes may write its resources; 404, 403 or 409 otherwise. */
     async requireWritable(tx: Tx, name: string): Promise<ObjectType> {
       return assertWritable(await require(tx, name));
     },
 
     /** Checks data against the type's schema: a ValidationError names the first offending field. */
     validate(objectType: ObjectType, data: Record<string, unknown>): void {
-      validateAgainstSchema(`${objectType.id}@${objectType.version}`, objectType.schema, data);
+      validateAgainstSchema(`${objectType.objectTypeId}@${objectType.version}`, objectType.schema, data);
     },
   };
 }

@@ -1,10 +1,10 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addErrors from 'ajv-errors';
 import addFormats from 'ajv-formats';
 import { ValidationError } from '../errors.ts';
 
 /** `strictNumbers`: NaN and Infinity (e.g. `1e999` in a body) are not numbers; JSON would store them as null. */
-const ajv = new Ajv({ allErrors: true, strict: false, strictNumbers: true });
+const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
 addFormats.default(ajv);
 addErrors.default(ajv);
 
@@ -21,6 +21,22 @@ function issueOf(error: ErrorObject): string {
   if (error.keyword === 'required') return 'is required';
   if (error.keyword === 'additionalProperties') return 'is not a field of this type';
   return error.message ?? 'is invalid';
+}
+
+/** Why a JSON Schema (2020-12) cannot be compiled, or undefined when it can. */
+export function schemaProblem(schema: object): string | undefined {
+  try {
+    ajv.compile(schema);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message.slice(0, 300);
+  }
+}
+
+/** A check of data against a schema that says whether it holds, without naming why. */
+export function schemaCheck(schema: object): (data: unknown) => boolean {
+  const validate = ajv.compile(schema);
+  return (data) => validate(data) === true;
 }
 
 /**

@@ -13,7 +13,10 @@ const wholeNumber = (value: unknown) => (typeof value === 'string' ? (/^-?\d+$/.
 const WholeNumber = z.number({ error: 'must be a whole number' }).int('must be a whole number');
 
 /** `limit` of every list: 1 to 100, default 50. */
-export const LimitSchema = z.preprocess(wholeNumber, WholeNumber.min(1, LIMIT_RANGE).max(100, LIMIT_RANGE)).default(50);
+const Limit = z.preprocess(wholeNumber, WholeNumber.min(1, LIMIT_RANGE).max(100, LIMIT_RANGE));
+export const LimitSchema = Limit.default(50);
+/** `limit` of a list whose default is not 50 (v4 resources: 20). */
+export const limitDefaulting = (defaultLimit: number) => Limit.default(defaultLimit);
 
 /** `offset` of every list: 0 up to MAX_OFFSET (default set by each list). */
 export const OffsetSchema = z.preprocess(wholeNumber, WholeNumber.min(0, 'must not be negative').max(MAX_OFFSET, `must be at most ${MAX_OFFSET}`));

@@ -37,8 +37,8 @@ describe('resource operations in one transaction', () => {
       const type = await project(tx);
       const a = await ops.insert(type, { name: 'a', status: 'active' }, userId);
       const b = await ops.insert(type, { name: 'b', status: 'active' }, userId);
-      const written = await ops.write(type, a.id, (current) => ({ ...current.data, name: 'a2' }), 1);
-      expect(written).toMatchObject({ id: a.id, version: 2, data: { name: 'a2', status: 'active' }, createdBy: userId });
+      const written = await ops.write(type, a.id, { change: (current) => ({ ...current.data, name: 'a2' }), expectedVersion: 1, by: userId });
+      expect(written).toMatchObject({ id: a.id, version: 2, data: { name: 'a2', status: 'active' }, createdBy: userId, updatedBy: userId });
       expect(await ops.delete('project', b.id)).toBe(true);
       expect(await ops.read('project', b.id)).toBeUndefined();
       return a.id;
@@ -53,18 +53,18 @@ describe('resource operations in one transaction', () => {
     const failure = await inTenant(async (ops, tx) => {
       const type = await project(tx);
       const c = await ops.insert(type, { name: 'c' }, userId);
-      await ops.write(type, c.id, (current) => ({ ...current.data, name: 'c2' }));
-      return ops.write(type, c.id, (current) => current.data, 1);
+      await ops.write(type, c.id, { change: (current) => ({ ...current.data, name: 'c2' }), by: userId });
+      return ops.write(type, c.id, { change: (current) => current.data, expectedVersion: 1, by: userId });
     }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(VersionConflictError);
-    expect((failure as VersionConflictError).details).toEqual({ expected: 1, actual: 2 });
+    expect((failure as VersionConflictError).details).toEqual({ expected: 1, actual: 2, currentVersion: 2 });
     expect(await names()).toEqual(before);
   });
 
   it('checks a write against the type and the stored row: unknown id, stale version, invalid data', async () => {
     const created = await inTenant(async (ops, tx) => ops.insert(await project(tx), { name: 'checked' }, userId));
-    await expect(inTenant(async (ops, tx) => ops.write(await project(tx), randomUUID(), () => ({ name: 'x' })))).rejects.toBeInstanceOf(NotFoundError);
-    await expect(inTenant(async (ops, tx) => ops.write(await project(tx), created.id, () => ({ name: '' })))).rejects.toBeInstanceOf(ValidationError);
+    await expect(inTenant(async (ops, tx) => ops.write(await project(tx), randomUUID(), { change: () => ({ name: 'x' }), by: userId }))).rejects.toBeInstanceOf(NotFoundError);
+    await expect(inTenant(async (ops, tx) => ops.write(await project(tx), created.id, { change: () => ({ name: '' }), by: userId }))).rejects.toBeInstanceOf(ValidationError);
     await expect(inTenant(async (ops, tx) => ops.insert(await project(tx), { name: 'x', budget: 'lots' }, userId))).rejects.toMatchObject({
       details: { field: 'budget' },
     });
@@ -75,9 +75,9 @@ describe('resource operations in one transaction', () => {
   it('sees a type that only another service writes as such, and says what writes it', async () => {
     const actor = { userId, email: `ops-${suite}@example.test`, tenantId, tenantSlug: `ops-${suite.slice(0, 8)}`, roles: ['viewer'], permissions: new Set(['resources.read']) };
     const { items } = await objectTypes.list(actor);
-    const enrollment = items.find((t) => t.name === 'tenant-vertical-enrollment');
+    const enrollment = items.find((t) => t.key === 'tenant-vertical-enrollment');
     expect(enrollment).toMatchObject({ builtIn: true, writtenThrough: 'the apps API or an App object' });
-    expect(items.find((t) => t.name === 'project')).toMatchObject({ builtIn: true, writtenThrough: null, version: 1 });
+    expect(items.find((t) => t.key === 'project')).toMatchObject({ name: 'Project', builtIn: true, writtenThrough: null, status: 'published', version: 1 });
     const refused = await db.inTenant(tenantId, (tx) => objectTypes.requireWritable(tx, 'tenant-vertical-enrollment')).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ForbiddenError);
     expect((refused as Error).message).toBe('tenant-vertical-enrollment resources are written only through the apps API or an App object');

@@ -23,31 +23,40 @@ export function resourceOps(tx: Tx, validate: ValidateData) {
 
     async insert(objectType: ObjectType, data: ResourceData, createdBy: string): Promise<Resource> {
       validate(objectType, data);
-      return insertResource(tx, objectType.name, data, createdBy);
+      return insertResource(tx, objectType.key, data, createdBy);
     },
 
     /** Inserts under a caller-chosen id unless it exists; returns the stored row either way (undefined when the id holds another type). */
     async insertOnce(objectType: ObjectType, id: string, data: ResourceData, createdBy: string): Promise<Resource | undefined> {
       validate(objectType, data);
-      return insertResourceOnce(tx, id, objectType.name, data, createdBy);
+      return insertResourceOnce(tx, id, objectType.key, data, createdBy);
     },
 
     /**
      * The one checked write: locks the row, refuses a stale `expectedVersion` (409 with the current
      * one), computes the new data from the current resource, validates it, and bumps the version.
      */
-    async write(objectType: ObjectType, id: string, change: (current: Resource) => ResourceData, expectedVersion?: number): Promise<Resource> {
-      const current = await findResource(tx, objectType.name, id, true);
+    async write(
+      objectType: ObjectType,
+      id: string,
+      write: { change: (current: Resource) => ResourceData; expectedVersion?: number; by: string | null },
+    ): Promise<Resource> {
+      const current = await findResource(tx, objectType.key, id, true);
       if (!current) throw new NotFoundError('resource');
-      if (expectedVersion !== undefined && current.version !== expectedVersion) throw new VersionConflictError(expectedVersion, current.version);
-      const data = change(current);
+      if (write.expectedVersion !== undefined && current.version !== write.expectedVersion) throw new VersionConflictError(write.expectedVersion, current.version);
+      const data = write.change(current);
       validate(objectType, data);
       // The row is locked and its version checked: the write cannot miss it.
-      return (await writeResourceData(tx, objectType.name, id, data, current.version))!;
+      return (await writeResourceData(tx, objectType.key, id, data, current.version, write.by))!;
     },
 
-    /** Deletes the resource; false when there was none. */
-    delete(type: string, id: string): Promise<boolean> {
+    /** Deletes the resource; false when there was none. With `expectedVersion`, a stale one is a 409 and nothing is deleted. */
+    async delete(type: string, id: string, expectedVersion?: number): Promise<boolean> {
+      if (expectedVersion !== undefined) {
+        const current = await findResource(tx, type, id, true);
+        if (!current) return false;
+        if (current.version !== expectedVersion) throw new VersionConflictError(expectedVersion, current.version);
+      }
       return deleteResource(tx, type, id);
     },
   };

@@ -10,6 +10,9 @@ export const RESOURCE_TABLE: QueryTable = {
     createdAt: { column: 'created_at', kind: 'timestamp' },
     updatedAt: { column: 'updated_at', kind: 'timestamp' },
     version: { column: 'version', kind: 'number' },
+    // v4 names the system timestamps as its clients send them.
+    created_at: { column: 'created_at', kind: 'timestamp' },
+    updated_at: { column: 'updated_at', kind: 'timestamp' },
   },
   tenantScope: 'tenant_id = current_tenant_id()',
 };

@@ -6,7 +6,7 @@ import { UUID } from '../ids.ts';
 
 
 /** Columns of a resource row, shaped as the domain record (timestamps as ISO strings). */
-export const RESOURCE_COLUMNS = `id::text as id, type, data, version, created_by::text as "createdBy",
+export const RESOURCE_COLUMNS = `id::text as id, type, data, version, created_by::text as "createdBy", updated_by::text as "updatedBy",
   ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
 
 /** The statement that GET-by-id runs; exported so benchmarks replay exactly this SQL. */
@@ -28,8 +28,8 @@ export async function findResource(tx: Tx, type: string, id: string, forUpdate =
 
 export async function insertResource(tx: Tx, type: string, data: Record<string, unknown>, createdBy: string): Promise<Resource> {
   const rows = await tx.unsafe<Resource[]>(
-    `insert into resources (tenant_id, type, data, created_by, created_at, updated_at)
-     values (current_tenant_id(), $1, $2::text::jsonb, $3::uuid, ${NOW_MS}, ${NOW_MS}) returning ${RESOURCE_COLUMNS}`,
+    `insert into resources (tenant_id, type, data, created_by, updated_by, created_at, updated_at)
+     values (current_tenant_id(), $1, $2::text::jsonb, $3::uuid, $3::uuid, ${NOW_MS}, ${NOW_MS}) returning ${RESOURCE_COLUMNS}`,
     [type, JSON.stringify(data), createdBy],
     { prepare: true },
   );
@@ -45,8 +45,8 @@ export async function insertResourceOnce(
   createdBy: string,
 ): Promise<Resource | undefined> {
   const rows = await tx.unsafe<Resource[]>(
-    `insert into resources (id, tenant_id, type, data, created_by, created_at, updated_at)
-     values ($1::uuid, current_tenant_id(), $2, $3::text::jsonb, $4::uuid, ${NOW_MS}, ${NOW_MS})
+    `insert into resources (id, tenant_id, type, data, created_by, updated_by, created_at, updated_at)
+     values ($1::uuid, current_tenant_id(), $2, $3::text::jsonb, $4::uuid, $4::uuid, ${NOW_MS}, ${NOW_MS})
      on conflict (id) do nothing returning ${RESOURCE_COLUMNS}`,
     [id, type, JSON.stringify(data), createdBy],
     { prepare: true },
@@ -61,13 +61,14 @@ export async function writeResourceData(
   id: string,
   data: Record<string, unknown>,
   expectedVersion: number | undefined,
+  updatedBy: string | null,
 ): Promise<Resource | undefined> {
   if (!UUID.test(id)) return undefined;
   const rows = await tx.unsafe<Resource[]>(
-    `update resources set data = $3::text::jsonb, version = version + 1, updated_at = ${NOW_MS}
+    `update resources set data = $3::text::jsonb, version = version + 1, updated_at = ${NOW_MS}, updated_by = $5::uuid
      where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid and ($4::text is null or version = $4::text::int)
      returning ${RESOURCE_COLUMNS}`,
-    [type, id, JSON.stringify(data), expectedVersion === undefined ? null : String(expectedVersion)],
+    [type, id, JSON.stringify(data), expectedVersion === undefined ? null : String(expectedVersion), updatedBy],
     { prepare: true },
   );
   return rows[0];

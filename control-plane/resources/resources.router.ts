@@ -3,7 +3,11 @@ import { t } from '../trpc/init.ts';
 import { tenantProcedure } from '../trpc/procedures.ts';
 import {
   CreateResourceInputSchema,
+  DeleteResourceInputSchema,
+  ListResourcePageInputSchema,
   ListResourcesInputSchema,
+  ReplaceAtVersionInputSchema,
+  ResourceListPageSchema,
   ReplaceResourceInputSchema,
   ResourcePageSchema,
   ResourceRefSchema,
@@ -16,6 +20,10 @@ export const resourcesRouter = t.router({
     .input(ListResourcesInputSchema)
     .output(ResourcePageSchema)
     .query(({ ctx, input }) => ctx.services.resources.list(ctx.actor, input)),
+  listPage: tenantProcedure('resources.read')
+    .input(ListResourcePageInputSchema)
+    .output(ResourceListPageSchema)
+    .query(({ ctx, input }) => ctx.services.resources.listPage(ctx.actor, input)),
   get: tenantProcedure('resources.read')
     .input(ResourceRefSchema)
     .output(ResourceSchema)
@@ -28,12 +36,16 @@ export const resourcesRouter = t.router({
     .input(ReplaceResourceInputSchema)
     .output(ResourceSchema)
     .mutation(({ ctx, input }) => ctx.services.resources.replace(ctx.actor, input.type, input.id, input.data, input.version)),
+  replaceAtVersion: tenantProcedure('resources.update')
+    .input(ReplaceAtVersionInputSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.replaceAtVersion(ctx.actor, input)),
   update: tenantProcedure('resources.update')
     .input(UpdateResourceInputSchema)
     .output(ResourceSchema)
     .mutation(({ ctx, input }) => ctx.services.resources.update(ctx.actor, input.type, input.id, input.patch, input.version)),
   delete: tenantProcedure('resources.delete')
-    .input(ResourceRefSchema)
+    .input(DeleteResourceInputSchema)
     .output(z.void())
-    .mutation(({ ctx, input }) => ctx.services.resources.remove(ctx.actor, input.type, input.id)),
+    .mutation(({ ctx, input }) => ctx.services.resources.remove(ctx.actor, input.type, input.id, input.ifMatch)),
 });

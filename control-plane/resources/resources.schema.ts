@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LimitSchema, OffsetSchema } from '../query/paging.ts';
+import { LimitSchema, limitDefaulting, OffsetSchema } from '../query/paging.ts';
 
 /** Any name: one that no object type of the tenant has, whatever its form, is an unknown type (404). */
 export const ResourceTypeNameSchema = z.string().min(1, 'is required').max(200, 'must be at most 200 characters');
@@ -15,6 +15,7 @@ export const ResourceSchema = z.object({
   data: ResourceDataSchema,
   version: z.number().int(),
   createdBy: z.string().nullable(),
+  updatedBy: z.string().nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -48,7 +49,7 @@ export type ResourcePage = z.infer<typeof ResourcePageSchema>;
 
 export const ResourceRefSchema = z.object({ type: ResourceTypeNameSchema, id: ResourceIdSchema });
 
-export const CreateResourceInputSchema = z.object({ type: ResourceTypeNameSchema, data: ResourceDataSchema });
+export const CreateResourceInputSchema = z.object({ type: ResourceTypeNameSchema, data: ResourceDataSchema }).strict();
 
 export const ReplaceResourceInputSchema = ResourceRefSchema.extend({
   data: ResourceDataSchema,
@@ -61,3 +62,44 @@ export const UpdateResourceInputSchema = ResourceRefSchema.extend({
   patch: ResourceDataSchema,
   version: z.number().int().min(1).optional(),
 });
+
+/** A version a client names in `If-Match`: a number, or `*` for whatever version is stored. */
+const IfMatchSchema = z.union([z.number().int().min(1), z.literal('*')]);
+
+/** v4 PUT: the data replaces the stored data only at the version named in the body or in `If-Match` (one is required). */
+export const ReplaceAtVersionInputSchema = z
+  .object({
+    type: ResourceTypeNameSchema,
+    id: ResourceIdSchema,
+    data: ResourceDataSchema,
+    version: z.number().int().min(1).optional(),
+    ifMatch: IfMatchSchema.optional(),
+  })
+  .strict();
+export type ReplaceAtVersionInput = z.infer<typeof ReplaceAtVersionInputSchema>;
+
+/** DELETE: with `ifMatch`, only at that version. */
+export const DeleteResourceInputSchema = ResourceRefSchema.extend({ ifMatch: IfMatchSchema.optional() });
+
+/** v4 list: 1-based `page` (or an opaque `cursor`), `limit` 1-100 default 20, `sort` default `-created_at`, `where` as JSON. */
+export const ListResourcePageInputSchema = z
+  .object({
+    type: ResourceTypeNameSchema,
+    page: z.preprocess((v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v), z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000')).optional(),
+    limit: limitDefaulting(20),
+    sort: z.string().max(500).optional(),
+    where: z.record(z.string(), z.unknown()).optional(),
+    cursor: z.string().min(1).max(4096).optional(),
+  })
+  .refine((input) => input.cursor === undefined || input.page === undefined, { path: ['cursor'], message: 'cannot be combined with page' });
+export type ListResourcePageInput = z.infer<typeof ListResourcePageInputSchema>;
+
+export const ResourceListPageSchema = z.object({
+  items: z.array(ResourceSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  hasMore: z.boolean(),
+  nextCursor: z.string().nullable(),
+});
+export type ResourceListPage = z.infer<typeof ResourceListPageSchema>;

@@ -1,5 +1,5 @@
-import type { Db } from '../db/client.ts';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
+import type { Db, Tx } from '../db/client.ts';
+import { ConflictError, NotFoundError, PreconditionRequiredError, ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { mergePatch } from '../json/merge-patch.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
@@ -7,50 +7,86 @@ import { encodeCursor } from '../query/cursor.ts';
 import { buildListStatements, type ListOptions } from './list-statements.ts';
 import { resourceOps, type ResourceData } from './resource-ops.ts';
 import { isResourceId, runListStatements, selectResource } from './resources.repo.ts';
-import type { Resource, ResourcePage } from './resources.schema.ts';
+import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
 export type ResourcesService = ReturnType<typeof createResourcesService>;
 
 /** A PostgreSQL data exception (SQLSTATE class 22): a value that does not cast to its column's kind. */
 const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
 
+/** A version named by `If-Match`: `*` names whatever is stored. */
+type IfMatch = number | '*';
+
+/** Keys are kebab-case: a name with a capital is a type's PascalCase name, resolved to its key. */
+const isPascalName = (type: string) => /[A-Z]/.test(type);
+
 /** Generic CRUD and queries over typed resources; every call runs inside the actor's tenant. */
 export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesService }) {
   const { db, objectTypes } = deps;
-  const ops = (tx: Parameters<typeof resourceOps>[0]) => resourceOps(tx, objectTypes.validate);
+  const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate);
+
+  async function list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
+    return db.inTenant(actor.tenantId, async (tx) => {
+      const objectType = await objectTypes.require(tx, options.type);
+      const statements = buildListStatements({ ...options, type: objectType.key }, objectType.schema);
+      const { rows, total } = await runListStatements(tx, statements.page, statements.count).catch((error: unknown) => {
+        // Filter values are checked before binding; only a cursor's key values reach SQL unchecked.
+        if (options.cursor && isDataException(error)) throw ValidationError.field('cursor', 'is not a valid cursor');
+        throw error;
+      });
+      const hasMore = rows.length > options.limit;
+      const page = hasMore ? rows.slice(0, options.limit) : rows;
+      const last = page[page.length - 1];
+      const nextCursor = hasMore && last ? encodeCursor(statements.fingerprint, statements.sort.keys.map((_, i) => last[`k${i}`] ?? null)) : null;
+      const items = page.map(({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }) => ({
+        id,
+        type,
+        data,
+        version,
+        createdBy,
+        updatedBy,
+        createdAt,
+        updatedAt,
+      }));
+      return { items, total, hasMore, nextCursor };
+    });
+  }
+
+  async function replaceWith(actor: Actor, type: string, id: string, change: (current: Resource) => ResourceData, expectedVersion?: number) {
+    return db.inTenant(actor.tenantId, async (tx) =>
+      ops(tx).write(await objectTypes.requireWritable(tx, type), id, { change, expectedVersion, by: actor.userId }),
+    );
+  }
+
+  /** The version a write names: the body's, else `If-Match`'s (`*`: none); both must agree. */
+  function namedVersion(version: number | undefined, ifMatch: IfMatch | undefined): number | undefined {
+    if (version !== undefined && typeof ifMatch === 'number' && ifMatch !== version) throw ValidationError.field('version', 'differs from the If-Match header');
+    return version ?? (ifMatch === '*' ? undefined : ifMatch);
+  }
 
   return {
     async get(actor: Actor, type: string, id: string): Promise<Resource> {
-      const [resource] = isResourceId(id) ? await db.readInTenant(actor.tenantId, (tx) => selectResource(tx, type, id)) : [];
+      const key = isPascalName(type) ? (await db.inTenant(actor.tenantId, (tx) => objectTypes.find(tx, type)))?.key : type;
+      const [resource] = key && isResourceId(id) ? await db.readInTenant(actor.tenantId, (tx) => selectResource(tx, key, id)) : [];
       if (!resource) throw new NotFoundError('resource');
       return resource;
     },
 
-    async list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
-      return db.inTenant(actor.tenantId, async (tx) => {
-        const objectType = await objectTypes.require(tx, options.type);
-        const statements = buildListStatements(options, objectType.schema);
-        const { rows, total } = await runListStatements(tx, statements.page, statements.count).catch((error: unknown) => {
-          // Filter values are checked before binding; only a cursor's key values reach SQL unchecked.
-          if (options.cursor && isDataException(error)) throw ValidationError.field('cursor', 'is not a valid cursor');
-          throw error;
-        });
-        const hasMore = rows.length > options.limit;
-        const page = hasMore ? rows.slice(0, options.limit) : rows;
-        const last = page[page.length - 1];
-        const nextCursor =
-          hasMore && last ? encodeCursor(statements.fingerprint, statements.sort.keys.map((_, i) => last[`k${i}`] ?? null)) : null;
-        const items = page.map(({ id, type, data, version, createdBy, createdAt, updatedAt }) => ({
-          id,
-          type,
-          data,
-          version,
-          createdBy,
-          createdAt,
-          updatedAt,
-        }));
-        return { items, total, hasMore, nextCursor };
+    list,
+
+    /** A page of a type's resources by page number (1-based) or cursor, newest first unless sorted otherwise. */
+    async listPage(actor: Actor, input: ListResourcePageInput): Promise<ResourceListPage> {
+      const page = input.page ?? 1;
+      const result = await list(actor, {
+        type: input.type,
+        filter: {},
+        where: input.where,
+        sort: input.sort ?? '-created_at',
+        limit: input.limit,
+        offset: input.cursor ? undefined : (page - 1) * input.limit,
+        cursor: input.cursor,
       });
+      return { ...result, page, limit: input.limit };
     },
 
     async create(actor: Actor, type: string, data: ResourceData): Promise<Resource> {
@@ -67,22 +103,27 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
     },
 
     async replace(actor: Actor, type: string, id: string, data: ResourceData, version?: number): Promise<Resource> {
-      return db.inTenant(actor.tenantId, async (tx) => ops(tx).write(await objectTypes.requireWritable(tx, type), id, () => data, version));
+      return replaceWith(actor, type, id, () => data, version);
+    },
+
+    /** Replaces the data only at the version the caller names (428 when it names none). */
+    async replaceAtVersion(actor: Actor, input: ReplaceAtVersionInput): Promise<Resource> {
+      if (input.version === undefined && input.ifMatch === undefined) throw new PreconditionRequiredError();
+      return replaceWith(actor, input.type, input.id, () => input.data, namedVersion(input.version, input.ifMatch));
     },
 
     /** Applies a JSON merge patch (RFC 7386) to the stored data. */
     async update(actor: Actor, type: string, id: string, patch: ResourceData, version?: number): Promise<Resource> {
-      return db.inTenant(actor.tenantId, async (tx) =>
-        ops(tx).write(await objectTypes.requireWritable(tx, type), id, (current) => mergePatch(current.data, patch) as ResourceData, version),
-      );
+      return replaceWith(actor, type, id, (current) => mergePatch(current.data, patch) as ResourceData, version);
     },
 
-    async remove(actor: Actor, type: string, id: string): Promise<void> {
+    /** Deletes the resource; with `ifMatch`, only at that version. */
+    async remove(actor: Actor, type: string, id: string, ifMatch?: IfMatch): Promise<void> {
       const deleted = await db.inTenant(actor.tenantId, async (tx) => {
         // A type the tenant does not have holds no resource to delete.
         const objectType = await objectTypes.find(tx, type);
         if (objectType) objectTypes.assertWritable(objectType);
-        return ops(tx).delete(type, id);
+        return ops(tx).delete(objectType?.key ?? type, id, namedVersion(undefined, ifMatch));
       });
       if (!deleted) throw new NotFoundError('resource');
     },

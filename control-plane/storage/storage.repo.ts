@@ -60,9 +60,9 @@ export async function recordFailed(tx: Tx, backend: StorageBackend, location: St
 /** Object types the tenant sees: its own, and the built-in ones it does not shadow with its own. */
 export async function visibleObjectTypes(tx: Tx): Promise<Array<{ name: string; schema: object }>> {
   return tx.unsafe<Array<{ name: string; schema: object }>>(
-    `select distinct on (name) name, schema from object_types
+    `select distinct on (key) key as name, schema from object_types
      where tenant_id = current_tenant_id() or tenant_id is null
-     order by name, tenant_id nulls last`,
+     order by key, tenant_id nulls last`,
     [],
     { prepare: true },
   );

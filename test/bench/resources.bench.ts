@@ -173,7 +173,7 @@ async function checkWorkloads(url: string, token: string, id: string): Promise<v
 async function requestContext(dbUrl: string): Promise<RequestContext & { schema: object }> {
   return withSql(dbUrl, async (sql) => {
     const [tenant] = await sql<{ id: string }[]>`select id::text as id from tenants where slug = ${TENANT}`;
-    const [type] = await sql<{ schema: object }[]>`select schema from object_types where name = 'project' and tenant_id is null`;
+    const [type] = await sql<{ schema: object }[]>`select schema from object_types where key = 'project' and tenant_id is null`;
     return {
       tenantId: tenant!.id,
       rateLimitPrefix: RATE_LIMIT_PREFIX,

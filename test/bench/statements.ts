@@ -4,6 +4,7 @@ import type { Sql } from 'postgres';
 import { postgresLimiters } from '../../api-edge/plugins/rate-limit-postgres.ts';
 import { buildListStatements, type ListOptions } from '../../control-plane/resources/list-statements.ts';
 import { APP_ROLE, SET_TENANT_SQL } from '../../control-plane/db/client.ts';
+import { FIND_OBJECT_TYPE_SQL } from '../../control-plane/object-types/object-types.repo.ts';
 import { GET_RESOURCE_SQL } from '../../control-plane/resources/resources.repo.ts';
 import { withSql } from './bench-db.ts';
 
@@ -116,13 +117,6 @@ function tenantTransaction(context: RequestContext): { begin: Statement[]; commi
   };
 }
 
-/** The object-type lookup of `findObjectTypeByName`, as postgres.js renders its tagged template. */
-const OBJECT_TYPE_SQL = `
-    select id, tenant_id as "tenantId", name, schema, version, updated_at as "updatedAt"
-    from object_types
-    where name = $1 and (tenant_id = current_tenant_id() or tenant_id is null)
-    order by tenant_id nulls last
-    limit 1`;
 
 /** GET-by-id as derived from the code: upsert, then `Db.readInTenant`: begin read only, tenant, GET_RESOURCE_SQL, commit. */
 export async function getStatementsFromCode(context: RequestContext, type: string, id: string): Promise<Statement[]> {
@@ -144,7 +138,7 @@ export async function listStatementsFromCode(context: RequestContext, options: L
   return [
     await rateLimitUpsert(context),
     ...tx.begin,
-    { sql: OBJECT_TYPE_SQL, params: [options.type] },
+    { sql: FIND_OBJECT_TYPE_SQL, params: [options.type] },
     asStatement(page),
     asStatement(count),
     ...tx.commit,

@@ -101,10 +101,10 @@ describe('tenant isolation', () => {
     expect(byId.status).toBe(403);
   });
 
-  it('refuses every v4 route that names the other tenant in its path; nothing changes', async () => {
+  it('refuses every v4 route that names the other tenant in its path or tenant_id; nothing changes', async () => {
     const tenants = await stack.request('GET', '/v4/identity/tenants', { as: ADMIN });
     const acme = tenants.body.data.find((t: any) => t.slug === 'acme');
-    const calls = routeCalls({ tenantId: acme.id }).filter((call) => call.case.tenantFrom === 'path');
+    const calls = routeCalls({ tenantId: acme.id }).filter((call) => call.case.tenantFrom === 'path' || call.case.tenantFrom === 'query');
     expect(calls.length).toBeGreaterThan(0);
     for (const call of calls) {
       const refused = await stack.request(call.method, withQuery(call), { as: GLOBEX_ADMIN, body: call.case.body });

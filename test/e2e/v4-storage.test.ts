@@ -288,7 +288,7 @@ describe('v4 storage', () => {
         specs: { type: 'object', properties: { weight: { type: 'number', 'x-indexed': true } } },
       },
     });
-    await sql`insert into object_types (tenant_id, name, schema) values (${tenantA}::uuid, ${gadget}, ${sql.json(schema({ price: true }))})`;
+    await sql`insert into object_types (tenant_id, key, name, schema) values (${tenantA}::uuid, ${gadget}, ${gadget}, ${sql.json(schema({ price: true }))})`;
     await sql`
       insert into resources (tenant_id, type, data)
       select ${tenantA}::uuid, ${gadget}, jsonb_build_object('sku', 'SKU-' || n, 'price', n, 'tags', jsonb_build_array('t' || (n % 7)), 'specs', jsonb_build_object('weight', n % 50))
@@ -345,7 +345,7 @@ describe('v4 storage', () => {
     const filtered = await plan({ type: gadget, filter: { sku: 'SKU-17' }, limit: 10 }, { leakproof: true });
     expect(filtered).toMatch(new RegExp(`Index Scan (on|using) ${indexOf('sku')}[\\s\\S]*Index Cond: .*data #>> '\\{sku\\}'::text\\[\\]\\) = 'SKU-17'`));
 
-    await sql`update object_types set schema = ${sql.json(schema({ price: false }))}, version = version + 1 where tenant_id = ${tenantA}::uuid and name = ${gadget}`;
+    await sql`update object_types set schema = ${sql.json(schema({ price: false }))}, version = version + 1 where tenant_id = ${tenantA}::uuid and key = ${gadget}`;
     const plannedDrop = await syncSchema(tenantA, { backend: 'postgresql', dryRun: true });
     expect(plannedDrop.body.changes.map((c: any) => [c.action, c.field])).toEqual([['drop', 'price']]);
     const dropped = await syncSchema(tenantA, { backend: 'postgresql' });
@@ -368,7 +368,7 @@ describe('v4 storage', () => {
     body: (run: { index: string; lock: string; holder: postgres.ReservedSql; handle: WorkflowHandle; running: ReturnType<typeof provision> }) => Promise<void>,
   ): Promise<void> {
     const schema = { type: 'object', properties: { [field]: { type: 'string', maxLength: 32, 'x-indexed': true } } };
-    await sql`insert into object_types (tenant_id, name, schema) values (${tenantA}::uuid, ${type}, ${sql.json(schema)})`;
+    await sql`insert into object_types (tenant_id, key, name, schema) values (${tenantA}::uuid, ${type}, ${type}, ${sql.json(schema)})`;
     const planned = await syncSchema(tenantA, { backend: 'postgresql', dryRun: true });
     expect(planned.body.changes.map((c: any) => [c.action, c.objectType, c.field])).toEqual([['create', type, field]]);
     const index: string = planned.body.changes[0].name;

@@ -1,7 +1,10 @@
 import { apiRouteTable } from '../../api-edge/app.ts';
 
-/** Where a route's tenant comes from: the v3 `X-Tenant-Id` header (or the token), a v4 path segment, or none (user and platform routes). */
-export type TenantFrom = 'header' | 'path' | 'none';
+/**
+ * Where a route's tenant comes from: the v3 `X-Tenant-Id` header (or the token), a v4 path
+ * segment, v4's `tenant_id` query parameter (else the caller's tenant), or none (user and platform routes).
+ */
+export type TenantFrom = 'header' | 'path' | 'query' | 'none';
 
 export interface RouteCase {
   tenantFrom: TenantFrom;
@@ -52,6 +55,15 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v4/data/resources/:tenantId/storage/doctor': { tenantFrom: 'path' },
   'POST /v4/data/resources/:tenantId/storage/provision': { tenantFrom: 'path', query: 'dryRun=true', body: {} },
   'POST /v4/data/resources/:tenantId/storage/sync-schema': { tenantFrom: 'path', query: 'dryRun=true', body: {} },
+  'GET /v4/data/resources/object-types': { tenantFrom: 'query' },
+  'POST /v4/data/resources/object-types': { tenantFrom: 'query', body: { name: 'RouteCase', schema: { type: 'object' } } },
+  'PATCH /v4/data/resources/object-types/:objectTypeId': { tenantFrom: 'query', sample: { objectTypeId: NO_ID }, body: { status: 'draft' } },
+  'GET /v4/data/resources/schema/:tenantId': { tenantFrom: 'path' },
+  'GET /v4/data/resources/:tenantId/:objectType': { tenantFrom: 'path', sample: { objectType: 'project' } },
+  'GET /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
+  'POST /v4/data/resources/:tenantId/:objectType': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { data: { name: 'route case' } } },
+  'PUT /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID }, body: { data: { name: 'route case' }, version: 1 } },
+  'DELETE /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
 };
 
 export interface RouteCall {
@@ -61,6 +73,8 @@ export interface RouteCall {
   template: string;
   /** The path with parameters filled, without the case's query string. */
   path: string;
+  /** The tenant the call names (`:tenantId`, or `tenant_id` for routes that take it from the query). */
+  tenant?: string;
   case: RouteCase;
 }
 
@@ -89,12 +103,13 @@ export function fillPath(template: string, values: Record<string, string>): stri
 export function routeCalls(values: Record<string, string>): RouteCall[] {
   return servedRoutes().map(({ route, method, template, case: c }) => {
     if (!c) throw new Error(`${route} has no case in test/harness/routes.ts`);
-    return { route, method, template, path: fillPath(template, { ...c.sample, ...values }), case: c };
+    return { route, method, template, path: fillPath(template, { ...c.sample, ...values }), tenant: values.tenantId, case: c };
   });
 }
 
 /** A path with the case's query string (and `extra`) appended. */
 export function withQuery(call: RouteCall, extra?: string): string {
-  const query = [call.case.query, extra].filter(Boolean).join('&');
+  const tenant = call.case.tenantFrom === 'query' && call.tenant ? `tenant_id=${encodeURIComponent(call.tenant)}` : undefined;
+  const query = [tenant, call.case.query, extra].filter(Boolean).join('&');
   return query ? `${call.path}?${query}` : call.path;
 }

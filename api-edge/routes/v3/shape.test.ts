@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { v3Resource } from './shape.ts';
 
-const record = { id: 'r1', type: 'project', version: 3, createdBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-02T00:00:00.000Z' };
+const record = { id: 'r1', type: 'project', version: 3, createdBy: null, updatedBy: null, createdAt: '2024-01-01T00:00:00.000Z', updatedAt: '2024-01-02T00:00:00.000Z' };
 
 describe('v3Resource', () => {
   it('renders the data fields flat beside id, type and the timestamps, which win over data fields of those names', () => {
