@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { JSONWebKeySet } from 'jose';
 import pino from 'pino';
+import type { AccessLog } from './api-edge/observability.ts';
 import { bunRuntime } from './api-edge/server.ts';
 import { migrate } from './control-plane/db/migrate.ts';
 import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './scripts/stack/node-roles.ts';
@@ -47,6 +48,8 @@ export interface ProcessLog {
   /** A failure that stops the process. */
   error(message: string): void;
   announce(headline: string, details?: Record<string, string>): void;
+  /** The edge's access log (one JSON line per request), in production only: on a terminal it stays quiet. */
+  requests?: AccessLog;
 }
 
 /**
@@ -60,6 +63,7 @@ export function processLog(env: NodeJS.ProcessEnv, role: string): ProcessLog {
     return Object.assign(log, {
       error: (message: string) => logger.error(message),
       announce: (headline: string, details?: Record<string, string>) => logger.info(details ?? {}, headline),
+      requests: (entry: Parameters<AccessLog>[0]) => logger.info(entry, 'request'),
     });
   }
   const log = (message: string, detail?: unknown) =>
@@ -164,6 +168,8 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     operator: role === 'all' || role === 'operator' ? operatorSettings(env) : undefined,
     // The chart sets HEALTH_PORT; locally the two roles get ports of their own, and 0 picks a free one.
     healthPort: role === 'worker' || role === 'operator' ? portSetting(env, 'HEALTH_PORT', role === 'worker' ? 8090 : 8091) : undefined,
+    // Unset: GET /metrics is served on the API port (edge, control plane) or the health port (worker, operator).
+    metricsPort: env.METRICS_PORT ? portSetting(env, 'METRICS_PORT', 0) : undefined,
   };
 }
 
@@ -243,7 +249,7 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
   /** Runs a Node role as a child sharing this process's settings and stderr; the platform stops if it ends. */
   const startNodeRole = (childRole: NodeRole, childEnv: Record<string, string>): ChildProcess => {
     // Their health servers are for this process's own use: a free port on the loopback address.
-    const child = spawnNodeRole(MAIN_SCRIPT, childRole, { ...env, ...childEnv, HOST: '127.0.0.1', HEALTH_PORT: '0' }, ['ignore', 'ignore', 'inherit']);
+    const child = spawnNodeRole(MAIN_SCRIPT, childRole, { ...env, ...childEnv, HOST: '127.0.0.1', HEALTH_PORT: '0', METRICS_PORT: '' }, ['ignore', 'ignore', 'inherit']);
     child.once('exit', (code, signal) => {
       if (stopping) return;
       log(`the ${childRole} process ended (${signal ?? `exit code ${code}`}); stopping the platform`);
@@ -265,7 +271,8 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
   try {
     if (role !== 'edge') await migrateOnStart(config.databaseUrl!, log);
     if (role !== 'edge' && !temporal) log('TEMPORAL_ADDRESS is not set: executions and provisioning are unavailable');
-    platform = await startPlatform({ ...config, runWorker: !nodeChildren, operator: nodeChildren ? undefined : operator, log });
+    if (env.OTEL_EXPORTER_OTLP_ENDPOINT) log('OTEL_EXPORTER_OTLP_ENDPOINT is set, but this version exports no traces: trace context is propagated and logged only');
+    platform = await startPlatform({ ...config, runWorker: !nodeChildren, operator: nodeChildren ? undefined : operator, log, accessLog: log.requests });
   } catch (error) {
     if (error instanceof StartupError) log.error(`cannot start role ${role}: ${error.message}`);
     else log(`cannot start role ${role}`, error);
@@ -288,17 +295,19 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
   const temporalLine: Record<string, string> = temporal ? { Temporal: `${temporal.address}${local.temporalUiUrl ? ` (UI ${local.temporalUiUrl})` : ''}` } : {};
   const operatorLine: Record<string, string> =
     role === 'all' || role === 'operator' ? { operator: operator ? 'reconciling Tenant and App objects (kubeconfig found)' : 'off (no kubeconfig)' } : {};
+  const metrics = `${platform.metricsUrl ?? platform.url}/metrics`;
   if (role === 'operator') {
-    log.announce('operator running', { ...operatorLine, health: `${platform.url}/health` });
+    log.announce('operator running', { ...operatorLine, health: `${platform.url}/health`, metrics });
   } else if (role === 'worker') {
-    log.announce(`worker running on task queue ${temporal!.taskQueue}`, { ...temporalLine, health: `${platform.url}/health` });
+    log.announce(`worker running on task queue ${temporal!.taskQueue}`, { ...temporalLine, health: `${platform.url}/health`, metrics });
   } else if (role === 'control-plane') {
-    log.announce(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}`);
+    log.announce(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}`, { metrics });
   } else {
     // `npm run token` asks http://localhost:8080 unless SVC_URL names another issuer.
     const tokenCommand = `${publicUrl === 'http://localhost:8080' ? '' : `SVC_URL=${publicUrl} `}npm run -s token -- admin@acme.test`;
     log.announce(`platform ready on ${platform.url}`, {
       health: `${platform.url}/health`,
+      metrics,
       'REST v3': `${platform.url}/api/svc/v3`,
       'sign-in': `${platform.url}/.well-known/openid-configuration${config.identity ? ' (external provider in use)' : ''}`,
       'get a token': `TOKEN=$(${tokenCommand})`,

@@ -1,7 +1,8 @@
 import { Elysia, type AnyElysia } from 'elysia';
 import { node } from '@elysiajs/node';
-import type { ControlPlane } from '../control-plane/contracts.ts';
+import { metricsText, type ControlPlane } from '../control-plane/contracts.ts';
 import { errorBody, toErrorResponse } from './errors.ts';
+import { requestTrace } from './observability.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
 import { assertBodyWithinLimit, assertJsonBody } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
@@ -27,6 +28,8 @@ export interface EdgeDeps {
   onServerError?: (error: unknown, request: Request) => void;
   /** Proxies in front of the edge whose X-Forwarded-For names the client; none by default. */
   trustedProxies?: TrustedProxies;
+  /** False when the process serves `GET /metrics` on a port of its own (`METRICS_PORT`) instead. */
+  serveMetrics?: boolean;
 }
 
 /** The resources budget covers v3 resources and v4 data; every other API shares the second budget. */
@@ -92,10 +95,17 @@ export function createEdgeApp(deps: EdgeDeps) {
         await limit('anonymous', clientAddress(request));
         throw error;
       }
-      calls.set(request, call);
+      const trace = requestTrace(request);
+      trace.user = call.identity.sub;
+      trace.tenant = call.identity.tenant ?? call.tenantHint;
+      calls.set(request, { ...call, requestId: trace.requestId, traceparent: trace.traceparent });
       await limit(groupOf(pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
       assertBodyWithinLimit(request);
       assertJsonBody(request);
+    })
+    // Metrics and logs name the matched route template, never the URL.
+    .onTransform({ as: 'global' }, ({ request, route }) => {
+      requestTrace(request).route = route;
     })
     .onError(({ code, error, request, set }) => {
       if (code === 'NOT_FOUND') {
@@ -128,6 +138,13 @@ export function createEdgeApp(deps: EdgeDeps) {
       return health;
     })
     .use(apiRoutes(deps.controlPlane, calls));
+  // Outside the API bases: neither authenticated nor rate-limited (docs/decisions.md, "Operability").
+  if (deps.serveMetrics !== false) {
+    app.get('/metrics', async () => {
+      const { contentType, body } = await metricsText();
+      return new Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
+    });
+  }
 
   for (const plugin of deps.plugins ?? []) app.use(plugin);
   return app;

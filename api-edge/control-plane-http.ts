@@ -4,11 +4,17 @@ import { observable } from '@trpc/server/observable';
 import { detachedByteStream, encodeUploadMeta, unstorableInputError, UPLOAD_META_HEADER, type CallContext, type ControlPlane, type UploadBody } from '../control-plane/contracts.ts';
 import { FetchEventSource } from './fetch-event-source.ts';
 
-/** The caller's token and tenant as headers (the tenant percent-encoded: it comes from a path or header of the request and may hold any text). */
+/**
+ * The caller's token, tenant, request id and trace as headers (the tenant percent-encoded: it
+ * comes from a path or header of the request and may hold any text; the request id is printable
+ * ASCII, checked by the edge).
+ */
 function callHeaders(call: CallContext): Record<string, string> {
   const headers: Record<string, string> = {};
   if (call.token) headers.authorization = `Bearer ${call.token}`;
   if (call.tenantHint) headers['x-tenant-id'] = encodeURIComponent(call.tenantHint);
+  if (call.requestId) headers['x-request-id'] = call.requestId;
+  if (call.traceparent) headers.traceparent = call.traceparent;
   return headers;
 }
 

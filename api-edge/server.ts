@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { toFetchHandler, toNodeHandler } from 'srvx/node';
 import type { createEdgeApp } from './app.ts';
+import { mountRoute, observedFetch, observeNodeRequest, PAGE_CSP, type AccessLog } from './observability.ts';
 import { BODY_METHODS, hasUnmeasuredBody, withMeasuredBody } from './plugins/body-limit.ts';
 
 /** Requests that the identity provider answers instead of the REST app (its own Node handler). */
@@ -40,19 +41,25 @@ const IDLE_TIMEOUT_SECONDS = 60;
  * it is Bun's own server (about 1.6 times the requests per second of node:http for the same app,
  * README); on Node it is node:http.
  */
-export function createEdgeServer(app: EdgeApp, mounts: NodeMount[] = []): EdgeServer {
+export function createEdgeServer(app: EdgeApp, mounts: NodeMount[] = [], options: { accessLog?: AccessLog } = {}): EdgeServer {
   app.compile();
-  return bunRuntime ? bunServer(bunRuntime, app, mounts) : nodeServer(app, mounts);
+  return bunRuntime ? bunServer(bunRuntime, app, mounts, options.accessLog) : nodeServer(app, mounts, options.accessLog);
 }
 
-function nodeServer(app: EdgeApp, mounts: NodeMount[]): EdgeServer {
-  const fetchRest = (request: Request) => (hasUnmeasuredBody(request) ? withMeasuredBody(request).then((measured) => app.fetch(measured)) : app.fetch(request));
+/**
+ * Every answer, of the app or the identity provider, carries the request id and the security
+ * headers, and is counted and logged (api-edge/observability.ts).
+ */
+function nodeServer(app: EdgeApp, mounts: NodeMount[], accessLog?: AccessLog): EdgeServer {
+  const fetchApp = observedFetch((request) => app.fetch(request), accessLog);
+  const fetchRest = (request: Request) => (hasUnmeasuredBody(request) ? withMeasuredBody(request).then(fetchApp) : fetchApp(request));
   const handleRest = toNodeHandler(fetchRest as Parameters<typeof toNodeHandler>[0]);
   const server: Server = createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0]!;
     const mount = mounts.find((m) => m.handles(pathname));
-    if (mount) mount.handle(req, res);
-    else void handleRest(req as never, res as never);
+    if (!mount) return void handleRest(req as never, res as never);
+    observeNodeRequest(req, res, mountRoute(pathname), accessLog);
+    mount.handle(req, res);
   });
   return asEdgeServer(server);
 }
@@ -83,6 +90,7 @@ function asFetchHandler(mount: NodeMount): (request: Request) => Promise<Respons
       req.complete = true;
       req.push(null);
     });
+    res.setHeader('content-security-policy', PAGE_CSP);
     mount.handle(req, res);
   }) as never) as never;
 }
@@ -106,11 +114,11 @@ function asNodeGivesIt(request: Request): Request {
   });
 }
 
-function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServer {
+function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[], accessLog?: AccessLog): EdgeServer {
   const fetchOf = new Map<NodeMount, (request: Request) => Promise<Response>>();
   let server: BunServer | undefined;
   /** The identity provider's paths to its handler, the rest to Elysia. */
-  const route = (request: Request): Response | Promise<Response> => {
+  const dispatch = (request: Request): Response | Promise<Response> => {
     const pathStart = request.url.indexOf('/', request.url.indexOf('//') + 2);
     const pathname = request.url.slice(pathStart).split('?')[0]!;
     const mount = mounts.find((m) => m.handles(pathname));
@@ -119,6 +127,7 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[]): EdgeServ
     if (!handler) fetchOf.set(mount, (handler = asFetchHandler(mount)));
     return handler(request);
   };
+  const route = observedFetch(dispatch, accessLog, (pathname) => (mounts.some((m) => m.handles(pathname)) ? mountRoute(pathname) : undefined));
   return {
     listen: async (port, host) => {
       server = bun.serve({

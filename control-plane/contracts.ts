@@ -11,3 +11,5 @@ export { ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, Unau
 export { untrusted, type ControlPlane, type CallContext, type PortInput, type UploadBody, type Untrusted } from './trpc/control-plane.ts';
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';
+export { metricsText, observeHttp, rateLimitRefusals } from './telemetry/metrics.ts';
+export { newTraceparent, parseTraceparent, requestIdFrom, traceIdOf, REQUEST_ID_HEADER, TRACEPARENT_HEADER } from './telemetry/trace-context.ts';

@@ -42,7 +42,10 @@ function subscribe(start: (signal: AbortSignal) => Promise<unknown>, outer?: Abo
 /** The control plane called in the same process: one tRPC caller per call, no serialisation. */
 export function createInProcessControlPlane(services: Services): ControlPlane {
   const callerFor = (context: CallContext, extra: { signal?: AbortSignal; uploadMeta?: unknown } = {}) =>
-    createCaller({ services, identity: context.identity, tenantHint: context.tenantHint, uploadMeta: extra.uploadMeta }, { signal: extra.signal }) as unknown as AnyCaller;
+    createCaller(
+      { services, identity: context.identity, tenantHint: context.tenantHint, uploadMeta: extra.uploadMeta, requestId: context.requestId, traceparent: context.traceparent },
+      { signal: extra.signal },
+    ) as unknown as AnyCaller;
   const call = (context: CallContext, domain: string, procedure: string, input: unknown) => callerFor(context)[domain]![procedure]!(input);
   return {
     query: call,

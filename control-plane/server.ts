@@ -4,10 +4,24 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { Health } from './health/health.schema.ts';
 import type { Identity } from './identity/identity.schema.ts';
 import type { Context, Services } from './trpc/context.ts';
+import { metricsText } from './telemetry/metrics.ts';
+import { parseTraceparent, requestIdFrom } from './telemetry/trace-context.ts';
 import { appRouter } from './trpc/root-router.ts';
 import { decodeUploadMeta, nodeByteStream, UPLOAD_META_HEADER } from './trpc/upload-body.ts';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
+
+/** `GET /metrics`: the process's metrics in Prometheus text format. */
+async function serveMetrics(res: ServerResponse): Promise<void> {
+  try {
+    const { contentType, body } = await metricsText();
+    res.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+    res.end(body);
+  } catch {
+    res.writeHead(500, { 'content-type': 'text/plain' });
+    res.end('metrics unavailable');
+  }
+}
 
 /** The tenant the edge names, percent-encoded (a value that does not decode names no tenant anyone belongs to). */
 function decodeTenantHint(value: string): string {
@@ -35,16 +49,25 @@ const isUpload = (req: IncomingMessage) => req.method === 'POST' && /^applicatio
  * body read only as fast as the procedure reads it. A procedure that stops reading (a body over
  * its limit) leaves the rest to be discarded, so that its error still reaches the caller.
  */
-export function createControlPlaneServer(deps: { services: Services; verifyToken: (token: string) => Promise<Identity> }): Server {
+export function createControlPlaneServer(deps: {
+  services: Services;
+  verifyToken: (token: string) => Promise<Identity>;
+  /** False when the process serves `GET /metrics` on a port of its own (`METRICS_PORT`). */
+  serveMetrics?: boolean;
+}): Server {
   const contextOf = async (req: IncomingMessage): Promise<Context> => {
     const token = BEARER.exec(header(req, 'authorization') ?? '')?.[1];
     const identity = token ? await deps.verifyToken(token).catch(() => null) : null;
     const tenantHint = header(req, 'x-tenant-id');
+    const requestId = header(req, 'x-request-id');
+    const traceparent = header(req, 'traceparent');
     return {
       services: deps.services,
       identity,
       tenantHint: tenantHint === undefined ? undefined : decodeTenantHint(tenantHint),
       uploadMeta: decodeUploadMeta(header(req, UPLOAD_META_HEADER)),
+      requestId: requestId === undefined ? undefined : requestIdFrom(requestId),
+      traceparent: parseTraceparent(traceparent) ? traceparent : undefined,
     };
   };
   const handle = createHTTPHandler({
@@ -76,6 +99,7 @@ export function createControlPlaneServer(deps: { services: Services; verifyToken
   }
 
   return createServer((req, res) => {
+    if (deps.serveMetrics !== false && req.method === 'GET' && req.url?.split('?')[0] === '/metrics') return void serveMetrics(res);
     if (!isUpload(req)) return handle(req, res);
     upload(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

@@ -1,5 +1,5 @@
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { RateLimitError } from '../../control-plane/contracts.ts';
+import { RateLimitError, rateLimitRefusals } from '../../control-plane/contracts.ts';
 
 /** A request budget per key (tenant, or client address before sign-in) and window. */
 export interface RateLimitPolicy {
@@ -48,6 +48,7 @@ export function createRateLimits(factory: LimiterFactory, policies: Record<RateL
       return headersFor(policy, await limiters[group].consume(key));
     } catch (outcome) {
       if (!(outcome instanceof RateLimiterRes)) throw outcome;
+      rateLimitRefusals.inc({ group });
       const error = new RateLimitError(Math.max(1, Math.ceil(outcome.msBeforeNext / 1000)));
       throw Object.assign(error, { headers: headersFor(policy, outcome) });
     }

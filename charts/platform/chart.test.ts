@@ -315,6 +315,51 @@ describe('Helm chart charts/platform', () => {
     expect(await refusal(merge(REQUIRED_VALUES, { databaseUrl: 'postgres://db/svc' }))).toMatch(/the value "databaseUrl" was removed from this chart; use postgresql\.existingSecret/);
   });
 
+  it('serves /metrics on a port of its own in every component, and renders a ServiceMonitor when asked', async () => {
+    for (const role of ['edge', 'control-plane', 'worker', 'operator']) {
+      const [container] = find('Deployment', `svc-platform-${role}`)!.spec.template.spec.containers;
+      expect(container.ports, role).toContainEqual(expect.objectContaining({ name: 'metrics', containerPort: 9464 }));
+      expect(container.env, role).toContainEqual({ name: 'METRICS_PORT', value: '9464' });
+    }
+    // The edge's Service may be public: /metrics is never on it.
+    expect(find('Service', 'svc-platform-edge')!.spec.ports.map((p: Json) => p.name)).toEqual(['http']);
+    expect(objects.some((o) => o.kind === 'ServiceMonitor')).toBe(false);
+
+    // The prometheus-operator's kind, as far as the API server needs to know it for a dry run.
+    const serviceMonitorCrd = {
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: 'servicemonitors.monitoring.coreos.com' },
+      spec: {
+        group: 'monitoring.coreos.com',
+        names: { kind: 'ServiceMonitor', plural: 'servicemonitors', singular: 'servicemonitor', listKind: 'ServiceMonitorList' },
+        scope: 'Namespaced',
+        versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+      },
+    };
+    await kubectl(['apply', '--server-side', '--field-manager=svc-chart-test', '-f', '-'], JSON.stringify(serviceMonitorCrd));
+    await until(() => kubectl(['get', 'crd', 'servicemonitors.monitoring.coreos.com', '-o', 'jsonpath={.status.conditions[?(@.type=="Established")].status}']), (s) => s === 'True', 15_000);
+    const values = merge(REQUIRED_VALUES, { metrics: { port: 9100, serviceMonitor: { enabled: true, interval: '30s', labels: { release: 'prometheus' } } } });
+    const rendered = await template(values);
+    // kubectl learns of the new kind from discovery, which may lag the CRD by a moment.
+    await until(() => dryRunApply(rendered).then(() => true, () => false), (ok) => ok, 30_000).catch(() => {});
+    const monitored = await dryRunApply(rendered);
+    const monitor = monitored.find((o) => o.kind === 'ServiceMonitor')!;
+    expect(monitor.metadata).toMatchObject({ name: 'svc-platform', namespace: NAMESPACE, labels: { release: 'prometheus' } });
+    expect(monitor.spec.endpoints).toEqual([{ port: 'metrics', path: '/metrics', interval: '30s' }]);
+    const selected = monitored.filter(
+      (o) => o.kind === 'Service' && Object.entries(monitor.spec.selector.matchLabels).every(([key, value]) => o.metadata.labels?.[key] === value),
+    );
+    expect(selected.map((o) => o.metadata.name).sort()).toEqual(['control-plane', 'edge', 'operator', 'worker'].map((c) => `svc-platform-${c}-metrics`));
+    for (const service of selected) {
+      expect(service.spec.type).toBe('ClusterIP');
+      expect(service.spec.ports).toEqual([expect.objectContaining({ name: 'metrics', port: 9100, targetPort: 'metrics' })]);
+    }
+    const worker = monitored.find((o) => o.kind === 'Deployment' && o.metadata.name === 'svc-platform-worker')!;
+    expect(worker.spec.template.spec.containers[0].ports).toContainEqual(expect.objectContaining({ name: 'metrics', containerPort: 9100 }));
+    expect(await refusal(merge(REQUIRED_VALUES, { metrics: { serviceMonitor: { interval: 'often' } } }))).toMatch(/\/metrics\/serviceMonitor\/interval[\s\S]*does not match pattern/);
+  });
+
   it('passes helm lint --strict, and comments every value', async () => {
     const file = join(workDir, 'lint-values.json');
     writeFileSync(file, JSON.stringify(REQUIRED_VALUES));

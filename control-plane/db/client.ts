@@ -1,4 +1,5 @@
 import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
+import { dbInFlight, dbPoolMax } from '../telemetry/metrics.ts';
 
 /** A connection inside one transaction: what repos receive. */
 export type Tx = Sql<Record<string, never>>;
@@ -103,9 +104,18 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }),
     inFlight: 0,
   }));
+  // postgres.js tells nothing of its pools' state: what is counted is the work given to each.
+  dbPoolMax.set({ pool: 'system' }, options.systemMax ?? 10);
+  dbPoolMax.set({ pool: 'tenant' }, options.max ?? 20);
+  dbPoolMax.set({ pool: 'read' }, readLanes.length);
+  const inFlight = { system: dbInFlight.labels('system'), tenant: dbInFlight.labels('tenant'), read: dbInFlight.labels('read') };
 
   async function inTenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const connection = await tenantSql.reserve();
+    inFlight.tenant.inc();
+    const connection = await tenantSql.reserve().catch((error: unknown) => {
+      inFlight.tenant.dec();
+      throw error;
+    });
     try {
       // Sent without waiting: the connection pipelines them ahead of fn's statements. If either
       // fails, the transaction is aborted and every later statement fails with it.
@@ -122,6 +132,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       }
     } finally {
       connection.release();
+      inFlight.tenant.dec();
     }
   }
 
@@ -136,6 +147,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     const answered: unknown[] = [];
     for (const query of queries) query.execute().then(() => answered.push(query), () => answered.push(query));
     lane.inFlight++;
+    inFlight.read.inc();
     try {
       const [, , rows] = await Promise.all(queries);
       // postgres.js re-sends a statement whose prepared form the server dropped (a schema change)
@@ -147,6 +159,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       throw error;
     } finally {
       lane.inFlight--;
+      inFlight.read.dec();
     }
   }
 
@@ -154,7 +167,14 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     sql,
     inTenant,
     readInTenant,
-    system: (fn) => sql.begin((tx) => fn(tx as unknown as Tx)) as Promise<never>,
+    system: async (fn) => {
+      inFlight.system.inc();
+      try {
+        return (await sql.begin((tx) => fn(tx as unknown as Tx))) as never;
+      } finally {
+        inFlight.system.dec();
+      }
+    },
     close: async () => {
       await Promise.all([sql, tenantSql, ...readLanes.map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
     },

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Watch, type CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { systemActor } from '../identity/system-actor.ts';
 import type { Services } from '../services.ts';
+import { clearTenantConditions, reconcileDuration, recordTenantConditions } from '../telemetry/metrics.ts';
 import { childSlugOf, type AppObject } from './app-object.ts';
 import type { CustomObject, StepResult } from './custom-object.ts';
 import { APPS, GROUP, kubeFromConfig, statusOf, TENANTS, VERSION, type Ensured, type Kube } from './kube.ts';
@@ -204,7 +205,12 @@ export function startOperator(options: OperatorOptions): RunningOperator {
         },
         gone: () => latest.delete(key),
       };
-      const result = await kind.reconcile(object, notingWrites(kube, object, written, copy));
+      const started = performance.now();
+      const result = await kind.reconcile(object, notingWrites(kube, object, written, copy)).catch((error: unknown) => {
+        reconcileDuration.observe({ kind: plural, outcome: 'failed' }, (performance.now() - started) / 1000);
+        throw error;
+      });
+      reconcileDuration.observe({ kind: plural, outcome: result ? 'requeued' : 'done' }, (performance.now() - started) / 1000);
       failures.delete(key);
       if (result) {
         const inARow = requeues.get(key) ?? 0;
@@ -274,6 +280,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
           const key = entry(kind, object.metadata.name);
           if (phase === 'DELETED') latest.delete(key);
           else latest.set(key, object);
+          if (kind.plural === TENANTS) recordTenantConditions(object.metadata.name, phase === 'DELETED' ? undefined : (object.status?.conditions ?? []));
           const echo = object.metadata.resourceVersion !== undefined && ownWrites.get(key)?.has(object.metadata.resourceVersion);
           if (!settled(object) && !echo) queue.add(key);
         },
@@ -306,6 +313,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       // Another replica acts meanwhile: what this one saw is no guide when it leads again.
       latest.clear();
       ownWrites.clear();
+      clearTenantConditions();
       clearInterval(resyncTimer);
       queue.setOpen(false);
       log(`${identity} stopped leading`);

@@ -1,4 +1,6 @@
 import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { workflowStarts } from '../telemetry/metrics.ts';
+import { activeTrace } from '../telemetry/trace-context.ts';
 import { TENANT_ID, WORKFLOW_KEY } from './workflow-contract.ts';
 import type { WorkflowRunStatus, WorkflowsPort } from './workflows.port.ts';
 
@@ -50,7 +52,10 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
   }
 
   return {
+    // The memo keeps the request id and traceparent of the call that started the run (when one
+    // did): the Temporal UI and `describe()` show them beside the run.
     async start(workflowType, options) {
+      const trace = activeTrace();
       try {
         await (await connect()).workflow.start(workflowType, {
           taskQueue: settings.taskQueue,
@@ -60,9 +65,13 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
             { key: TENANT_ID, value: options.tenantId },
             { key: WORKFLOW_KEY, value: options.workflowKey },
           ],
+          ...(trace.requestId || trace.traceparent ? { memo: { ...trace } } : {}),
         });
+        workflowStarts.inc({ workflow: workflowType, outcome: 'started' });
       } catch (error) {
-        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+        const already = error instanceof WorkflowExecutionAlreadyStartedError;
+        workflowStarts.inc({ workflow: workflowType, outcome: already ? 'already_started' : 'failed' });
+        if (!already) throw error;
       }
     },
 

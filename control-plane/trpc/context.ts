@@ -12,4 +12,7 @@ export interface Context {
   tenantHint?: string;
   /** What describes a streamed body (`ControlPlane.upload`), as sent: procedures that take one validate it. */
   uploadMeta?: unknown;
+  /** The edge's request id and the W3C `traceparent` of the request, carried into logs and workflow starts. */
+  requestId?: string;
+  traceparent?: string;
 }

@@ -36,6 +36,9 @@ export interface CallContext {
   identity: Identity | null;
   token?: string;
   tenantHint?: string;
+  /** The edge's request id (`X-Request-Id`) and the request's W3C `traceparent`. */
+  requestId?: string;
+  traceparent?: string;
 }
 
 declare const UNTRUSTED: unique symbol;

@@ -1,7 +1,10 @@
 import { TRPCError } from '@trpc/server';
-import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import { DomainError, ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Permission, PlatformPermission } from '../identity/permissions.ts';
 import { unstorableInputError } from '../json/unstorable-input.ts';
+import { observeProcedure } from '../telemetry/metrics.ts';
+import { withTrace } from '../telemetry/trace-context.ts';
+import type { Context } from './context.ts';
 import { t } from './init.ts';
 import { UploadMetaSchema } from './upload-body.ts';
 
@@ -11,14 +14,45 @@ async function assertStorableInput(getRawInput: () => Promise<unknown>): Promise
   if (error) throw error;
 }
 
-/** The only base procedures: authentication and tenant scoping cannot be forgotten on a new route. */
-export const publicProcedure = t.procedure;
+/** A failed call's outcome label: the domain error's code, else tRPC's (BAD_REQUEST for invalid input). */
+function outcomeOf(error: unknown): string {
+  const cause = error instanceof TRPCError ? error.cause : error;
+  if (cause instanceof DomainError) return cause.code;
+  return error instanceof TRPCError ? error.code : 'INTERNAL_SERVER_ERROR';
+}
 
-export const authedProcedure = t.procedure.use(async ({ ctx, next, getRawInput }) => {
-  if (!ctx.identity) throw new UnauthorizedError();
-  await assertStorableInput(getRawInput);
-  return next({ ctx: { identity: ctx.identity } });
-});
+/**
+ * Runs a base procedure's first middleware (and so everything after it) in the caller's trace
+ * context and times the call by procedure and outcome (`svc_trpc_procedure_duration_seconds`).
+ * It wraps the middleware each base procedure has anyway: no tRPC layer of its own.
+ */
+async function observed<O extends { ctx: Context; path: string }, R>(opts: O, middleware: (opts: O) => Promise<R>): Promise<R> {
+  const started = performance.now();
+  let outcome = 'ok';
+  try {
+    const { requestId, traceparent } = opts.ctx;
+    const result = await (requestId || traceparent ? withTrace({ requestId, traceparent }, () => middleware(opts)) : middleware(opts));
+    const failed = result as { ok?: boolean; error?: unknown };
+    if (failed.ok === false) outcome = outcomeOf(failed.error);
+    return result;
+  } catch (error) {
+    outcome = outcomeOf(error);
+    throw error;
+  } finally {
+    observeProcedure(opts.path, outcome, (performance.now() - started) / 1000);
+  }
+}
+
+/** The only base procedures: authentication and tenant scoping cannot be forgotten on a new route. */
+export const publicProcedure = t.procedure.use((opts) => observed(opts, ({ next }) => next()));
+
+export const authedProcedure = t.procedure.use((opts) =>
+  observed(opts, async ({ ctx, next, getRawInput }) => {
+    if (!ctx.identity) throw new UnauthorizedError();
+    await assertStorableInput(getRawInput);
+    return next({ ctx: { identity: ctx.identity } });
+  }),
+);
 
 /**
  * Authenticates and resolves the caller's tenant membership; `permission` must be granted there
@@ -26,13 +60,15 @@ export const authedProcedure = t.procedure.use(async ({ ctx, next, getRawInput }
  * layer costs microseconds on each call.
  */
 export const tenantProcedure = (permission?: Permission) =>
-  t.procedure.use(async ({ ctx, next, getRawInput }) => {
-    if (!ctx.identity) throw new UnauthorizedError();
-    const actor = await ctx.services.identity.resolveActor(ctx.identity, ctx.tenantHint);
-    if (permission && !actor.permissions.has(permission)) throw new ForbiddenError(`missing permission ${permission}`);
-    await assertStorableInput(getRawInput);
-    return next({ ctx: { identity: ctx.identity, actor } });
-  });
+  t.procedure.use((opts) =>
+    observed(opts, async ({ ctx, next, getRawInput }) => {
+      if (!ctx.identity) throw new UnauthorizedError();
+      const actor = await ctx.services.identity.resolveActor(ctx.identity, ctx.tenantHint);
+      if (permission && !actor.permissions.has(permission)) throw new ForbiddenError(`missing permission ${permission}`);
+      await assertStorableInput(getRawInput);
+      return next({ ctx: { identity: ctx.identity, actor } });
+    }),
+  );
 
 /** Resolves the calling user (provisioned just in time) without choosing a tenant: identity and platform routes. */
 export const userProcedure = authedProcedure.use(async ({ ctx, next }) => {

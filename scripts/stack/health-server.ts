@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { metricsText } from '../../control-plane/telemetry/metrics.ts';
 
 export interface HealthReport {
   status: 'ok' | 'unavailable';
@@ -8,16 +9,30 @@ export interface HealthReport {
 
 /**
  * `GET /health` for the roles that serve no other HTTP (worker, operator): 200 with the report
- * when every check passes, 503 otherwise; anything else is 404. Probes and people read the same body.
+ * when every check passes, 503 otherwise. With `metrics`, `GET /metrics` too: the process's
+ * metrics in Prometheus text format. Anything else is 404. Probes and people read the same body.
+ * Without `report`, only the metrics are served (the port `METRICS_PORT` names).
  */
-export async function startHealthServer(options: { host: string; port: number; report(): Promise<HealthReport> }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startHealthServer(options: { host: string; port: number; report?(): Promise<HealthReport>; metrics?: boolean }): Promise<{ url: string; close(): Promise<void> }> {
+  const served = [options.report && 'GET /health', options.metrics && 'GET /metrics'].filter(Boolean).join(' and ');
   const server: Server = createServer((request, response) => {
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       response.end(JSON.stringify(body));
     };
-    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/health') {
-      reply(404, { error: { code: 'NOT_FOUND', message: 'only GET /health is served here' } });
+    const path = request.url?.split('?')[0];
+    if (request.method === 'GET' && path === '/metrics' && options.metrics) {
+      metricsText().then(
+        ({ contentType, body }) => {
+          response.writeHead(200, { 'content-type': contentType, 'cache-control': 'no-store' });
+          response.end(body);
+        },
+        () => reply(500, { error: { code: 'INTERNAL_ERROR', message: 'metrics unavailable' } }),
+      );
+      return;
+    }
+    if (request.method !== 'GET' || path !== '/health' || !options.report) {
+      reply(404, { error: { code: 'NOT_FOUND', message: `only ${served} ${served.includes(' and ') ? 'are' : 'is'} served here` } });
       return;
     }
     options.report().then(

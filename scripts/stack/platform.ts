@@ -10,6 +10,7 @@ import { trustedProxies } from '../../api-edge/plugins/client-address.ts';
 import { createTokenVerifier, withVerificationCache } from '../../api-edge/identity/token-verifier.ts';
 import { createRateLimits, DEFAULT_POLICIES, type RateLimitGroup, type RateLimitPolicy } from '../../api-edge/plugins/rate-limit.ts';
 import { postgresLimiters } from '../../api-edge/plugins/rate-limit-postgres.ts';
+import type { AccessLog } from '../../api-edge/observability.ts';
 import { asEdgeServer, createEdgeServer } from '../../api-edge/server.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import { createDb, createPool, type Db } from '../../control-plane/db/client.ts';
@@ -43,8 +44,15 @@ export interface PlatformOptions {
   temporal?: TemporalSettings;
   /** Directory of the local blob store (tenant areas under `tenants/<id>/`); default `<state dir>/blobs`. */
   blobRoot?: string;
-  /** Roles `worker` and `operator`: where `GET /health` is served (0 picks a port; omitted: not served). */
+  /** Roles `worker` and `operator`: where `GET /health` (and `GET /metrics`) is served (0 picks a port; omitted: not served). */
   healthPort?: number;
+  /**
+   * A port of its own for `GET /metrics` (`METRICS_PORT`; 0 picks one): the edge and control plane
+   * then no longer serve it on their API port, nor the worker and operator on their health port.
+   */
+  metricsPort?: number;
+  /** The edge's access log: one entry per answered request (production: JSON lines). */
+  accessLog?: AccessLog;
   /** Whether role `all` runs a worker in-process (default true); false leaves the work to `worker` processes. */
   runWorker?: boolean;
   /** Runs the Kubernetes operator (roles `all` and `operator`) with this kubeconfig (in-cluster config when no path). */
@@ -68,6 +76,8 @@ export interface PlatformOptions {
 
 export interface RunningPlatform {
   url: string;
+  /** Where `GET /metrics` is served when `metricsPort` was given. */
+  metricsUrl?: string;
   /** The built-in identity provider, when this process serves it. */
   identityProvider?: DevIdentityProvider;
   close(): Promise<void>;
@@ -111,7 +121,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
           log,
         })
       : undefined;
+  const metricsServer = options.metricsPort === undefined ? undefined : await startHealthServer({ host, port: options.metricsPort, metrics: true });
+  const ownMetricsPort = !!metricsServer;
   const closeBackground = async () => {
+    await metricsServer?.close();
     await operator?.stop();
     await worker?.shutdown();
     await workflows?.close();
@@ -125,8 +138,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       const healthy = checks.database === 'ok' && (!worker || (checks.worker === 'running' && checks.temporal === 'ok')) && (!operator || checks.kubernetes === 'ok');
       return { status: healthy ? 'ok' : 'unavailable', checks };
     };
-    const health = options.healthPort === undefined ? undefined : await startHealthServer({ host, port: options.healthPort, report });
-    return { url: health?.url ?? '', close: async () => (await health?.close(), await closeBackground(), await db!.close()) };
+    const health = options.healthPort === undefined ? undefined : await startHealthServer({ host, port: options.healthPort, report, metrics: !ownMetricsPort });
+    return { url: health?.url ?? '', metricsUrl: metricsServer?.url, close: async () => (await health?.close(), await closeBackground(), await db!.close()) };
   }
 
   if (options.role === 'control-plane') {
@@ -138,9 +151,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       jwksUrl: options.identity?.jwksUrl ?? `${issuer.replace(/\/$/, '')}/oauth2/v2.0/keys`,
       tenantClaim: options.identity?.tenantClaim,
     });
-    const server = asEdgeServer(createControlPlaneServer({ services: services!, verifyToken }));
+    const server = asEdgeServer(createControlPlaneServer({ services: services!, verifyToken, serveMetrics: !ownMetricsPort }));
     const port = await server.listen(options.port, host);
-    return { url: `http://${host}:${port}`, close: async () => (await server.close(), await closeBackground(), await db!.close()) };
+    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, close: async () => (await server.close(), await closeBackground(), await db!.close()) };
   }
 
   const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];
@@ -175,8 +188,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     plugins: [bff, ...(options.extraPlugins ?? [])],
     onServerError: (error, request) => log(`server error on ${request.method} ${request.url}`, error),
     trustedProxies: options.trustedProxies?.length ? trustedProxies(options.trustedProxies) : undefined,
+    serveMetrics: !ownMetricsPort,
   });
-  const server = createEdgeServer(app, mounts);
+  const server = createEdgeServer(app, mounts, { accessLog: options.accessLog });
   let identityProvider: DevIdentityProvider | undefined;
   /** Sets up token verification (and the built-in provider) for the public origin `url`. */
   const attachIdentity = async (url: string) => {
@@ -206,6 +220,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   if (options.port === 0) await attachIdentity(url);
   return {
     url,
+    metricsUrl: metricsServer?.url,
     identityProvider,
     close: async () => {
       await server.close();

@@ -90,7 +90,7 @@ function domainOf(path: string): string | undefined {
 }
 
 /** Shared machinery and adapters under control-plane/: any domain may use them, and they use no domain's repository. */
-const MACHINERY = new Set(['db', 'query', 'json', 'trpc', 'temporal', 'blobs', 'ai', 'embeddings', 'vectors', 'extract', 'operator']);
+const MACHINERY = new Set(['db', 'query', 'json', 'trpc', 'temporal', 'telemetry', 'blobs', 'ai', 'embeddings', 'vectors', 'extract', 'operator']);
 
 describe('import boundaries', () => {
   it('finds the imports of every tracked TypeScript file', () => {

@@ -120,6 +120,8 @@ app.kubernetes.io/component: {{ .component }}
   value: /tmp/svc/cache
 - name: SVC_DEV_SEED
   value: "false"
+- name: METRICS_PORT
+  value: {{ .Values.metrics.port | quote }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
