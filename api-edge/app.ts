@@ -4,7 +4,7 @@ import { metricsText, type ControlPlane } from '../control-plane/contracts.ts';
 import { errorBody, toErrorResponse } from './errors.ts';
 import { requestTrace } from './observability.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
-import { assertBodyWithinLimit, assertJsonBody } from './plugins/body-limit.ts';
+import { assertBodyWithinLimit, assertJsonBody, isStreamedUpload } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
@@ -36,6 +36,9 @@ export interface EdgeDeps {
 function groupOf(pathname: string): RateLimitGroup {
   return pathname.startsWith(`${V3_BASE}/resources`) || pathname.startsWith(`${V4_BASE}/data/resources`) ? 'resources' : 'users';
 }
+
+/** An error the control plane threw (it renders itself), as opposed to one of Elysia's own. */
+const isDomainError = (error: unknown) => typeof (error as { toBody?: unknown } | null)?.toBody === 'function';
 
 /** The REST API under both bases: v3 for the browser (via the BFF), v4 for the platform. */
 function apiRoutes(cp: ControlPlane, calls: RequestCalls) {
@@ -100,15 +103,18 @@ export function createEdgeApp(deps: EdgeDeps) {
       trace.tenant = call.identity.tenant ?? call.tenantHint;
       calls.set(request, { ...call, requestId: trace.requestId, traceparent: trace.traceparent });
       await limit(groupOf(pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
-      assertBodyWithinLimit(request);
-      assertJsonBody(request);
+      if (!isStreamedUpload(request)) {
+        assertBodyWithinLimit(request);
+        assertJsonBody(request);
+      }
     })
     // Metrics and logs name the matched route template, never the URL.
     .onTransform({ as: 'global' }, ({ request, route }) => {
       requestTrace(request).route = route;
     })
     .onError(({ code, error, request, set }) => {
-      if (code === 'NOT_FOUND') {
+      // Elysia names a domain error by its own `code` too: only a route it did not find is its NOT_FOUND.
+      if (code === 'NOT_FOUND' && !isDomainError(error)) {
         const { pathname } = new URL(request.url);
         routeTable ??= app.routes.map((r) => ({ method: r.method, matcher: routeMatcher(r.path) }));
         const allowed = routeTable.filter((r) => r.matcher.test(pathname)).map((r) => r.method);

@@ -127,6 +127,13 @@ export class FileTooLargeError extends DomainError {
   }
 }
 
+/** A file of a type its destination does not take. */
+export class UnsupportedFileTypeError extends DomainError {
+  constructor(contentType: string, accepted: readonly string[]) {
+    super('UNSUPPORTED_FILE_TYPE', `a file of type ${contentType} is not accepted here; accepted: ${accepted.join(', ')}`, { contentType, accepted });
+  }
+}
+
 export class RateLimitError extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
     super('RATE_LIMIT_EXCEEDED', 'too many requests');

@@ -9,6 +9,7 @@ import { createOrchestrateService, type OrchestrateService } from './orchestrate
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
 import { createIdentityService, type IdentityService } from './identity/identity.service.ts';
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
+import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
@@ -21,6 +22,7 @@ export interface Services {
   identity: IdentityService;
   objectTypes: ObjectTypesService;
   resources: ResourcesService;
+  resourceFiles: ResourceFilesService;
   users: UsersService;
   sessions: SessionsService;
   orchestrate: OrchestrateService;
@@ -46,6 +48,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     identity,
     objectTypes,
     resources,
+    resourceFiles: createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs }),
     users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate: createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() }),

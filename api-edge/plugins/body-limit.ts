@@ -9,9 +9,17 @@ export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Requests whose chunked body went over the limit: their body was dropped unread past it. */
 const overLimit = new WeakSet<Request>();
 
-/** Whether the request sends a body of undeclared length (chunked), which must be read to be measured. */
+/** A file upload (`POST /v4/data/resources/{tenantId}/{objectType}/{id}/files/{property}`): streamed to its procedure, which sets its limits. */
+const STREAMED_UPLOAD = /^\/v4\/data\/resources\/[^/]+\/[^/]+\/[^/]+\/files\/[^/]+\/?$/;
+
+/** Whether the request's body is a file streamed to its procedure rather than a JSON document. */
+export function isStreamedUpload(request: Request): boolean {
+  return request.method === 'POST' && STREAMED_UPLOAD.test(new URL(request.url).pathname);
+}
+
+/** Whether the request sends a JSON body of undeclared length (chunked), which must be read to be measured. */
 export function hasUnmeasuredBody(request: Request): boolean {
-  return BODY_METHODS.has(request.method) && !request.headers.has('content-length') && request.headers.has('transfer-encoding');
+  return BODY_METHODS.has(request.method) && !request.headers.has('content-length') && request.headers.has('transfer-encoding') && !isStreamedUpload(request);
 }
 
 /** `to`, carrying the client address the server put on `from` (the anonymous rate-limit key). */

@@ -27,6 +27,8 @@ export interface BlobStore {
   put(key: string, body: Uint8Array | string | AsyncIterable<Uint8Array>): Promise<void>;
   /** The object's bytes, or `undefined` when there is none. */
   get(key: string): Promise<Uint8Array | undefined>;
+  /** The object's bytes as they are read, never held whole; `undefined` when there is none. */
+  read(key: string): Promise<AsyncIterable<Uint8Array> | undefined>;
   head(key: string): Promise<BlobObject | undefined>;
   /** Removes the object; `false` when there was none. */
   delete(key: string): Promise<boolean>;

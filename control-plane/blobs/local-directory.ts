@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { checkBlobKey, type BlobObject, type BlobStore } from './blob-store.ts';
@@ -58,6 +58,15 @@ export function createLocalDirectoryBlobStore(root: string): BlobStore {
         if (isMissing(error)) return undefined;
         throw error;
       }
+    },
+
+    async read(key) {
+      // Opened first, so that a missing object is `undefined` rather than a failing stream.
+      const handle = await open(pathOf(key), 'r').catch((error: unknown) => {
+        if (isMissing(error)) return undefined;
+        throw error;
+      });
+      return handle?.createReadStream({ highWaterMark: 256 * 1024 });
     },
 
     async head(key) {

@@ -124,9 +124,14 @@ export function createObjectTypesService(deps: { db: Db }) {
       return assertWritable(await require(tx, name));
     },
 
-    /** Checks data against the type's schema: a ValidationError names the first offending field. */
+    /**
+     * Checks data against the type's schema: a ValidationError names the first offending field.
+     * File properties are the platform's fields, described by their declaration, not the schema.
+     */
     validate(objectType: ObjectType, data: Record<string, unknown>): void {
-      validateAgainstSchema(`${objectType.objectTypeId}@${objectType.version}`, objectType.schema, data);
+      const files = Object.keys(objectType.fileProperties);
+      const checked = files.some((name) => Object.hasOwn(data, name)) ? Object.fromEntries(Object.entries(data).filter(([key]) => !files.includes(key))) : data;
+      validateAgainstSchema(`${objectType.objectTypeId}@${objectType.version}`, objectType.schema, checked);
     },
   };
 }

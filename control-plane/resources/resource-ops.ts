@@ -10,6 +10,21 @@ export type ResourceData = Record<string, unknown>;
 export type ValidateData = (objectType: ObjectType, data: ResourceData) => void;
 
 /**
+ * `data` with the type's file properties as `from` holds them: they are the platform's fields,
+ * set only by uploads, so what a client sends for them is ignored.
+ */
+function keepFileProperties(objectType: ObjectType, data: ResourceData, from: ResourceData = {}): ResourceData {
+  const names = Object.keys(objectType.fileProperties);
+  if (names.length === 0) return data;
+  const kept = { ...data };
+  for (const name of names) {
+    delete kept[name];
+    if (Object.hasOwn(from, name)) kept[name] = from[name];
+  }
+  return kept;
+}
+
+/**
  * The resource engine's operations inside one transaction of the tenant, so that a caller can run
  * several of them atomically (a batch, an action and its history). Each checks what it writes
  * against the object type; none checks the actor's permissions, which are the caller's to check.
@@ -22,29 +37,33 @@ export function resourceOps(tx: Tx, validate: ValidateData) {
     },
 
     async insert(objectType: ObjectType, data: ResourceData, createdBy: string): Promise<Resource> {
-      validate(objectType, data);
-      return insertResource(tx, objectType.key, data, createdBy);
+      const kept = keepFileProperties(objectType, data);
+      validate(objectType, kept);
+      return insertResource(tx, objectType.key, kept, createdBy);
     },
 
     /** Inserts under a caller-chosen id unless it exists; returns the stored row either way (undefined when the id holds another type). */
     async insertOnce(objectType: ObjectType, id: string, data: ResourceData, createdBy: string): Promise<Resource | undefined> {
-      validate(objectType, data);
-      return insertResourceOnce(tx, id, objectType.key, data, createdBy);
+      const kept = keepFileProperties(objectType, data);
+      validate(objectType, kept);
+      return insertResourceOnce(tx, id, objectType.key, kept, createdBy);
     },
 
     /**
      * The one checked write: locks the row, refuses a stale `expectedVersion` (409 with the current
      * one), computes the new data from the current resource, validates it, and bumps the version.
+     * File properties keep their stored values unless `files` is `set` (an upload's own write).
      */
     async write(
       objectType: ObjectType,
       id: string,
-      write: { change: (current: Resource) => ResourceData; expectedVersion?: number; by: string | null },
+      write: { change: (current: Resource) => ResourceData; expectedVersion?: number; by: string | null; files?: 'keep' | 'set' },
     ): Promise<Resource> {
       const current = await findResource(tx, objectType.key, id, true);
       if (!current) throw new NotFoundError('resource');
       if (write.expectedVersion !== undefined && current.version !== write.expectedVersion) throw new VersionConflictError(write.expectedVersion, current.version);
-      const data = write.change(current);
+      const changed = write.change(current);
+      const data = write.files === 'set' ? changed : keepFileProperties(objectType, changed, current.data);
       validate(objectType, data);
       // The row is locked and its version checked: the write cannot miss it.
       return (await writeResourceData(tx, objectType.key, id, data, current.version, write.by))!;

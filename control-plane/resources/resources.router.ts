@@ -1,6 +1,8 @@
+import { octetInputParser } from '@trpc/server/http';
 import { z } from 'zod';
 import { t } from '../trpc/init.ts';
-import { tenantProcedure } from '../trpc/procedures.ts';
+import { tenantProcedure, uploadMetaOf } from '../trpc/procedures.ts';
+import { FileRefSchema, FileUploadMetaSchema } from './resource-files.ts';
 import {
   CreateResourceInputSchema,
   DeleteResourceInputSchema,
@@ -48,4 +50,21 @@ export const resourcesRouter = t.router({
     .input(DeleteResourceInputSchema)
     .output(z.void())
     .mutation(({ ctx, input }) => ctx.services.resources.remove(ctx.actor, input.type, input.id, input.ifMatch)),
+  uploadFile: tenantProcedure('resources.update')
+    .use(uploadMetaOf(FileUploadMetaSchema))
+    .input(octetInputParser)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input }) => ctx.services.resourceFiles.upload(ctx.actor, ctx.uploadMeta, input)),
+  /** The file's description first, then its bytes in base64 pieces (so that they travel over the HTTP link too). */
+  readFile: tenantProcedure('resources.read')
+    .input(FileRefSchema)
+    .subscription(async function* ({ ctx, input }) {
+      const { file, bytes } = await ctx.services.resourceFiles.open(ctx.actor, input);
+      yield { file };
+      for await (const chunk of bytes) yield { base64: Buffer.from(chunk).toString('base64') };
+    }),
+  deleteFile: tenantProcedure('resources.update')
+    .input(FileRefSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input }) => ctx.services.resourceFiles.remove(ctx.actor, input)),
 });

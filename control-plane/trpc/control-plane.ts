@@ -28,7 +28,8 @@ export type UploadName<D extends Domain> = {
  */
 export interface UploadBody {
   stream: ReadableStream<Uint8Array> | Readable;
-  meta: UploadMeta;
+  /** The file's name and type, and whatever else the procedure takes to describe it (checked there). */
+  meta: (UploadMeta & Record<string, unknown>) | Untrusted;
 }
 
 /** Who a call is made for: the verified identity, its raw token (forwarded over HTTP), the tenant named by the request. */

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { TRPCError } from '@trpc/server';
 import { DomainError, ForbiddenError, UnauthorizedError } from '../errors.ts';
 import type { Permission, PlatformPermission } from '../identity/permissions.ts';
@@ -87,8 +88,13 @@ export const platformProcedure = (permission: PlatformPermission) =>
  * For procedures that take a streamed body (`ControlPlane.upload`): validates what describes it
  * like an input, so a bad one is a 400 naming the field, before a byte is read.
  */
-export const withUploadMeta = t.middleware(({ ctx, next }) => {
-  const parsed = UploadMetaSchema.safeParse(ctx.uploadMeta);
-  if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
-  return next({ ctx: { uploadMeta: parsed.data } });
-});
+export const withUploadMeta = uploadMetaOf(UploadMetaSchema);
+
+/** `withUploadMeta` for a procedure whose body is described by more than a file name and type. */
+export function uploadMetaOf<T>(schema: z.ZodType<T>) {
+  return t.middleware(({ ctx, next }) => {
+    const parsed = schema.safeParse(ctx.uploadMeta);
+    if (!parsed.success) throw new TRPCError({ code: 'BAD_REQUEST', cause: parsed.error });
+    return next({ ctx: { uploadMeta: parsed.data } });
+  });
+}

@@ -19,7 +19,7 @@ export type UploadMeta = z.infer<typeof UploadMetaSchema>;
 
 export const UPLOAD_META_HEADER = 'x-upload-meta';
 
-export const encodeUploadMeta = (meta: UploadMeta) => encodeURIComponent(JSON.stringify(meta));
+export const encodeUploadMeta = (meta: unknown) => encodeURIComponent(JSON.stringify(meta));
 
 /** The header's value as sent; `undefined` when it is no percent-encoded JSON (the schema then names what is missing). */
 export function decodeUploadMeta(value: string | null | undefined): unknown {

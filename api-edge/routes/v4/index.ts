@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { v4ObjectTypeRoutes } from './data-object-types.ts';
+import { v4ResourceFileRoutes } from './data-resource-files.ts';
 import { v4ResourceRoutes } from './data-resources.ts';
 import { v4StorageRoutes } from './data-storage.ts';
 import { v4IdentityRoutes } from './identity.ts';
@@ -18,5 +19,6 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
     .use(v4PlatformRoutes(cp, calls))
     .use(v4StorageRoutes(cp, calls))
     .use(v4ObjectTypeRoutes(cp, calls))
-    .use(v4ResourceRoutes(cp, calls));
+    .use(v4ResourceRoutes(cp, calls))
+    .use(v4ResourceFileRoutes(cp, calls));
 }
