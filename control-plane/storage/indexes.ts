@@ -64,16 +64,18 @@ function specOf(objectType: string, field: string, expression: string, method: '
 }
 
 /**
- * The indexes that object types ask for. Each is partial on the type and keyed by tenant, the
+ * The indexes that object types ask for (their `indexes`, and fields their schema marks `x-indexed`). Each is partial on the type and keyed by tenant, the
  * field's expression exactly as `query/fields.ts` builds it, and id (the sort tiebreaker), so that
  * the resource engine's filters, sorts and keyset pages on the field can use it; array fields get a
  * GIN index for `contains`. Fields that cannot be indexed are returned with the reason.
  */
-export function indexSpecs(types: ReadonlyArray<{ name: string; schema: object }>): { specs: IndexSpec[]; skipped: SkippedField[] } {
+export function indexSpecs(types: ReadonlyArray<{ name: string; schema: object; indexes?: readonly string[] }>): { specs: IndexSpec[]; skipped: SkippedField[] } {
   const specs: IndexSpec[] = [];
   const skipped: SkippedField[] = [];
-  for (const { name: objectType, schema } of types) {
-    for (const path of indexedPaths(schema as JsonSchemaNode)) {
+  for (const { name: objectType, schema, indexes = [] } of types) {
+    // Fields the type declares in `indexes`, and fields its schema marks `x-indexed`, each once.
+    const paths = new Map([...indexes.map((field) => field.split('.')), ...indexedPaths(schema as JsonSchemaNode)].map((path) => [path.join('.'), path]));
+    for (const path of paths.values()) {
       const field = path.join('.');
       const skip = (reason: string) => skipped.push({ objectType, field, reason });
       let ref;

@@ -57,10 +57,10 @@ export async function recordFailed(tx: Tx, backend: StorageBackend, location: St
   );
 }
 
-/** Object types the tenant sees: its own, and the built-in ones it does not shadow with its own. */
-export async function visibleObjectTypes(tx: Tx): Promise<Array<{ name: string; schema: object }>> {
-  return tx.unsafe<Array<{ name: string; schema: object }>>(
-    `select distinct on (key) key as name, schema from object_types
+/** Object types the tenant sees: its own, and the built-in ones it does not shadow with its own; with the fields each declares in `indexes`. */
+export async function visibleObjectTypes(tx: Tx): Promise<Array<{ name: string; schema: object; indexes: string[] }>> {
+  return tx.unsafe<Array<{ name: string; schema: object; indexes: string[] }>>(
+    `select distinct on (key) key as name, schema, indexes from object_types
      where tenant_id = current_tenant_id() or tenant_id is null
      order by key, tenant_id nulls last`,
     [],

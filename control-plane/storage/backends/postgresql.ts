@@ -33,7 +33,7 @@ export interface IndexPlan {
 }
 
 /**
- * The expression indexes on `resources` that the tenant's object types ask for (`x-indexed`),
+ * The expression indexes on `resources` that the tenant's object types ask for (`indexes`, `x-indexed`),
  * compared with the tenant's claims and the catalog: a missing claim, a missing index or an
  * invalid one (a failed concurrent build) is a `create`; a claim no type asks for is a `drop`.
  */
@@ -71,7 +71,7 @@ export async function planIndexes(deps: BackendDeps, tenantId: string): Promise<
       name: claim.indexName,
       objectType: claim.objectType,
       field: claim.field,
-      description: `${claim.objectType}.${claim.field} is no longer marked x-indexed`,
+      description: `${claim.objectType}.${claim.field} is no longer declared in indexes or marked x-indexed`,
     });
   }
   return { changes, skipped, creates, drops };
@@ -180,7 +180,7 @@ export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
         );
       }
       if (plan.skipped.length) {
-        checks.push(warn('postgresql', 'indexed-fields', plan.skipped.map((s) => `${s.objectType}.${s.field} ${s.reason}`).join('; '), 'change the object type’s schema, or remove x-indexed from these fields'));
+        checks.push(warn('postgresql', 'indexed-fields', plan.skipped.map((s) => `${s.objectType}.${s.field} ${s.reason}`).join('; '), 'change the object type’s schema, or remove these fields from its indexes (or their x-indexed)'));
       }
       return checks;
     },
