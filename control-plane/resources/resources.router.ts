@@ -3,6 +3,8 @@ import { t } from '../trpc/init.ts';
 import { tenantProcedure } from '../trpc/procedures.ts';
 import {
   CreateResourceInputSchema,
+  ResourceHistoryInputSchema,
+  ResourceHistoryPageSchema,
   DeleteResourceInputSchema,
   ListResourcePageInputSchema,
   ListResourcesInputSchema,
@@ -48,4 +50,10 @@ export const resourcesRouter = t.router({
     .input(DeleteResourceInputSchema)
     .output(z.void())
     .mutation(({ ctx, input }) => ctx.services.resources.remove(ctx.actor, input.type, input.id, input.ifMatch)),
+
+  // History (resource-history.ts).
+  history: tenantProcedure('resources.read')
+    .input(ResourceHistoryInputSchema)
+    .output(ResourceHistoryPageSchema)
+    .query(({ ctx, input }) => ctx.services.resources.history(ctx.actor, input)),
 });

@@ -103,3 +103,37 @@ export const ResourceListPageSchema = z.object({
   nextCursor: z.string().nullable(),
 });
 export type ResourceListPage = z.infer<typeof ResourceListPageSchema>;
+
+// History (resource-history.ts).
+
+/** What a version of a resource records: how it came to be (`action`: an object type's action, named in `action`). */
+export const ResourceVersionOperationSchema = z.enum(['create', 'update', 'delete', 'action']);
+export type ResourceVersionOperation = z.infer<typeof ResourceVersionOperationSchema>;
+
+/** One entry of a resource's history: its data after the change (a delete keeps the last data), who made it and when. */
+export const ResourceVersionSchema = z.object({
+  version: z.number().int(),
+  operation: ResourceVersionOperationSchema,
+  action: z.string().nullable(),
+  data: ResourceDataSchema,
+  by: z.string().nullable(),
+  at: z.string(),
+});
+export type ResourceVersion = z.infer<typeof ResourceVersionSchema>;
+
+const PageNumberSchema = z.preprocess(
+  (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000'),
+);
+
+export const ResourceHistoryInputSchema = z.object({ type: ResourceTypeNameSchema, id: ResourceIdSchema, page: PageNumberSchema.default(1), limit: limitDefaulting(20) }).strict();
+export type ResourceHistoryInput = z.infer<typeof ResourceHistoryInputSchema>;
+
+export const ResourceHistoryPageSchema = z.object({
+  items: z.array(ResourceVersionSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  hasMore: z.boolean(),
+});
+export type ResourceHistoryPage = z.infer<typeof ResourceHistoryPageSchema>;

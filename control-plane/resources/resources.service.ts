@@ -5,6 +5,7 @@ import { mergePatch } from '../json/merge-patch.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { encodeCursor } from '../query/cursor.ts';
 import { buildListStatements, type ListOptions } from './list-statements.ts';
+import { createResourceHistory } from './resource-history.ts';
 import { resourceOps, type ResourceData } from './resource-ops.ts';
 import { isResourceId, runListStatements, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
@@ -123,9 +124,11 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
         // A type the tenant does not have holds no resource to delete.
         const objectType = await objectTypes.find(tx, type);
         if (objectType) objectTypes.assertWritable(objectType);
-        return ops(tx).delete(objectType?.key ?? type, id, namedVersion(undefined, ifMatch));
+        return ops(tx).delete(objectType?.key ?? type, id, { expectedVersion: namedVersion(undefined, ifMatch), by: actor.userId });
       });
       if (!deleted) throw new NotFoundError('resource');
     },
+
+    ...createResourceHistory(deps),
   };
 }

@@ -64,6 +64,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/data/resources/:tenantId/:objectType': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { data: { name: 'route case' } } },
   'PUT /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID }, body: { data: { name: 'route case' }, version: 1 } },
   'DELETE /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
+  'GET /v4/data/resources/:tenantId/:objectType/:id/history': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
 };
 
 export interface RouteCall {
