@@ -95,3 +95,12 @@ export async function runListStatements(tx: Tx, page: SqlText, count: SqlText): 
   ]);
   return { rows, total: Number(totals[0]?.total ?? 0) };
 }
+
+/** Locks the resources among `ids` that the tenant has of this type, in id order, so that writers of overlapping sets never deadlock. */
+export async function lockResources(tx: Tx, type: string, ids: readonly string[]): Promise<void> {
+  const uuids = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  if (uuids.length === 0) return;
+  await tx.unsafe(`select id from resources where tenant_id = current_tenant_id() and type = $1 and id = any($2::uuid[]) order by id for update`, [type, uuids], {
+    prepare: true,
+  });
+}

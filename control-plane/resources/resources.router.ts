@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { t } from '../trpc/init.ts';
 import { tenantProcedure } from '../trpc/procedures.ts';
 import {
-  CreateResourceInputSchema,
+  BatchCreateInputSchema,
+  BatchDeletedSchema,
+  BatchDeleteInputSchema,
+  BatchResourcesSchema,
+  BatchUpdateInputSchema,
+  IdempotentCreateInputSchema,
   ResourceHistoryInputSchema,
   ResourceHistoryPageSchema,
   DeleteResourceInputSchema,
@@ -31,9 +36,9 @@ export const resourcesRouter = t.router({
     .output(ResourceSchema)
     .query(({ ctx, input }) => ctx.services.resources.get(ctx.actor, input.type, input.id)),
   create: tenantProcedure('resources.create')
-    .input(CreateResourceInputSchema)
+    .input(IdempotentCreateInputSchema)
     .output(ResourceSchema)
-    .mutation(({ ctx, input }) => ctx.services.resources.create(ctx.actor, input.type, input.data)),
+    .mutation(({ ctx, input }) => ctx.services.resources.create(ctx.actor, input.type, input.data, input.idempotencyKey)),
   replace: tenantProcedure('resources.update')
     .input(ReplaceResourceInputSchema)
     .output(ResourceSchema)
@@ -51,9 +56,21 @@ export const resourcesRouter = t.router({
     .output(z.void())
     .mutation(({ ctx, input }) => ctx.services.resources.remove(ctx.actor, input.type, input.id, input.ifMatch)),
 
-  // History (resource-history.ts).
+  // History and batches (resource-history.ts, resource-batches.ts).
   history: tenantProcedure('resources.read')
     .input(ResourceHistoryInputSchema)
     .output(ResourceHistoryPageSchema)
     .query(({ ctx, input }) => ctx.services.resources.history(ctx.actor, input)),
+  batchCreate: tenantProcedure('resources.create')
+    .input(BatchCreateInputSchema)
+    .output(BatchResourcesSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.batchCreate(ctx.actor, input)),
+  batchUpdate: tenantProcedure('resources.update')
+    .input(BatchUpdateInputSchema)
+    .output(BatchResourcesSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.batchUpdate(ctx.actor, input)),
+  batchDelete: tenantProcedure('resources.delete')
+    .input(BatchDeleteInputSchema)
+    .output(BatchDeletedSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.batchDelete(ctx.actor, input)),
 });

@@ -4,7 +4,9 @@ import type { Actor } from '../identity/identity.schema.ts';
 import { mergePatch } from '../json/merge-patch.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { encodeCursor } from '../query/cursor.ts';
+import { idempotently } from './idempotency-keys.ts';
 import { buildListStatements, type ListOptions } from './list-statements.ts';
+import { createResourceBatches } from './resource-batches.ts';
 import { createResourceHistory } from './resource-history.ts';
 import { resourceOps, type ResourceData } from './resource-ops.ts';
 import { isResourceId, runListStatements, selectResource } from './resources.repo.ts';
@@ -90,8 +92,13 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
       return { ...result, page, limit: input.limit };
     },
 
-    async create(actor: Actor, type: string, data: ResourceData): Promise<Resource> {
-      return db.inTenant(actor.tenantId, async (tx) => ops(tx).insert(await objectTypes.requireWritable(tx, type), data, actor.userId));
+    /** Creates a resource; with `idempotencyKey`, a retry of the same request answers the first one's resource (idempotency-keys.ts). */
+    async create(actor: Actor, type: string, data: ResourceData, idempotencyKey?: string): Promise<Resource> {
+      return db.inTenant(actor.tenantId, (tx) =>
+        idempotently(tx, actor, idempotencyKey, { operation: 'resources.create', input: { type, data } }, async () =>
+          ops(tx).insert(await objectTypes.requireWritable(tx, type), data, actor.userId),
+        ),
+      );
     },
 
     /** Creates a resource under a caller-chosen id exactly once: a repeated call returns the first result. */
@@ -130,5 +137,6 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
     },
 
     ...createResourceHistory(deps),
+    ...createResourceBatches(deps),
   };
 }

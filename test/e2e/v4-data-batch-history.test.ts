@@ -5,8 +5,8 @@ import { ADMIN, GLOBEX_ADMIN, MEMBER, startTestStack, V3, type TestStack } from 
 const DATA = '/v4/data/resources';
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
-/** v4 data: a resource's history. */
-describe('v4 resource history', () => {
+/** v4 data: a resource's history, batches of creates, updates and deletes, and idempotency keys. */
+describe('v4 resource history, batches and idempotency keys', () => {
   let stack: TestStack;
   let acme: string;
   let globex: string;
@@ -92,5 +92,188 @@ describe('v4 resource history', () => {
     expect((await stack.request('DELETE', `${DATA}/${acme}/project/${project.id}`, { as: ADMIN })).status).toBe(204);
     expect((await history('project', project.id, '', GLOBEX_ADMIN, globex)).status).toBe(404);
     expect((await history('project', project.id)).body.total).toBe(2);
+  });
+
+  it('creates a batch from a list, {items} or one object, each recorded in its history', async () => {
+    const type = await createType();
+    const listed = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: [{ amount: 1 }, { amount: 2 }] });
+    expect(listed.status, JSON.stringify(listed.body)).toBe(201);
+    expect(listed.body.data.map((r: any) => [r.type, r.version, r.data])).toEqual([
+      [type, 1, { amount: 1 }],
+      [type, 1, { amount: 2 }],
+    ]);
+    const wrapped = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: { items: [{ amount: 3 }] } });
+    expect(wrapped.status).toBe(201);
+    const single = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: { amount: 4, status: 'single' } });
+    expect(single.status).toBe(201);
+    expect(single.body.data).toHaveLength(1);
+    expect(single.body.data[0].data).toEqual({ amount: 4, status: 'single' });
+    expect(await total(type)).toBe(4);
+    expect((await history(type, listed.body.data[1].id)).body.data).toEqual([expect.objectContaining({ version: 1, operation: 'create', data: { amount: 2 } })]);
+
+    const extra = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: { items: [{ amount: 5 }], note: 'x' } });
+    expect(extra.status).toBe(400);
+    expect(extra.body.error.details.field).toBe('note');
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: [] })).status).toBe(400);
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: [{ amount: 1 }, 7] })).body.error.details.field).toBe('items.1');
+  });
+
+  it('applies no item of a batch when one fails, and names the failing index and its error', async () => {
+    const type = await createType();
+    const items = [{ amount: 1 }, { amount: 2 }, { amount: 3 }, { amount: 'four' }, { amount: 5 }];
+    const refused = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: items });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringMatching(/^item 3: /),
+      details: { index: 3, error: { code: 'VALIDATION_ERROR', details: { field: 'amount' } } },
+    });
+    expect(await total(type)).toBe(0);
+
+    const created = (await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: items.slice(0, 3) })).body.data;
+    const stale = await stack.request('POST', `${DATA}/${acme}/${type}/batch/update`, {
+      as: ADMIN,
+      body: { items: [{ id: created[0].id, data: { amount: 10 }, version: 1 }, { id: created[1].id, data: { amount: 20 }, version: 2 }] },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.body.error).toMatchObject({ code: 'VERSION_CONFLICT', details: { index: 1, error: { code: 'VERSION_CONFLICT', details: { currentVersion: 1 } } } });
+    const missing = await stack.request('POST', `${DATA}/${acme}/${type}/batch/update`, {
+      as: ADMIN,
+      body: [{ id: created[0].id, data: { amount: 10 }, version: 1 }, { id: randomUUID(), data: { amount: 20 }, version: 1 }],
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.details.index).toBe(1);
+    expect((await stack.request('GET', `${DATA}/${acme}/${type}/${created[0].id}`, { as: ADMIN })).body).toMatchObject({ version: 1, data: { amount: 1 } });
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}/batch/update`, { as: ADMIN, body: [{ id: created[0].id, data: { amount: 10 } }] })).body.error.details.field).toBe(
+      'items.0.version',
+    );
+
+    const updated = await stack.request('POST', `${DATA}/${acme}/${type}/batch/update`, {
+      as: ADMIN,
+      body: [{ id: created[1].id, data: { amount: 20 }, version: 1 }, { id: created[0].id, data: { amount: 10 }, version: 1 }],
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.body.data.map((r: any) => [r.id, r.version, r.data.amount])).toEqual([
+      [created[1].id, 2, 20],
+      [created[0].id, 2, 10],
+    ]);
+
+    const notThere = await stack.request('POST', `${DATA}/${acme}/${type}/batch/delete`, { as: ADMIN, body: { ids: [created[0].id, created[1].id, randomUUID()] } });
+    expect(notThere.status).toBe(404);
+    expect(notThere.body.error.details).toMatchObject({ index: 2, error: { code: 'NOT_FOUND' } });
+    const repeated = await stack.request('POST', `${DATA}/${acme}/${type}/batch/delete`, { as: ADMIN, body: { ids: [created[0].id, created[0].id] } });
+    expect(repeated.status).toBe(400);
+    expect(repeated.body.error.details.field).toBe('ids.1');
+    expect(await total(type)).toBe(3);
+
+    const deleted = await stack.request('POST', `${DATA}/${acme}/${type}/batch/delete`, { as: ADMIN, body: { ids: [created[0].id, created[1].id] } });
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ deleted: 2 });
+    expect(await total(type)).toBe(1);
+    expect((await history(type, created[0].id)).body.data.map((v: any) => [v.version, v.operation, v.data.amount])).toEqual([
+      [3, 'delete', 10],
+      [2, 'update', 10],
+      [1, 'create', 1],
+    ]);
+  });
+
+  it('takes up to 1000 items and refuses 1001 as a 400 on items', async () => {
+    const type = await createType();
+    const items = Array.from({ length: 1001 }, (_, n) => ({ amount: n }));
+    const tooMany = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: items });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.details).toEqual({ field: 'items', issue: 'must hold at most 1000 items' });
+    expect(await total(type)).toBe(0);
+    const full = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: items.slice(0, 1000) });
+    expect(full.status).toBe(201);
+    expect(full.body.data).toHaveLength(1000);
+    expect(await total(type)).toBe(1000);
+    const ids = Array.from({ length: 1001 }, () => randomUUID());
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}/batch/delete`, { as: ADMIN, body: { ids } })).body.error.details.field).toBe('ids');
+  });
+
+  it('answers a retried create with its Idempotency-Key with the first answer, and refuses the key for another body', async () => {
+    const type = await createType();
+    const key = `create-${randomUUID()}`;
+    const first = await stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, body: { data: { amount: 1 } }, headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    const retry = await stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, rawBody: '{ "data": {"amount": 1} }', headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(retry.headers.get('etag')).toBe('"1"');
+    expect(await total(type)).toBe(1);
+    expect((await history(type, first.body.id)).body.total).toBe(1);
+
+    const other = await stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, body: { data: { amount: 2 } }, headers: { 'Idempotency-Key': key } });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('Idempotency-Key was used with another request'), details: { field: 'Idempotency-Key' } });
+    // Keys are the caller's own: another member's request under the same key is its own.
+    const member = await stack.request('POST', `${DATA}/${acme}/${type}`, { as: MEMBER, body: { data: { amount: 2 } }, headers: { 'Idempotency-Key': key } });
+    expect(member.status).toBe(201);
+    expect(member.body.id).not.toBe(first.body.id);
+    // A key in the body is not one.
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, body: { data: { amount: 3 }, idempotencyKey: key } })).status).toBe(400);
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, body: { data: {} }, headers: { 'Idempotency-Key': 'x'.repeat(256) } })).status).toBe(400);
+    // A failed request leaves its key free.
+    const failedKey = `failed-${randomUUID()}`;
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, body: { data: { amount: 'x' } }, headers: { 'Idempotency-Key': failedKey } })).status).toBe(400);
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, body: { data: { amount: 4 } }, headers: { 'Idempotency-Key': failedKey } })).status).toBe(201);
+    expect(await total(type)).toBe(3);
+  });
+
+  it('replays an idempotent batch (in any of its body forms) and refuses its key for another batch', async () => {
+    const type = await createType();
+    const key = randomUUID();
+    const first = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: [{ amount: 1 }, { amount: 2 }], headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    const retry = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: { items: [{ amount: 1 }, { amount: 2 }] }, headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    expect(await total(type)).toBe(2);
+    const other = await stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: [{ amount: 1 }], headers: { 'Idempotency-Key': key } });
+    expect(other.status).toBe(409);
+    expect(other.body.error.code).toBe('CONFLICT');
+    // The same key on another route is another request.
+    const ids = first.body.data.map((r: any) => r.id);
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}/batch/delete`, { as: ADMIN, body: { ids }, headers: { 'Idempotency-Key': key } })).status).toBe(409);
+
+    const updateKey = randomUUID();
+    const update = { items: ids.map((id: string) => ({ id, data: { amount: 9 }, version: 1 })) };
+    const updated = await stack.request('POST', `${DATA}/${acme}/${type}/batch/update`, { as: ADMIN, body: update, headers: { 'Idempotency-Key': updateKey } });
+    expect(updated.status).toBe(200);
+    // Without the key the same update is stale; with it, the first answer comes back.
+    expect((await stack.request('POST', `${DATA}/${acme}/${type}/batch/update`, { as: ADMIN, body: update })).status).toBe(409);
+    const replayed = await stack.request('POST', `${DATA}/${acme}/${type}/batch/update`, { as: ADMIN, body: update, headers: { 'Idempotency-Key': updateKey } });
+    expect(replayed.status).toBe(200);
+    expect(replayed.body).toEqual(updated.body);
+
+    const deleteKey = randomUUID();
+    const deleted = await stack.request('POST', `${DATA}/${acme}/${type}/batch/delete`, { as: ADMIN, body: { ids }, headers: { 'Idempotency-Key': deleteKey } });
+    expect(deleted.body).toEqual({ deleted: 2 });
+    const again = await stack.request('POST', `${DATA}/${acme}/${type}/batch/delete`, { as: ADMIN, body: { ids }, headers: { 'Idempotency-Key': deleteKey } });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual({ deleted: 2 });
+    expect((await history(type, ids[0])).body.data.map((v: any) => v.operation)).toEqual(['delete', 'update', 'create']);
+  });
+
+  it('lets exactly one of 10 concurrent requests with one key do the work, and answers all ten alike', async () => {
+    const type = await createType();
+    const key = randomUUID();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => stack.request('POST', `${DATA}/${acme}/${type}`, { as: ADMIN, body: { data: { amount: 7 } }, headers: { 'Idempotency-Key': key } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(await total(type)).toBe(1);
+
+    const batchKey = randomUUID();
+    const batches = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        stack.request('POST', `${DATA}/${acme}/${type}/batch/create`, { as: ADMIN, body: [{ amount: 1 }, { amount: 2 }], headers: { 'Idempotency-Key': batchKey } }),
+      ),
+    );
+    expect(batches.map((a) => a.status)).toEqual(Array(10).fill(201));
+    expect(new Set(batches.map((a) => JSON.stringify(a.body))).size).toBe(1);
+    expect(await total(type)).toBe(3);
   });
 });

@@ -65,6 +65,9 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PUT /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID }, body: { data: { name: 'route case' }, version: 1 } },
   'DELETE /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
   'GET /v4/data/resources/:tenantId/:objectType/:id/history': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
+  'POST /v4/data/resources/:tenantId/:objectType/batch/create': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ name: 'route case' }] } },
+  'POST /v4/data/resources/:tenantId/:objectType/batch/update': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ id: NO_ID, data: { name: 'route case' }, version: 1 }] } },
+  'POST /v4/data/resources/:tenantId/:objectType/batch/delete': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { ids: [NO_ID] } },
 };
 
 export interface RouteCall {
