@@ -99,3 +99,9 @@ export function tenantOption(request: Request, body: unknown): { tenantId: strin
   if (typeof fromBody !== 'string' || fromBody === '') throw ValidationError.field('tenant_id', 'must be a tenant id or slug');
   return { tenantId: fromBody, body: rest };
 }
+
+/**
+ * The `Idempotency-Key` header as the procedure's `idempotencyKey` (undefined without one). Pass it
+ * with the path's parameters (`bodyWithPath`), so that a body cannot name a key of its own.
+ */
+export const idempotencyKeyOf = (request: Request): { idempotencyKey: string | undefined } => ({ idempotencyKey: request.headers.get('Idempotency-Key') ?? undefined });

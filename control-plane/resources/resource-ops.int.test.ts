@@ -39,7 +39,7 @@ describe('resource operations in one transaction', () => {
       const b = await ops.insert(type, { name: 'b', status: 'active' }, userId);
       const written = await ops.write(type, a.id, { change: (current) => ({ ...current.data, name: 'a2' }), expectedVersion: 1, by: userId });
       expect(written).toMatchObject({ id: a.id, version: 2, data: { name: 'a2', status: 'active' }, createdBy: userId, updatedBy: userId });
-      expect(await ops.delete('project', b.id)).toBe(true);
+      expect(await ops.delete('project', b.id, { by: userId })).toBe(true);
       expect(await ops.read('project', b.id)).toBeUndefined();
       return a.id;
     });
@@ -70,6 +70,31 @@ describe('resource operations in one transaction', () => {
     });
     const [stored] = await db.sql<{ data: unknown; version: number }[]>`select data, version from resources where id = ${created.id}::uuid`;
     expect(stored).toEqual({ data: { name: 'checked' }, version: 1 });
+  });
+
+  it('records every change in the history within its transaction: create, update, a named action, delete', async () => {
+    const id = await inTenant(async (ops, tx) => {
+      const type = await project(tx);
+      const created = await ops.insert(type, { name: 'h', status: 'active' }, userId);
+      await ops.write(type, created.id, { change: (current) => ({ ...current.data, name: 'h2' }), by: userId });
+      await ops.write(type, created.id, { change: (current) => ({ ...current.data, status: 'archived' }), by: userId, operation: 'action:archive' });
+      expect(await ops.delete('project', created.id, { expectedVersion: 3, by: userId })).toBe(true);
+      return created.id;
+    });
+    const entries = await db.sql`select version, operation, action, data, actor::text as actor from resource_versions where resource_id = ${id}::uuid order by version`;
+    expect(entries).toEqual([
+      { version: 1, operation: 'create', action: null, data: { name: 'h', status: 'active' }, actor: userId },
+      { version: 2, operation: 'update', action: null, data: { name: 'h2', status: 'active' }, actor: userId },
+      { version: 3, operation: 'action', action: 'archive', data: { name: 'h2', status: 'archived' }, actor: userId },
+      { version: 4, operation: 'delete', action: null, data: { name: 'h2', status: 'archived' }, actor: userId },
+    ]);
+
+    const rolledBack = await inTenant(async (ops, tx) => {
+      const created = await ops.insert(await project(tx), { name: 'gone' }, userId);
+      await ops.write(await project(tx), created.id, { change: () => ({ name: '' }), by: userId });
+    }).catch((error: unknown) => error);
+    expect(rolledBack).toBeInstanceOf(ValidationError);
+    expect(await db.sql`select 1 from resource_versions v where v.tenant_id = ${tenantId}::uuid and v.data ->> 'name' = 'gone'`).toHaveLength(0);
   });
 
   it('sees a type that only another service writes as such, and says what writes it', async () => {

@@ -1,6 +1,7 @@
 import type { Tx } from '../db/client.ts';
 import { NotFoundError, VersionConflictError } from '../errors.ts';
 import type { ObjectType } from '../object-types/object-types.schema.ts';
+import { insertVersion } from './resource-versions.repo.ts';
 import { deleteResource, findResource, insertResource, insertResourceOnce, writeResourceData } from './resources.repo.ts';
 import type { Resource } from './resources.schema.ts';
 
@@ -8,6 +9,14 @@ export type ResourceData = Record<string, unknown>;
 
 /** Checks data against its object type's schema (the object-types service's `validate`). */
 export type ValidateData = (objectType: ObjectType, data: ResourceData) => void;
+
+/** What a checked write records in the resource's history: an update, or an object type's action (`action:approve`). */
+export type WriteOperation = 'update' | `action:${string}`;
+
+/** The history entry of a write that is named `operation`. */
+function writeEntry(operation: WriteOperation): { operation: 'update' | 'action'; action?: string } {
+  return operation === 'update' ? { operation: 'update' } : { operation: 'action', action: operation.slice('action:'.length) };
+}
 
 /**
  * `data` with the type's file properties as `from` holds them: they are the platform's fields,
@@ -26,10 +35,15 @@ function keepFileProperties(objectType: ObjectType, data: ResourceData, from: Re
 
 /**
  * The resource engine's operations inside one transaction of the tenant, so that a caller can run
- * several of them atomically (a batch, an action and its history). Each checks what it writes
- * against the object type; none checks the actor's permissions, which are the caller's to check.
+ * several of them atomically (a batch, an action). Each checks what it writes against the object
+ * type and appends the change to the resource's history (`resource_versions`) in the same
+ * transaction, so no write through the engine goes unrecorded; none checks the actor's
+ * permissions, which are the caller's to check.
  */
 export function resourceOps(tx: Tx, validate: ValidateData) {
+  const record = (resource: Resource, entry: 'create' | 'delete' | { operation: 'update' | 'action'; action?: string }, by: string | null) =>
+    insertVersion(tx, { id: resource.id, type: resource.type, version: resource.version, data: resource.data, actor: by, ...(typeof entry === 'string' ? { operation: entry } : entry) });
+
   return {
     /** The resource, or undefined when the tenant has none of this type and id; `lock` holds its row until commit. */
     read(type: string, id: string, options: { lock?: boolean } = {}): Promise<Resource | undefined> {
@@ -39,25 +53,30 @@ export function resourceOps(tx: Tx, validate: ValidateData) {
     async insert(objectType: ObjectType, data: ResourceData, createdBy: string): Promise<Resource> {
       const kept = keepFileProperties(objectType, data);
       validate(objectType, kept);
-      return insertResource(tx, objectType.key, kept, createdBy);
+      const resource = await insertResource(tx, objectType.key, kept, createdBy);
+      await record(resource, 'create', createdBy);
+      return resource;
     },
 
     /** Inserts under a caller-chosen id unless it exists; returns the stored row either way (undefined when the id holds another type). */
     async insertOnce(objectType: ObjectType, id: string, data: ResourceData, createdBy: string): Promise<Resource | undefined> {
       const kept = keepFileProperties(objectType, data);
       validate(objectType, kept);
-      return insertResourceOnce(tx, id, objectType.key, kept, createdBy);
+      const { resource, inserted } = await insertResourceOnce(tx, id, objectType.key, kept, createdBy);
+      if (inserted) await record(resource!, 'create', createdBy);
+      return resource;
     },
 
     /**
      * The one checked write: locks the row, refuses a stale `expectedVersion` (409 with the current
      * one), computes the new data from the current resource, validates it, and bumps the version.
      * File properties keep their stored values unless `files` is `set` (an upload's own write).
+     * The history records it as `operation` (default `update`).
      */
     async write(
       objectType: ObjectType,
       id: string,
-      write: { change: (current: Resource) => ResourceData; expectedVersion?: number; by: string | null; files?: 'keep' | 'set' },
+      write: { change: (current: Resource) => ResourceData; expectedVersion?: number; by: string | null; operation?: WriteOperation; files?: 'keep' | 'set' },
     ): Promise<Resource> {
       const current = await findResource(tx, objectType.key, id, true);
       if (!current) throw new NotFoundError('resource');
@@ -66,17 +85,24 @@ export function resourceOps(tx: Tx, validate: ValidateData) {
       const data = write.files === 'set' ? changed : keepFileProperties(objectType, changed, current.data);
       validate(objectType, data);
       // The row is locked and its version checked: the write cannot miss it.
-      return (await writeResourceData(tx, objectType.key, id, data, current.version, write.by))!;
+      const written = (await writeResourceData(tx, objectType.key, id, data, current.version, write.by))!;
+      await record(written, writeEntry(write.operation ?? 'update'), write.by);
+      return written;
     },
 
-    /** Deletes the resource; false when there was none. With `expectedVersion`, a stale one is a 409 and nothing is deleted. */
-    async delete(type: string, id: string, expectedVersion?: number): Promise<boolean> {
-      if (expectedVersion !== undefined) {
+    /**
+     * Deletes the resource; false when there was none. With `expectedVersion`, a stale one is a 409
+     * and nothing is deleted. The history keeps the last data under the next version.
+     */
+    async delete(type: string, id: string, options: { expectedVersion?: number; by: string | null }): Promise<boolean> {
+      if (options.expectedVersion !== undefined) {
         const current = await findResource(tx, type, id, true);
         if (!current) return false;
-        if (current.version !== expectedVersion) throw new VersionConflictError(expectedVersion, current.version);
+        if (current.version !== options.expectedVersion) throw new VersionConflictError(options.expectedVersion, current.version);
       }
-      return deleteResource(tx, type, id);
+      const deleted = await deleteResource(tx, type, id);
+      if (deleted) await record({ ...deleted, version: deleted.version + 1 }, 'delete', options.by);
+      return deleted !== undefined;
     },
   };
 }

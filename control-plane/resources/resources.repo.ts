@@ -36,14 +36,14 @@ export async function insertResource(tx: Tx, type: string, data: Record<string, 
   return rows[0]!;
 }
 
-/** Inserts a resource with a caller-chosen id unless it exists already; returns the stored row either way. */
+/** Inserts a resource with a caller-chosen id unless it exists already; returns the stored row either way, and whether this call inserted it. */
 export async function insertResourceOnce(
   tx: Tx,
   id: string,
   type: string,
   data: Record<string, unknown>,
   createdBy: string,
-): Promise<Resource | undefined> {
+): Promise<{ resource: Resource | undefined; inserted: boolean }> {
   const rows = await tx.unsafe<Resource[]>(
     `insert into resources (id, tenant_id, type, data, created_by, updated_by, created_at, updated_at)
      values ($1::uuid, current_tenant_id(), $2, $3::text::jsonb, $4::uuid, $4::uuid, ${NOW_MS}, ${NOW_MS})
@@ -51,7 +51,7 @@ export async function insertResourceOnce(
     [id, type, JSON.stringify(data), createdBy],
     { prepare: true },
   );
-  return rows[0] ?? findResource(tx, type, id);
+  return rows[0] ? { resource: rows[0], inserted: true } : { resource: await findResource(tx, type, id), inserted: false };
 }
 
 /** Writes new data and bumps the version; undefined when the row is gone or its version moved on. */
@@ -74,12 +74,13 @@ export async function writeResourceData(
   return rows[0];
 }
 
-export async function deleteResource(tx: Tx, type: string, id: string): Promise<boolean> {
-  if (!UUID.test(id)) return false;
-  const rows = await tx.unsafe(`delete from resources where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid returning id`, [type, id], {
+/** Deletes the resource; returns the row as it was, or undefined when there was none. */
+export async function deleteResource(tx: Tx, type: string, id: string): Promise<Resource | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const rows = await tx.unsafe<Resource[]>(`delete from resources where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid returning ${RESOURCE_COLUMNS}`, [type, id], {
     prepare: true,
   });
-  return rows.length > 0;
+  return rows[0];
 }
 
 export interface ListRow extends Resource {
@@ -93,4 +94,13 @@ export async function runListStatements(tx: Tx, page: SqlText, count: SqlText): 
     tx.unsafe<{ total: number }[]>(count.text, count.values as never[], { prepare: true }),
   ]);
   return { rows, total: Number(totals[0]?.total ?? 0) };
+}
+
+/** Locks the resources among `ids` that the tenant has of this type, in id order, so that writers of overlapping sets never deadlock. */
+export async function lockResources(tx: Tx, type: string, ids: readonly string[]): Promise<void> {
+  const uuids = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  if (uuids.length === 0) return;
+  await tx.unsafe(`select id from resources where tenant_id = current_tenant_id() and type = $1 and id = any($2::uuid[]) order by id for update`, [type, uuids], {
+    prepare: true,
+  });
 }

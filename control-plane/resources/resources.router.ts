@@ -4,7 +4,14 @@ import { t } from '../trpc/init.ts';
 import { tenantProcedure, uploadMetaOf } from '../trpc/procedures.ts';
 import { FileRefSchema, FileUploadMetaSchema } from './resource-files.ts';
 import {
-  CreateResourceInputSchema,
+  BatchCreateInputSchema,
+  BatchDeletedSchema,
+  BatchDeleteInputSchema,
+  BatchResourcesSchema,
+  BatchUpdateInputSchema,
+  IdempotentCreateInputSchema,
+  ResourceHistoryInputSchema,
+  ResourceHistoryPageSchema,
   DeleteResourceInputSchema,
   ListResourcePageInputSchema,
   ListResourcesInputSchema,
@@ -31,9 +38,9 @@ export const resourcesRouter = t.router({
     .output(ResourceSchema)
     .query(({ ctx, input }) => ctx.services.resources.get(ctx.actor, input.type, input.id)),
   create: tenantProcedure('resources.create')
-    .input(CreateResourceInputSchema)
+    .input(IdempotentCreateInputSchema)
     .output(ResourceSchema)
-    .mutation(({ ctx, input }) => ctx.services.resources.create(ctx.actor, input.type, input.data)),
+    .mutation(({ ctx, input }) => ctx.services.resources.create(ctx.actor, input.type, input.data, input.idempotencyKey)),
   replace: tenantProcedure('resources.update')
     .input(ReplaceResourceInputSchema)
     .output(ResourceSchema)
@@ -67,4 +74,22 @@ export const resourcesRouter = t.router({
     .input(FileRefSchema)
     .output(ResourceSchema)
     .mutation(({ ctx, input }) => ctx.services.resourceFiles.remove(ctx.actor, input)),
+
+  // History and batches (resource-history.ts, resource-batches.ts).
+  history: tenantProcedure('resources.read')
+    .input(ResourceHistoryInputSchema)
+    .output(ResourceHistoryPageSchema)
+    .query(({ ctx, input }) => ctx.services.resources.history(ctx.actor, input)),
+  batchCreate: tenantProcedure('resources.create')
+    .input(BatchCreateInputSchema)
+    .output(BatchResourcesSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.batchCreate(ctx.actor, input)),
+  batchUpdate: tenantProcedure('resources.update')
+    .input(BatchUpdateInputSchema)
+    .output(BatchResourcesSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.batchUpdate(ctx.actor, input)),
+  batchDelete: tenantProcedure('resources.delete')
+    .input(BatchDeleteInputSchema)
+    .output(BatchDeletedSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.batchDelete(ctx.actor, input)),
 });

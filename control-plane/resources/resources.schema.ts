@@ -103,3 +103,80 @@ export const ResourceListPageSchema = z.object({
   nextCursor: z.string().nullable(),
 });
 export type ResourceListPage = z.infer<typeof ResourceListPageSchema>;
+
+// History, batches and idempotency keys (resource-history.ts, resource-batches.ts, idempotency-keys.ts).
+
+/** What a version of a resource records: how it came to be (`action`: an object type's action, named in `action`). */
+export const ResourceVersionOperationSchema = z.enum(['create', 'update', 'delete', 'action']);
+export type ResourceVersionOperation = z.infer<typeof ResourceVersionOperationSchema>;
+
+/** One entry of a resource's history: its data after the change (a delete keeps the last data), who made it and when. */
+export const ResourceVersionSchema = z.object({
+  version: z.number().int(),
+  operation: ResourceVersionOperationSchema,
+  action: z.string().nullable(),
+  data: ResourceDataSchema,
+  by: z.string().nullable(),
+  at: z.string(),
+});
+export type ResourceVersion = z.infer<typeof ResourceVersionSchema>;
+
+const PageNumberSchema = z.preprocess(
+  (v) => (typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v),
+  z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be at least 1').max(1_000_000, 'must be at most 1000000'),
+);
+
+export const ResourceHistoryInputSchema = z.object({ type: ResourceTypeNameSchema, id: ResourceIdSchema, page: PageNumberSchema.default(1), limit: limitDefaulting(20) }).strict();
+export type ResourceHistoryInput = z.infer<typeof ResourceHistoryInputSchema>;
+
+export const ResourceHistoryPageSchema = z.object({
+  items: z.array(ResourceVersionSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  limit: z.number().int(),
+  hasMore: z.boolean(),
+});
+export type ResourceHistoryPage = z.infer<typeof ResourceHistoryPageSchema>;
+
+/** The most items one batch takes. */
+export const MAX_BATCH_ITEMS = 1000;
+
+/**
+ * An `Idempotency-Key`: a retry under the same key with the same input answers what the first
+ * request answered, without doing it again. Printable ASCII, up to 255 characters.
+ */
+export const IdempotencyKeySchema = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(255, 'must be at most 255 characters')
+  .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII');
+
+const batchItems = <T extends z.ZodType>(item: T) =>
+  z.array(item).min(1, 'must hold at least one item').max(MAX_BATCH_ITEMS, `must hold at most ${MAX_BATCH_ITEMS} items`);
+
+export const IdempotentCreateInputSchema = CreateResourceInputSchema.extend({ idempotencyKey: IdempotencyKeySchema.optional() }).strict();
+export type IdempotentCreateInput = z.infer<typeof IdempotentCreateInputSchema>;
+
+/** Batch create: each item is the data of one new resource. */
+export const BatchCreateInputSchema = z.object({ type: ResourceTypeNameSchema, items: batchItems(ResourceDataSchema), idempotencyKey: IdempotencyKeySchema.optional() }).strict();
+export type BatchCreateInput = z.infer<typeof BatchCreateInputSchema>;
+
+/** Batch update: each item replaces one resource's data at the version it names. */
+export const BatchUpdateInputSchema = z
+  .object({
+    type: ResourceTypeNameSchema,
+    items: batchItems(z.object({ id: ResourceIdSchema, data: ResourceDataSchema, version: z.number().int().min(1) }).strict()),
+    idempotencyKey: IdempotencyKeySchema.optional(),
+  })
+  .strict();
+export type BatchUpdateInput = z.infer<typeof BatchUpdateInputSchema>;
+
+/** Batch delete: the ids of the resources to delete, each once. */
+export const BatchDeleteInputSchema = z.object({ type: ResourceTypeNameSchema, ids: batchItems(ResourceIdSchema), idempotencyKey: IdempotencyKeySchema.optional() }).strict();
+export type BatchDeleteInput = z.infer<typeof BatchDeleteInputSchema>;
+
+export const BatchResourcesSchema = z.object({ items: z.array(ResourceSchema) });
+export type BatchResources = z.infer<typeof BatchResourcesSchema>;
+
+export const BatchDeletedSchema = z.object({ deleted: z.number().int() });
+export type BatchDeleted = z.infer<typeof BatchDeletedSchema>;

@@ -4,7 +4,10 @@ import type { Actor } from '../identity/identity.schema.ts';
 import { mergePatch } from '../json/merge-patch.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { encodeCursor } from '../query/cursor.ts';
+import { idempotently } from './idempotency-keys.ts';
 import { buildListStatements, type ListOptions } from './list-statements.ts';
+import { createResourceBatches } from './resource-batches.ts';
+import { createResourceHistory } from './resource-history.ts';
 import { resourceOps, type ResourceData } from './resource-ops.ts';
 import { isResourceId, runListStatements, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
@@ -89,8 +92,13 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
       return { ...result, page, limit: input.limit };
     },
 
-    async create(actor: Actor, type: string, data: ResourceData): Promise<Resource> {
-      return db.inTenant(actor.tenantId, async (tx) => ops(tx).insert(await objectTypes.requireWritable(tx, type), data, actor.userId));
+    /** Creates a resource; with `idempotencyKey`, a retry of the same request answers the first one's resource (idempotency-keys.ts). */
+    async create(actor: Actor, type: string, data: ResourceData, idempotencyKey?: string): Promise<Resource> {
+      return db.inTenant(actor.tenantId, (tx) =>
+        idempotently(tx, actor, idempotencyKey, { operation: 'resources.create', input: { type, data } }, async () =>
+          ops(tx).insert(await objectTypes.requireWritable(tx, type), data, actor.userId),
+        ),
+      );
     },
 
     /** Creates a resource under a caller-chosen id exactly once: a repeated call returns the first result. */
@@ -123,9 +131,12 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
         // A type the tenant does not have holds no resource to delete.
         const objectType = await objectTypes.find(tx, type);
         if (objectType) objectTypes.assertWritable(objectType);
-        return ops(tx).delete(objectType?.key ?? type, id, namedVersion(undefined, ifMatch));
+        return ops(tx).delete(objectType?.key ?? type, id, { expectedVersion: namedVersion(undefined, ifMatch), by: actor.userId });
       });
       if (!deleted) throw new NotFoundError('resource');
     },
+
+    ...createResourceHistory(deps),
+    ...createResourceBatches(deps),
   };
 }

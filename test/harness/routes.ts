@@ -71,6 +71,10 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   },
   'GET /v4/data/resources/:tenantId/:objectType/:id/files/:propertyName': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, propertyName: 'attachment' } },
   'DELETE /v4/data/resources/:tenantId/:objectType/:id/files/:propertyName': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, propertyName: 'attachment' } },
+  'GET /v4/data/resources/:tenantId/:objectType/:id/history': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
+  'POST /v4/data/resources/:tenantId/:objectType/batch/create': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ name: 'route case' }] } },
+  'POST /v4/data/resources/:tenantId/:objectType/batch/update': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ id: NO_ID, data: { name: 'route case' }, version: 1 }] } },
+  'POST /v4/data/resources/:tenantId/:objectType/batch/delete': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { ids: [NO_ID] } },
 };
 
 export interface RouteCall {

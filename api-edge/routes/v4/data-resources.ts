@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane, Resource } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { bodyWithPath, etagOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
+import { bodyWithPath, etagOf, idempotencyKeyOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
 
 /** A v4 resource as the API renders it (the procedure's record, field for field). */
 const v4Resource = (resource: Resource) => resource;
@@ -9,7 +9,7 @@ const v4Resource = (resource: Resource) => resource;
 /**
  * v4 resources of a tenant's type (`{objectType}` is its key or PascalCase name). GET sends the
  * version as `ETag` and answers 304 to a matching `If-None-Match`; PUT replaces at the version
- * in the body or `If-Match`; DELETE honours `If-Match`.
+ * in the body or `If-Match`; DELETE honours `If-Match`. POST takes an `Idempotency-Key`.
  */
 export function v4ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
   return new Elysia({ name: 'v4-data-resources' })
@@ -36,7 +36,7 @@ export function v4ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
       return v4Resource(resource);
     })
     .post('/data/resources/:tenantId/:objectType', async ({ request, params, body, set }) => {
-      const created = await cp.mutation(calls.of(request, params.tenantId), 'resources', 'create', bodyWithPath(body, { type: params.objectType }));
+      const created = await cp.mutation(calls.of(request, params.tenantId), 'resources', 'create', bodyWithPath(body, { type: params.objectType, ...idempotencyKeyOf(request) }));
       set.status = 201;
       set.headers.etag = etagOf(created.version);
       return v4Resource(created);

@@ -2,6 +2,7 @@ import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { v4ObjectTypeRoutes } from './data-object-types.ts';
+import { v4ResourceBatchRoutes } from './data-resource-batches.ts';
 import { v4ResourceFileRoutes } from './data-resource-files.ts';
 import { v4ResourceRoutes } from './data-resources.ts';
 import { v4StorageRoutes } from './data-storage.ts';
@@ -10,7 +11,7 @@ import { v4PlatformRoutes } from './platform.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resources.ts`) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`, `data-object-types.ts`, `data-resources.ts`, `data-resource-batches.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
@@ -20,5 +21,6 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
     .use(v4StorageRoutes(cp, calls))
     .use(v4ObjectTypeRoutes(cp, calls))
     .use(v4ResourceRoutes(cp, calls))
-    .use(v4ResourceFileRoutes(cp, calls));
+    .use(v4ResourceFileRoutes(cp, calls))
+    .use(v4ResourceBatchRoutes(cp, calls));
 }
