@@ -14,6 +14,8 @@ import {
   ResourceSchema,
   UpdateResourceInputSchema,
 } from './resources.schema.ts';
+import { ActionResultSchema, ApplyActionInputSchema } from './resource-actions.schema.ts';
+import { AggregateResourcesInputSchema, AggregateResultSchema, QueryResourcesInputSchema, ResourceQueryPageSchema } from './resource-queries.schema.ts';
 
 export const resourcesRouter = t.router({
   list: tenantProcedure('resources.read')
@@ -48,4 +50,16 @@ export const resourcesRouter = t.router({
     .input(DeleteResourceInputSchema)
     .output(z.void())
     .mutation(({ ctx, input }) => ctx.services.resources.remove(ctx.actor, input.type, input.id, input.ifMatch)),
+  query: tenantProcedure('resources.read')
+    .input(QueryResourcesInputSchema)
+    .output(ResourceQueryPageSchema)
+    .query(({ ctx, input }) => ctx.services.resources.query(ctx.actor, input)),
+  aggregate: tenantProcedure('resources.read')
+    .input(AggregateResourcesInputSchema)
+    .output(AggregateResultSchema)
+    .query(({ ctx, input }) => ctx.services.resources.aggregate(ctx.actor, input)),
+  applyAction: tenantProcedure('resources.update')
+    .input(ApplyActionInputSchema)
+    .output(ActionResultSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.applyAction(ctx.actor, input)),
 });

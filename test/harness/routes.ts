@@ -64,6 +64,9 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/data/resources/:tenantId/:objectType': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { data: { name: 'route case' } } },
   'PUT /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID }, body: { data: { name: 'route case' }, version: 1 } },
   'DELETE /v4/data/resources/:tenantId/:objectType/:id': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
+  'POST /v4/data/resources/:tenantId/query': { tenantFrom: 'path', body: { types: ['project'] } },
+  'POST /v4/data/resources/:tenantId/:objectType/aggregate': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { groupBy: ['status'], metrics: { n: { count: '*' } } } },
+  'POST /v4/data/resources/:tenantId/:objectType/:id/actions/:action': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, action: 'approve' }, body: {} },
 };
 
 export interface RouteCall {
