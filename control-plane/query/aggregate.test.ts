@@ -95,6 +95,8 @@ describe('compileAggregate', () => {
     ['an average of a system timestamp', { groupBy: ['status'], metrics: { mean: { avg: 'createdAt' } } }, 'metrics.mean', /does not apply to dates/],
     ['a sum of text', { groupBy: ['status'], metrics: { total: { sum: 'status' } } }, 'metrics.total', /numbers and dates/],
     ['an alias that a group key has', { groupBy: ['status'], metrics: { status: { count: '*' } } }, 'metrics.status', /groupBy field/],
+    ['the alias __proto__', { groupBy: ['status'], metrics: JSON.parse('{"__proto__": {"count": "*"}}') }, 'metrics.__proto__', /reserved by JavaScript/],
+    ['the group key __proto__', { groupBy: ['__proto__'], metrics: { n: { count: '*' } } }, 'groupBy.0', /reserved by JavaScript/],
     ['no metrics', { groupBy: ['status'], metrics: {} }, 'metrics', /1 to 20/],
     ['metrics that are not an object', { groupBy: ['status'], metrics: [] }, 'metrics', /must be an object/],
     ['21 metrics', { groupBy: ['status'], metrics: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`m${i}`, { count: '*' }])) }, 'metrics', /1 to 20/],

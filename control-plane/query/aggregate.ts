@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.ts';
+import { RESERVED_KEY_ISSUE, ValidationError } from '../errors.ts';
 import { isoTimestamp } from '../db/sql-fragments.ts';
 import { parseFieldPath, resolveField, type FieldKind } from './fields.ts';
 import { compileFilters, type Filter } from './filters.ts';
@@ -65,6 +65,7 @@ export function parseGroupBy(groupBy: readonly string[]): GroupKey[] {
     const name = entry.trim();
     if (seen.has(name)) throw ValidationError.field(at, `repeats "${name}"`);
     seen.add(name);
+    if (name === '__proto__') throw ValidationError.field(at, RESERVED_KEY_ISSUE);
     const [field = '', bucket, ...rest] = name.split(':');
     if (rest.length > 0 || field === '') throw ValidationError.field(at, 'must be a field path, or a date field and a bucket such as createdAt:month');
     parseFieldPath(field, at);
@@ -84,6 +85,7 @@ export function parseMetrics(metrics: unknown): Metric[] {
   if (entries.length === 0 || entries.length > AGGREGATE_LIMITS.metrics) throw ValidationError.field('metrics', `must name 1 to ${AGGREGATE_LIMITS.metrics} metrics`);
   return entries.map(([alias, spec]) => {
     const at = `metrics.${alias}`;
+    if (alias === '__proto__') throw ValidationError.field(at, RESERVED_KEY_ISSUE);
     if (!METRIC_ALIAS.test(alias)) throw ValidationError.field(at, 'is not a valid alias: letters, digits and _, not starting with a digit, at most 63');
     if (!isPlainObject(spec) || Object.keys(spec).length !== 1) throw ValidationError.field(at, `must name one operation: {"<op>": "<field>"} with op one of ${AGGREGATE_OPS.join(', ')}`);
     const [op, field] = Object.entries(spec)[0]!;
