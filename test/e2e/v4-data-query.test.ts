@@ -292,6 +292,14 @@ describe('v4 data: query, aggregate and actions', () => {
       expect(closed.body.resource).toMatchObject({ version: 3, data: { status: 'closed' } });
     });
 
+    it('lets exactly one of 20 concurrent transitions from one state apply', async () => {
+      const created = await create(ticket.key, { title: 'race', status: 'open' });
+      const answers = await Promise.all(Array.from({ length: 20 }, () => act(created.id, 'start')));
+      expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+      expect(answers.filter((a) => a.status === 409 && a.body.error.code === 'CONFLICT')).toHaveLength(19);
+      expect(await read(created.id)).toMatchObject({ version: 2, data: { status: 'in-progress' } });
+    });
+
     it('answers 404 for an undeclared action or an unknown resource, and 409 VERSION_CONFLICT at a stale version', async () => {
       const created = await create(ticket.key, { title: 'desk', status: 'open' });
       const undeclared = await act(created.id, 'archive');
