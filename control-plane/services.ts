@@ -40,7 +40,13 @@ export interface Services {
  */
 export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
   const objectTypes = createObjectTypesService(deps);
-  const resources = createResourcesService({ db: deps.db, objectTypes });
+  // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
+  const resources = createResourcesService({
+    db: deps.db,
+    objectTypes,
+    actionWorkflows: { prepare: (tx, actor, execution) => orchestrate.prepareExecution(tx, actor, execution) },
+  });
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() });
   const identity = createIdentityService(deps);
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
@@ -51,7 +57,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     resourceFiles: createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs }),
     users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
-    orchestrate: createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() }),
+    orchestrate,
     storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
     tenants,
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),

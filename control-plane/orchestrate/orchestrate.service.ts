@@ -1,5 +1,5 @@
 import type { ChatModel } from '../ai/model.ts';
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { DomainError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
@@ -113,6 +113,35 @@ export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPo
       const closed = await workflows().waitForClose(RUN_EXECUTION.workflowId(execution.id), SYNC_WAIT_MS);
       const current = await get(actor, execution.id);
       return { execution: current, settled: closed !== undefined && current.state !== 'running' };
+    },
+
+    /**
+     * Records an execution in the caller's transaction `tx` (of the actor's tenant; 404 for an
+     * unknown workflow) and returns its id with `start`, to be called once that transaction has
+     * committed: no run starts for a transaction that rolled back. A start the workflow engine
+     * refuses leaves the execution `failed`; `start` itself does not throw. Starting twice starts one run.
+     */
+    async prepareExecution(
+      tx: Tx,
+      actor: Actor,
+      request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown> },
+    ): Promise<{ executionId: string; start: () => Promise<void> }> {
+      const engine = workflows();
+      const definition = await findDefinition(tx, request.workflowId);
+      if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);
+      const steps: StepState[] = definition.steps.map((s) => ({ stepId: s.id, name: s.name, state: 'pending', duration: 0 }));
+      const execution = await insertExecution(tx, { workflowId: definition.id, version: definition.version, input: request.input, metadata: request.metadata, steps, createdBy: actor.userId });
+      const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
+      const start = async () => {
+        try {
+          await engine.start(RUN_EXECUTION.type, { workflowId: RUN_EXECUTION.workflowId(execution.id), args: [plan], tenantId: actor.tenantId, workflowKey: definition.id });
+        } catch {
+          await db.inTenant(actor.tenantId, (t) =>
+            closeExecution(t, execution.id, { state: 'failed', steps: execution.steps, error: { message: 'the workflow engine did not accept the execution' } }),
+          );
+        }
+      };
+      return { executionId: execution.id, start };
     },
 
     get,

@@ -23,6 +23,8 @@ import {
   ResourceSchema,
   UpdateResourceInputSchema,
 } from './resources.schema.ts';
+import { ActionResultSchema, ApplyActionInputSchema } from './resource-actions.schema.ts';
+import { AggregateResourcesInputSchema, AggregateResultSchema, QueryResourcesInputSchema, ResourceQueryPageSchema } from './resource-queries.schema.ts';
 
 export const resourcesRouter = t.router({
   list: tenantProcedure('resources.read')
@@ -92,4 +94,16 @@ export const resourcesRouter = t.router({
     .input(BatchDeleteInputSchema)
     .output(BatchDeletedSchema)
     .mutation(({ ctx, input }) => ctx.services.resources.batchDelete(ctx.actor, input)),
+  query: tenantProcedure('resources.read')
+    .input(QueryResourcesInputSchema)
+    .output(ResourceQueryPageSchema)
+    .query(({ ctx, input }) => ctx.services.resources.query(ctx.actor, input)),
+  aggregate: tenantProcedure('resources.read')
+    .input(AggregateResourcesInputSchema)
+    .output(AggregateResultSchema)
+    .query(({ ctx, input }) => ctx.services.resources.aggregate(ctx.actor, input)),
+  applyAction: tenantProcedure('resources.update')
+    .input(ApplyActionInputSchema)
+    .output(ActionResultSchema)
+    .mutation(({ ctx, input }) => ctx.services.resources.applyAction(ctx.actor, input)),
 });

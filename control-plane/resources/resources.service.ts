@@ -8,6 +8,9 @@ import { idempotently } from './idempotency-keys.ts';
 import { buildListStatements, type ListOptions } from './list-statements.ts';
 import { createResourceBatches } from './resource-batches.ts';
 import { createResourceHistory } from './resource-history.ts';
+import { applyAction, type ActionWorkflows } from './resource-actions.ts';
+import type { ApplyActionInput } from './resource-actions.schema.ts';
+import { createResourceQueries } from './resource-queries.ts';
 import { resourceOps, type ResourceData } from './resource-ops.ts';
 import { isResourceId, runListStatements, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
@@ -24,8 +27,9 @@ type IfMatch = number | '*';
 const isPascalName = (type: string) => /[A-Z]/.test(type);
 
 /** Generic CRUD and queries over typed resources; every call runs inside the actor's tenant. */
-export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesService }) {
+export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesService; actionWorkflows?: ActionWorkflows }) {
   const { db, objectTypes } = deps;
+  const queries = createResourceQueries(deps);
   const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate);
 
   async function list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
@@ -68,6 +72,12 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
   }
 
   return {
+    /** A query across types, newest first (resource-queries.ts). */
+    query: queries.query,
+    /** Groups of one type's resources with their metrics (resource-queries.ts). */
+    aggregate: queries.aggregate,
+    /** Applies an action declared on the resource's type (resource-actions.ts). */
+    applyAction: (actor: Actor, input: ApplyActionInput) => applyAction({ db, objectTypes, workflows: deps.actionWorkflows }, actor, input),
     async get(actor: Actor, type: string, id: string): Promise<Resource> {
       const key = isPascalName(type) ? (await db.inTenant(actor.tenantId, (tx) => objectTypes.find(tx, type)))?.key : type;
       const [resource] = key && isResourceId(id) ? await db.readInTenant(actor.tenantId, (tx) => selectResource(tx, key, id)) : [];

@@ -75,6 +75,9 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/data/resources/:tenantId/:objectType/batch/create': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ name: 'route case' }] } },
   'POST /v4/data/resources/:tenantId/:objectType/batch/update': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ id: NO_ID, data: { name: 'route case' }, version: 1 }] } },
   'POST /v4/data/resources/:tenantId/:objectType/batch/delete': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { ids: [NO_ID] } },
+  'POST /v4/data/resources/:tenantId/query': { tenantFrom: 'path', body: { types: ['project'] } },
+  'POST /v4/data/resources/:tenantId/:objectType/aggregate': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { groupBy: ['status'], metrics: { n: { count: '*' } } } },
+  'POST /v4/data/resources/:tenantId/:objectType/:id/actions/:action': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, action: 'approve' }, body: {} },
 };
 
 export interface RouteCall {
