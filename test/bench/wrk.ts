@@ -37,6 +37,8 @@ export interface WrkOptions {
   /** Another method than GET, with a JSON body file sent on every request. */
   method?: string;
   bodyFile?: string;
+  /** Another Lua script than the request-rotating one, given `token` and `pathsFile`. */
+  script?: string;
 }
 
 export interface WrkResult extends Measurement {
@@ -62,7 +64,7 @@ export async function runWrk(bin: string, options: WrkOptions): Promise<WrkResul
     '--timeout',
     '60s',
     '-s',
-    LUA_SCRIPT,
+    options.script ?? LUA_SCRIPT,
     options.url,
     '--',
     options.token,

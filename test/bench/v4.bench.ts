@@ -1,0 +1,223 @@
+/**
+ * v4 data benchmark (`npm run bench:v4`): GET-by-id, PUT at a version and an aggregate over the
+ * tenant's projects through the REST edge (wrk over HTTP), each against pgbench replaying the
+ * exact statements the platform sent for one such request, captured from the server log of the
+ * benchmark's own PostgreSQL, in the same run. Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS
+ * (5), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_ROWS (100000). A measurement: it exits 0
+ * whether targets are met or not.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
+import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { benchCluster, createIdSet, createPlatformDatabase, dropBenchDatabases, ID_TABLE, loadProjects, tenantLoginOf, waitUntilIdle, withSql } from './bench-db.ts';
+import { localPostmasterOf } from './cpu.ts';
+import { findPgbench, mixed, runPgbench, toPgbenchSql, withRandomId, type PgbenchScripts } from './pgbench.ts';
+import { ratiosTable, resultsTable, type Row } from './report.ts';
+import { captureFromServerLog, PLATFORM_APP, type Statement } from './statements.ts';
+import { ensureWrk, runWrk } from './wrk.ts';
+
+const TENANT = 'acme';
+const USER = 'admin@acme.test';
+const ID_COUNT = 10_000;
+const ID_LOOKUP_EVERY = 50;
+const UNLIMITED = { points: 1e9, durationSeconds: 60 };
+const PUT_SCRIPT = fileURLToPath(new URL('./put-versioned.lua', import.meta.url));
+/** The aggregate measured: projects per status with their budget's sum and average. */
+const AGGREGATE = { groupBy: ['status'], metrics: { n: { count: '*' }, total: { sum: 'budget' }, mean: { avg: 'budget' } } };
+
+const log = (message: string) => process.stderr.write(`[bench:v4] ${message}\n`);
+
+function numberFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+const settings = (() => {
+  const seconds = numberFromEnv('BENCH_SECONDS', 15);
+  return {
+    seconds,
+    warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', Math.min(5, seconds)),
+    connections: numberFromEnv('BENCH_CONNECTIONS', 32),
+    threads: numberFromEnv('BENCH_THREADS', 2),
+    rows: numberFromEnv('BENCH_ROWS', 100_000),
+  };
+})();
+
+/**
+ * A captured request as a pgbench script: parameters become `-D` variables, `id` the variable
+ * the id lookup sets, a NULL parameter the literal NULL (pgbench passes none), and `gset` marks
+ * statements whose row sets variables for later ones (`versionAt` names the version parameters).
+ */
+function replay(
+  statements: Statement[],
+  options: { id?: string; gset?: (statement: Statement) => boolean; versionAt?: (statement: Statement, param: number) => boolean } = {},
+): PgbenchScripts {
+  const variables: Record<string, string> = {};
+  const lines = statements.map((statement, i) => {
+    const names = statement.params.map((value, j) => {
+      if (value === null) return 'NULL_PARAM';
+      if (options.versionAt?.(statement, j)) {
+        variables.version ??= value;
+        return 'version';
+      }
+      if (options.id !== undefined && value === options.id) {
+        variables.id = value;
+        return 'id';
+      }
+      variables[`p${i}_${j}`] = value;
+      return `p${i}_${j}`;
+    });
+    const text = toPgbenchSql(statement.sql, names).replaceAll(':NULL_PARAM', 'NULL');
+    return options.gset?.(statement) ? `${text.replace(/;$/, '')} \\gset` : text;
+  });
+  return mixed([{ text: `${lines.join('\n')}\n`, variables, share: 1 }]);
+}
+
+async function main(): Promise<void> {
+  const tools = { wrk: await ensureWrk(log), pgbench: findPgbench() };
+  const cluster = await benchCluster(log);
+  if (!cluster.logFile) throw new Error('bench:v4 replays the statements it captures from its own PostgreSQL log: run it without DATABASE_URL');
+  const workDir = await mkdtemp(join(tmpdir(), 'svc-bench-v4-'));
+  let platform: RunningPlatform | undefined;
+  try {
+    log('creating and migrating the benchmark database');
+    const dbUrl = await createPlatformDatabase(cluster.adminUrl);
+    platform = await startPlatform({
+      role: 'all',
+      databaseUrl: dbUrl,
+      tenantDatabaseUrl: await tenantLoginOf(cluster, dbUrl),
+      port: 0,
+      seedDevelopmentData: true,
+      rateLimits: { keyPrefix: 'bench-v4', policies: { resources: UNLIMITED, users: UNLIMITED, anonymous: UNLIMITED } },
+      log: (message, detail) => log(`platform: ${message} ${detail instanceof Error ? detail.stack : (detail ?? '')}`),
+    });
+    log(`loading ${settings.rows} projects for tenant ${TENANT}`);
+    await loadProjects(dbUrl, TENANT, settings.rows);
+    const ids = await createIdSet(dbUrl, TENANT, ID_COUNT);
+    const token = (await loginWithPkce({ issuer: platform.url, email: USER })).accessToken;
+    const { tenantId, postmaster } = await withSql(dbUrl, async (sql) => {
+      const [row] = await sql<{ id: string; pid: number }[]>`select id::text as id, pg_backend_pid() as pid from tenants where slug = ${TENANT}`;
+      return { tenantId: row!.id, postmaster: localPostmasterOf(row!.pid) };
+    });
+    const base = `/v4/data/resources/${tenantId}/project`;
+    const send = async (method: string, path: string, body?: unknown) => {
+      const response = await fetch(platform!.url + path, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const text = await response.text();
+      if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
+      return JSON.parse(text) as { version?: number };
+    };
+
+    // One request of each workload, its statements captured as PostgreSQL received them.
+    const putBody = (version: number) => ({ data: { name: 'bench', status: 'active', budget: 1000 }, version });
+    const capture = async (name: string, request: () => Promise<unknown>) => {
+      await request();
+      const statements = await captureFromServerLog(cluster.adminUrl, cluster.logFile!, async () => void (await request()));
+      console.log(`\n-- ${name}: statements per request, in order, captured from the server log`);
+      for (const s of statements) console.log(`${s.sql.trim().replace(/\s+/g, ' ')}\n     params: ${JSON.stringify(s.params)}`);
+      return statements;
+    };
+    const getStatements = await capture('GET-by-id', () => send('GET', `${base}/${ids[0]}`));
+    let putVersion = 1;
+    const putStatements = await capture('PUT at a version', async () => (putVersion = (await send('PUT', `${base}/${ids[1]}`, putBody(putVersion))).version!));
+    const aggregateStatements = await capture('aggregate', () => send('POST', `${base}/aggregate`, AGGREGATE));
+
+    const isLock = (s: Statement) => /\bfor update\b/i.test(s.sql);
+    const isUpdate = (s: Statement) => /^\s*update resources\b/i.test(s.sql);
+    const isHistory = (s: Statement) => /^\s*insert into resource_versions\b/i.test(s.sql);
+    const lookup = { table: ID_TABLE, count: ids.length, variable: 'id', every: ID_LOOKUP_EVERY };
+    const scripts = {
+      get: withRandomId(replay(getStatements, { id: ids[0] }), lookup),
+      // The version read under the row lock is the one the update names; the update's row gives the history its version.
+      put: withRandomId(
+        replay(putStatements, {
+          id: ids[1],
+          gset: (s) => isLock(s) || isUpdate(s),
+          versionAt: (s, param) => (isUpdate(s) && param === 3) || (isHistory(s) && param === 2),
+        }),
+        lookup,
+      ),
+      aggregate: replay(aggregateStatements),
+    };
+
+    const files = {
+      get: join(workDir, 'get-paths.txt'),
+      put: join(workDir, 'put-paths.txt'),
+      aggregate: join(workDir, 'aggregate-paths.txt'),
+      aggregateBody: join(workDir, 'aggregate.json'),
+    };
+    await writeFile(files.get, `${ids.map((id) => `${base}/${id}`).join('\n')}\n`);
+    await writeFile(files.aggregate, `${base}/aggregate\n`);
+    await writeFile(files.aggregateBody, JSON.stringify(AGGREGATE));
+    const { seconds, warmupSeconds, connections, threads } = settings;
+
+    const edge = async (name: string, options: { pathsFile: string; method?: string; bodyFile?: string; script?: string }, before?: () => Promise<void>) => {
+      log(`${name} through the edge: wrk, ${connections} connections, ${threads} threads, ${warmupSeconds} s warm-up + ${seconds} s`);
+      const run = async (duration: number) => {
+        await before?.();
+        const result = await runWrk(tools.wrk, { url: platform!.url, token, connections, threads, seconds: duration, postmaster, ...options });
+        await waitUntilIdle(dbUrl, PLATFORM_APP);
+        return result;
+      };
+      await run(warmupSeconds);
+      return run(seconds);
+    };
+    // Each PUT run starts from the versions stored then.
+    const writePutPaths = async () => {
+      const rows = await withSql(dbUrl, (sql) => sql<{ id: string; version: number }[]>`
+        select r.id::text as id, r.version from resources r join ${sql(ID_TABLE)} b on b.id = r.id`);
+      await writeFile(files.put, `${rows.map((r) => `${base}/${r.id} ${r.version}`).join('\n')}\n`);
+    };
+    const sqlRun = async (name: string, workload: PgbenchScripts) => {
+      log(`${name} exact SQL: pgbench`);
+      const run = (duration: number, percentiles: boolean) =>
+        runPgbench(tools.pgbench, { url: dbUrl, clients: connections, threads, seconds: duration, scripts: workload, percentiles, postmaster });
+      await run(warmupSeconds, false);
+      return run(seconds, true);
+    };
+
+    const row = (workload: string, tool: string, result: Row['result']): Row => ({ workload, tool, connections, result });
+    const rows = {
+      edgeGet: row('GET-by-id (edge)', 'wrk', await edge('GET-by-id', { pathsFile: files.get })),
+      sqlGet: row('GET-by-id exact SQL', 'pgbench', await sqlRun('GET-by-id', scripts.get)),
+      edgePut: row('PUT at a version (edge)', 'wrk', await edge('PUT at a version', { pathsFile: files.put, script: PUT_SCRIPT }, writePutPaths)),
+      sqlPut: row('PUT at a version exact SQL', 'pgbench', await sqlRun('PUT at a version', scripts.put)),
+      edgeAggregate: row('aggregate (edge)', 'wrk', await edge('aggregate', { pathsFile: files.aggregate, method: 'POST', bodyFile: files.aggregateBody })),
+      sqlAggregate: row('aggregate exact SQL', 'pgbench', await sqlRun('aggregate', scripts.aggregate)),
+    };
+
+    const version = await withSql(dbUrl, async (sql) => (await sql<{ v: string }[]>`select current_setting('server_version') as v`)[0]!.v);
+    const bun = (process.versions as Record<string, string | undefined>).bun;
+    console.log(`\nmachine: nproc ${availableParallelism()}, ${bun ? `Bun ${bun}` : `node ${process.version}`}, PostgreSQL ${version}`);
+    console.log(`load: ${connections} connections (wrk) and clients (pgbench), ${threads} threads, ${seconds} s measured after ${warmupSeconds} s warm-up; ${settings.rows} projects, ${ID_COUNT} ids`);
+    console.log('cpu% = percent of one core over the middle of each run: the platform process / PostgreSQL / load generator / other processes\n');
+    console.log(resultsTable(Object.values(rows)));
+    console.log();
+    console.log(
+      ratiosTable([
+        { label: 'GET-by-id edge / exact SQL', numerator: rows.edgeGet, denominator: rows.sqlGet, target: 0.85 },
+        { label: 'PUT at a version edge / exact SQL', numerator: rows.edgePut, denominator: rows.sqlPut, target: 0.85 },
+        { label: 'aggregate edge / exact SQL', numerator: rows.edgeAggregate, denominator: rows.sqlAggregate },
+      ]),
+    );
+  } finally {
+    await platform?.close().catch((error: Error) => log(`closing the platform failed: ${error.message}`));
+    await dropBenchDatabases(cluster.adminUrl).catch((error: Error) => log(`dropping the databases failed: ${error.message}`));
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+try {
+  await main();
+  process.exit(0);
+} catch (error) {
+  console.error(error);
+  process.exit(1);
+}
