@@ -5,6 +5,7 @@ import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
+import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
 import { createIdentityService, type IdentityService } from './identity/identity.service.ts';
@@ -26,6 +27,7 @@ export interface Services {
   users: UsersService;
   sessions: SessionsService;
   orchestrate: OrchestrateService;
+  capabilities: CapabilitiesService;
   storage: StorageService;
   tenants: TenantsService;
   apps: AppsService;
@@ -46,7 +48,8 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     objectTypes,
     actionWorkflows: { prepare: (tx, actor, execution) => orchestrate.prepareExecution(tx, actor, execution) },
   });
-  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel() });
+  const capabilities = createCapabilitiesService(deps);
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel(), capabilities });
   const identity = createIdentityService(deps);
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
@@ -58,6 +61,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate,
+    capabilities,
     storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
     tenants,
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),

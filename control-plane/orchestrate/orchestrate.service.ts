@@ -10,6 +10,7 @@ import { EXAMPLE_WORKFLOWS } from './examples.ts';
 import { closeExecution, findDefinition, findExecution, insertExecution, listDefinitions, listExecutions, upsertDefinition, writeSteps } from './orchestrate.repo.ts';
 import type { Execution, ExecutionPlan, ExecutionState, StepState, WorkflowDefinition } from './orchestrate.schema.ts';
 import { runStepOf } from './steps.ts';
+import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
 
 /** How long a synchronous execute waits for the run to finish before answering "still running". */
 const SYNC_WAIT_MS = 10_000;
@@ -28,7 +29,14 @@ export type OrchestrateService = ReturnType<typeof createOrchestrateService>;
  * Temporal workflow `exec-<id>` whose activities move the row along; reads reconcile a row that
  * still says `running` with the workflow's own status, so the API and the workflow UI agree.
  */
-export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPort; resources: ResourcesService; model: ChatModel }) {
+export function createOrchestrateService(deps: {
+  db: Db;
+  workflows?: WorkflowsPort;
+  resources: ResourcesService;
+  model: ChatModel;
+  /** Refuses a tenant without the `workflows.runtime` capability (403 naming it). */
+  capabilities?: Pick<CapabilitiesService, 'require'>;
+}) {
   const { db } = deps;
   const workflows = () => {
     if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
@@ -81,6 +89,7 @@ export function createOrchestrateService(deps: { db: Db; workflows?: WorkflowsPo
       actor: Actor,
       request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown>; async: boolean },
     ): Promise<{ execution: Execution; settled: boolean }> {
+      await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
       const { definition, execution } = await db.inTenant(actor.tenantId, async (tx) => {
         const definition = await findDefinition(tx, request.workflowId);
         if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);

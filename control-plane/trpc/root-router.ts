@@ -1,4 +1,5 @@
 import { appsRouter } from '../apps/apps.router.ts';
+import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import { healthRouter } from '../health/health.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
@@ -21,6 +22,7 @@ export const appRouter = t.router({
   identity: t.mergeRouters(identityRouter, callerTenantsRouter),
   tenants: tenantsRouter,
   apps: appsRouter,
+  capabilities: capabilitiesRouter,
   health: healthRouter,
   uploads: uploadsRouter,
 });

@@ -78,6 +78,11 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/data/resources/:tenantId/query': { tenantFrom: 'path', body: { types: ['project'] } },
   'POST /v4/data/resources/:tenantId/:objectType/aggregate': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { groupBy: ['status'], metrics: { n: { count: '*' } } } },
   'POST /v4/data/resources/:tenantId/:objectType/:id/actions/:action': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, action: 'approve' }, body: {} },
+  'GET /v4/platform/capabilities/catalog': { tenantFrom: 'none' },
+  'POST /v4/platform/capabilities/evaluate': { tenantFrom: 'query', body: { capabilities: ['workflows.runtime'] } },
+  'PUT /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' }, body: { allowed: true, reason: 'route case' } },
+  'DELETE /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' } },
+  'PUT /v4/platform/tenants/:tenantId/plan': { tenantFrom: 'path', body: { plan: 'team' } },
 };
 
 export interface RouteCall {

@@ -8,6 +8,7 @@ import { v4ResourceQueryRoutes } from './data-resource-queries.ts';
 import { v4ResourceRoutes } from './data-resources.ts';
 import { v4StorageRoutes } from './data-storage.ts';
 import { v4IdentityRoutes } from './identity.ts';
+import { v4CapabilityRoutes } from './platform-capabilities.ts';
 import { v4PlatformRoutes } from './platform.ts';
 
 /**
@@ -19,6 +20,7 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
   return new Elysia({ name: 'v4', prefix: '/v4' })
     .use(v4IdentityRoutes(cp, calls))
     .use(v4PlatformRoutes(cp, calls))
+    .use(v4CapabilityRoutes(cp, calls))
     .use(v4StorageRoutes(cp, calls))
     .use(v4ObjectTypeRoutes(cp, calls))
     .use(v4ResourceQueryRoutes(cp, calls))

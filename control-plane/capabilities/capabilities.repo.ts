@@ -1,0 +1,40 @@
+import type { Tx } from '../db/client.ts';
+import { isoTimestamp } from '../db/sql-fragments.ts';
+import type { Override, Plan } from './capabilities.schema.ts';
+
+const OVERRIDE_COLUMNS = `tenant_id::text as "tenantId", capability, allowed, limits, reason, set_by::text as "setBy", ${isoTimestamp('set_at')} as "setAt"`;
+
+/** The current tenant's plan (null: from its template), template and home region. */
+export async function tenantPlanFacts(tx: Tx): Promise<{ plan: Plan | null; starterTemplate: string; homeRegion: string | null } | undefined> {
+  const rows = await tx<{ plan: Plan | null; starterTemplate: string; homeRegion: string | null }[]>`
+    select plan, starter_template as "starterTemplate", home_region as "homeRegion" from tenants where id = current_tenant_id()`;
+  return rows[0];
+}
+
+/** The current tenant's overrides. */
+export function tenantOverrides(tx: Tx) {
+  return tx<Override[]>`select ${tx.unsafe(OVERRIDE_COLUMNS)} from capability_overrides where tenant_id = current_tenant_id()`;
+}
+
+/** Platform work (the owner's transaction): sets or replaces a tenant's override. */
+export async function upsertOverride(tx: Tx, override: Omit<Override, 'setAt'>): Promise<Override> {
+  const rows = await tx.unsafe<Override[]>(
+    `insert into capability_overrides (tenant_id, capability, allowed, limits, reason, set_by)
+     values ($1::uuid, $2, $3, $4::text::jsonb, $5, $6::uuid)
+     on conflict (tenant_id, capability) do update set allowed = excluded.allowed, limits = excluded.limits, reason = excluded.reason,
+       set_by = excluded.set_by, set_at = date_trunc('milliseconds', now())
+     returning ${OVERRIDE_COLUMNS}`,
+    [override.tenantId, override.capability, override.allowed, JSON.stringify(override.limits), override.reason, override.setBy],
+  );
+  return rows[0]!;
+}
+
+/** Platform work: removes a tenant's override; false when there was none. */
+export async function deleteOverride(tx: Tx, tenantId: string, capability: string): Promise<boolean> {
+  return (await tx`delete from capability_overrides where tenant_id = ${tenantId}::uuid and capability = ${capability} returning 1`).length > 0;
+}
+
+/** Platform work: sets a live tenant's plan; its template when found, undefined for no such tenant. */
+export async function setTenantPlan(tx: Tx, tenantId: string, plan: Plan): Promise<boolean> {
+  return (await tx`update tenants set plan = ${plan}, updated_at = now() where id = ${tenantId}::uuid and deleted_at is null returning 1`).length > 0;
+}

@@ -1,0 +1,34 @@
+import type { Capability, Plan } from './capabilities.schema.ts';
+
+const all = (limits: Capability['plans'][Plan]['limits'] = {}) => ({ included: true, limits });
+const none = { included: false, limits: {} };
+
+/**
+ * What each plan includes. A capability a plan does not include is refused (403 naming it) unless
+ * a platform administrator allows it for the tenant.
+ */
+export const CATALOG: readonly Capability[] = [
+  { key: 'workflows.runtime', description: 'Run orchestrate workflows (v3 orchestrate, v4 actions that start one).', plans: { free: all({ maxConcurrentExecutions: 5 }), team: all({ maxConcurrentExecutions: 50 }), enterprise: all() } },
+  { key: 'data.files', description: 'Attach files to resources through declared file properties.', plans: { free: all({ maxFileBytes: 10 * 1024 * 1024 }), team: all({ maxFileBytes: 100 * 1024 * 1024 }), enterprise: all({ maxFileBytes: 100 * 1024 * 1024 }) } },
+  { key: 'documents.upload', description: 'Upload documents and have their text extracted.', plans: { free: all({ maxFileBytes: 10 * 1024 * 1024 }), team: all({ maxFileBytes: 100 * 1024 * 1024 }), enterprise: all({ maxFileBytes: 100 * 1024 * 1024 }) } },
+  { key: 'documents.ocr', description: 'Read the text of scanned documents and images (OCR).', plans: { free: none, team: all({ maxPagesPerDay: 500 }), enterprise: all() } },
+  { key: 'search.fulltext', description: 'Full-text search over documents and resources.', plans: { free: all(), team: all(), enterprise: all() } },
+  { key: 'search.vector', description: 'Vector and hybrid search over embeddings.', plans: { free: none, team: all(), enterprise: all() } },
+  { key: 'ai.chat', description: 'Retrieval-augmented AI chat over the tenant’s documents and resources.', plans: { free: none, team: all({ maxMessagesPerDay: 2000 }), enterprise: all() } },
+  { key: 'storage.postgresql', description: 'Resources and object types in PostgreSQL.', plans: { free: all(), team: all(), enterprise: all() } },
+  { key: 'storage.documentdb', description: 'Document collections (documentdb backend).', plans: { free: all(), team: all(), enterprise: all() } },
+  { key: 'storage.blob', description: 'A blob area for files.', plans: { free: all(), team: all(), enterprise: all() } },
+  { key: 'storage.search', description: 'Search projections of resources.', plans: { free: all(), team: all(), enterprise: all() } },
+  { key: 'realtime', description: 'Realtime resource change events (SSE).', plans: { free: none, team: all({ maxConnections: 100 }), enterprise: all() } },
+  { key: 'webhooks', description: 'Signed inbound webhooks that start workflows.', plans: { free: none, team: all({ maxEndpoints: 10 }), enterprise: all() } },
+  { key: 'geo', description: 'Place lookup and tenant geodata.', plans: { free: none, team: none, enterprise: all() }, regions: ['au', 'ca', 'eu'] },
+];
+
+/** The plan a tenant has when none was set for it: what its starter template comes with. */
+export const TEMPLATE_PLANS: Readonly<Record<string, Plan>> = {
+  'blank-vertical-template': 'free',
+  'team-vertical-template': 'team',
+  'enterprise-vertical-template': 'enterprise',
+};
+
+export const planOfTemplate = (template: string): Plan => (Object.hasOwn(TEMPLATE_PLANS, template) ? TEMPLATE_PLANS[template]! : 'free');
