@@ -2,7 +2,7 @@ import * as XLSX from '@e965/xlsx';
 import { fileTypeFromBuffer } from 'file-type';
 import { UnsupportedFileTypeError } from '../errors.ts';
 import { ExtractionError, type ExtractFormat } from './extraction.ts';
-import { looksLikeText } from './plain-text.ts';
+import { isSurelyText, looksLikeText } from './plain-text.ts';
 
 export interface DetectedFormat {
   format: ExtractFormat;
@@ -60,8 +60,8 @@ function compoundFileFormat(bytes: Uint8Array, filename: string): DetectedFormat
 }
 
 /**
- * The file's format, judged by its content (`file-type`); only content without a binary signature
- * is told apart by its name: `.csv`/`.tsv` as CSV, `.md`/`.markdown` as Markdown, any other as
+ * The file's format, judged by its content (`file-type`); only text (content without a binary
+ * signature of a format read here, or text that matches another by chance) is told apart by its name: `.csv`/`.tsv` as CSV, `.md`/`.markdown` as Markdown, any other as
  * plain text. Throws `UnsupportedFileTypeError` for anything else.
  */
 export async function detectFormat(bytes: Uint8Array, filename: string): Promise<DetectedFormat> {
@@ -69,8 +69,8 @@ export async function detectFormat(bytes: Uint8Array, filename: string): Promise
   if (type) {
     if (type.ext === 'cfb') return compoundFileFormat(bytes, filename);
     const format = BY_EXTENSION[type.ext];
-    if (!format) throw unsupported(type.mime);
-    return { format, contentType: type.mime };
+    if (format) return { format, contentType: type.mime };
+    if (!isSurelyText(bytes)) throw unsupported(type.mime);
   }
   if (/^\s*\{\\rtf/.test(Buffer.from(bytes.subarray(0, 64)).toString('latin1'))) return { format: 'rtf', contentType: 'application/rtf' };
   if (!looksLikeText(bytes)) throw unsupported('application/octet-stream');

@@ -128,6 +128,12 @@ describe('extract', () => {
     expect(text.text).toBe('Café');
   });
 
+  it('reads UTF-16 text with a byte order mark, whose first bytes look like MPEG audio', async () => {
+    const bytes = new Uint8Array(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Grüße\n\nzweiter Absatz', 'utf16le')]));
+    const text = await extract('notes.txt', bytes);
+    expect(text).toMatchObject({ format: 'text', text: 'Grüße\n\nzweiter Absatz' });
+  });
+
   it('reads Markdown by paragraphs, under their headings', async () => {
     const md = await extract('sample.md');
     expect(md).toMatchObject({ format: 'markdown', contentType: 'text/markdown' });

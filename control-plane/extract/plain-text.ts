@@ -15,10 +15,26 @@ export function decodeText(bytes: Uint8Array): string {
   }
 }
 
+const hasUtf16Bom = (bytes: Uint8Array) => (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+
 /** Whether bytes look like text rather than binary data: a UTF-16 BOM, or no NUL byte in the first 8 KiB. */
 export function looksLikeText(bytes: Uint8Array): boolean {
-  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return true;
-  return !bytes.subarray(0, 8192).includes(0);
+  return hasUtf16Bom(bytes) || !bytes.subarray(0, 8192).includes(0);
+}
+
+/**
+ * Whether bytes are surely text: a UTF-16 BOM, or a first 8 KiB of valid UTF-8 without control
+ * characters but tab, line breaks and form feed. Binary signatures can be as short as two bytes
+ * (MPEG audio's frame sync), so text may match one by chance.
+ */
+export function isSurelyText(bytes: Uint8Array): boolean {
+  if (hasUtf16Bom(bytes)) return true;
+  try {
+    const head = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, 8192), { stream: true });
+    return !/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(head);
+  } catch {
+    return false;
+  }
 }
 
 /** Paragraphs apart by blank lines, numbered from 1. */
