@@ -51,20 +51,22 @@ export async function readXlsx(bytes: Uint8Array, collector: SegmentCollector, l
   }
 }
 
-/** An Excel 97-2003 workbook's rows (SheetJS), as `readXlsx` gives them. */
+/**
+ * An Excel 97-2003 workbook's rows (SheetJS), as `readXlsx` gives them. Read in dense mode and
+ * walked over the cells present, never over the sheet's declared range, which may claim every row
+ * and column a sheet can have.
+ */
 export function readXls(bytes: Uint8Array, collector: SegmentCollector, limits: ExtractionLimits): void {
-  const workbook = XLSX.read(bytes, { type: 'array', sheetRows: limits.maxRows + 1, cellFormula: false, cellHTML: false, cellStyles: false });
+  const workbook = XLSX.read(bytes, { type: 'array', dense: true, sheetRows: limits.maxRows + 1, cellFormula: false, cellHTML: false, cellStyles: false });
   const budget = new RowBudget(limits.maxRows, collector);
   for (const name of workbook.SheetNames) {
-    const sheet = workbook.Sheets[name];
-    if (!sheet?.['!ref']) continue;
-    const range = XLSX.utils.decode_range(sheet['!ref']);
-    for (let r = range.s.r; r <= range.e.r; r++) {
+    const rows = workbook.Sheets[name]?.['!data'] ?? [];
+    for (const [r, row] of rows.entries()) {
+      if (!row) continue;
       const cells: string[] = [];
-      for (let c = range.s.c; c <= range.e.c; c++) {
-        const cell: XLSX.CellObject | undefined = sheet[XLSX.utils.encode_cell({ r, c })];
-        if (cell && cell.v !== undefined) cells.push(cell.w ?? String(cell.v));
-      }
+      row.forEach((cell) => {
+        if (cell?.v !== undefined) cells.push(cell.w ?? String(cell.v));
+      });
       if (!budget.add(cells, name, r + 1)) return;
     }
   }
