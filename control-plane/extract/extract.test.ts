@@ -178,6 +178,16 @@ describe('extract', () => {
     await expect(extract('broken.doc', doc.subarray(0, 1024))).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { format: 'doc' } });
   });
 
+  it('refuses a DOCX or XLSX that would unpack to more than the limit, before unpacking it', async () => {
+    const small = createExtractor({ limits: { maxUnpackedBytes: 1000 } });
+    await expect(small.extract({ filename: 'sample.docx', bytes: fixture('sample.docx') })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'file', issue: 'unpacks to more than 1000 bytes', format: 'docx' },
+    });
+    await expect(small.extract({ filename: 'sample.xlsx', bytes: fixture('sample.xlsx') })).rejects.toMatchObject({ details: { format: 'xlsx' } });
+    await small.close();
+  });
+
   it('reads the words in an image by OCR', { timeout: 60_000 }, async () => {
     const image = await extract('ocr.png');
     expect(image).toMatchObject({ format: 'image', contentType: 'image/png', pages: 1 });

@@ -42,12 +42,15 @@ export interface ExtractionLimits {
   maxPages: number;
   /** Spreadsheet rows read, over all sheets together. */
   maxRows: number;
+  /** Bytes a DOCX or XLSX (a ZIP package) may unpack to, by its own directory: a larger one is refused before it is unpacked. */
+  maxUnpackedBytes: number;
 }
 
 export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
   maxTextBytes: 20 * 1024 * 1024,
   maxPages: 2_000,
   maxRows: 100_000,
+  maxUnpackedBytes: 256 * 1024 * 1024,
 };
 
 const FORMAT_NAMES: Record<ExtractFormat, string> = {
@@ -64,16 +67,16 @@ const FORMAT_NAMES: Record<ExtractFormat, string> = {
 };
 
 /**
- * A file of a format the extractor reads whose content cannot be read: damaged, truncated or
- * encrypted. A client error (the upload is at fault), so a `VALIDATION_ERROR` on field `file`; the
+ * A file of a format the extractor reads whose content cannot be read: damaged, truncated,
+ * encrypted, or a package that would unpack to more than the limit. A client error (the upload is at fault), so a `VALIDATION_ERROR` on field `file`; the
  * library's own error is kept as `cause` for logs, never sent to clients.
  */
 export class ExtractionError extends ValidationError {
   constructor(
     readonly format: ExtractFormat,
     cause?: unknown,
+    issue = `is not a readable ${FORMAT_NAMES[format]}`,
   ) {
-    const issue = `is not a readable ${FORMAT_NAMES[format]}`;
     super(`file ${issue}`, { field: 'file', issue, format });
     this.cause = cause;
   }

@@ -15,6 +15,7 @@ import { decodeText, readMarkdown, readPlainText } from './plain-text.ts';
 import { readRtf } from './rtf.ts';
 import { readCsv, readXls, readXlsx } from './spreadsheet.ts';
 import { readDoc, readDocx } from './word.ts';
+import { checkUnpackedSize } from './zip-package.ts';
 
 export { DEFAULT_EXTRACTION_LIMITS, ExtractionError } from './extraction.ts';
 export type { Extraction, ExtractionLimits, ExtractFormat, ExtractInput, Segment, SegmentPosition } from './extraction.ts';
@@ -56,6 +57,7 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
       const { format, contentType } = await detectFormat(bytes, input.filename);
       const collector = new SegmentCollector(limits.maxTextBytes);
       let pages: number | undefined;
+      if (format === 'docx' || format === 'xlsx') checkUnpackedSize(bytes, format, limits.maxUnpackedBytes);
       try {
         switch (format) {
           case 'pdf':
