@@ -1,0 +1,135 @@
+import { ValidationError } from '../errors.ts';
+
+/** The formats the extractor reads; a file's format is judged by its content, its name only for plain-text kinds. */
+export type ExtractFormat = 'pdf' | 'docx' | 'doc' | 'xlsx' | 'xls' | 'csv' | 'rtf' | 'text' | 'markdown' | 'image';
+
+/**
+ * Where a segment's text came from, for citations. Numbers are 1-based, as a reader of the file
+ * would count them.
+ * - `{page}`: a PDF page; an image is page 1.
+ * - `{sheet, row}`: a spreadsheet row as the sheet numbers it (XLSX, XLS); for CSV the sheet is
+ *   `'csv'` and the row is the record's number, the header being row 1.
+ * - `{paragraph, section?}`: the paragraph's number among the document's paragraphs (DOCX, DOC,
+ *   RTF, text, Markdown); `section` is the text of the nearest heading above it (DOCX, Markdown).
+ */
+export type SegmentPosition = { page: number } | { sheet: string; row: number } | { paragraph: number; section?: string };
+
+export interface Segment {
+  text: string;
+  position: SegmentPosition;
+}
+
+export interface Extraction {
+  format: ExtractFormat;
+  /** The media type the content was recognised as, such as `application/pdf`. */
+  contentType: string;
+  /** Every segment's text in document order: paragraphs and pages apart by a blank line, rows by a line break. */
+  text: string;
+  segments: Segment[];
+  /** The document's page count (PDF; 1 for an image), even when only the first pages were read. */
+  pages?: number;
+  /** A limit cut the text short: only the first pages, rows or bytes of text are here. */
+  truncated: boolean;
+}
+
+/** The file to read: its bytes, or the path of a local file. `filename` names plain-text kinds (`.csv`, `.md`). */
+export type ExtractInput = { filename: string } & ({ bytes: Uint8Array; path?: never } | { path: string; bytes?: never });
+
+export interface ExtractionLimits {
+  /** UTF-8 bytes of extracted text kept; the rest is dropped and `truncated` set. */
+  maxTextBytes: number;
+  /** PDF pages read; later pages are skipped. */
+  maxPages: number;
+  /** Spreadsheet rows read, over all sheets together. */
+  maxRows: number;
+  /** Bytes a DOCX or XLSX (a ZIP package) may unpack to, by its own directory: a larger one is refused before it is unpacked. */
+  maxUnpackedBytes: number;
+}
+
+export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
+  maxTextBytes: 20 * 1024 * 1024,
+  maxPages: 2_000,
+  maxRows: 100_000,
+  maxUnpackedBytes: 256 * 1024 * 1024,
+};
+
+const FORMAT_NAMES: Record<ExtractFormat, string> = {
+  pdf: 'PDF document',
+  docx: 'Word document (DOCX)',
+  doc: 'Word 97-2003 document (DOC)',
+  xlsx: 'Excel workbook (XLSX)',
+  xls: 'Excel 97-2003 workbook (XLS)',
+  csv: 'CSV file',
+  rtf: 'RTF document',
+  text: 'text file',
+  markdown: 'Markdown file',
+  image: 'image',
+};
+
+/**
+ * A file of a format the extractor reads whose content cannot be read: damaged, truncated,
+ * encrypted, or a package that would unpack to more than the limit. A client error (the upload is at fault), so a `VALIDATION_ERROR` on field `file`; the
+ * library's own error is kept as `cause` for logs, never sent to clients.
+ */
+export class ExtractionError extends ValidationError {
+  constructor(
+    readonly format: ExtractFormat,
+    cause?: unknown,
+    issue = `is not a readable ${FORMAT_NAMES[format]}`,
+  ) {
+    super(`file ${issue}`, { field: 'file', issue, format });
+    this.cause = cause;
+  }
+}
+
+/** C0 controls but tab and line feed, and UTF-16 halves without their pair: text PostgreSQL and JSON would refuse or garble. */
+const UNSTORABLE = /[\u0000-\u0008\u000b-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Text as stored: line breaks as `\n`, form feeds and vertical tabs as line breaks, no control characters, no trailing blanks. */
+export function cleanText(text: string): string {
+  return text
+    .replace(/\r\n?|[\v\f\u2028\u2029]/g, '\n')
+    .replace(UNSTORABLE, '')
+    .replace(/[ \t]+\n/g, '\n')
+    .trim();
+}
+
+/**
+ * Gathers segments up to the text limit: text beyond it is cut (at a character boundary) and
+ * `truncated` set, and `full` tells readers to stop.
+ */
+export class SegmentCollector {
+  readonly segments: Segment[] = [];
+  truncated = false;
+  private bytes = 0;
+
+  constructor(private readonly maxTextBytes: number) {}
+
+  get full(): boolean {
+    return this.truncated;
+  }
+
+  /** Adds the cleaned text at `position` unless it is blank; `false` once the limit is reached. */
+  add(text: string, position: SegmentPosition): boolean {
+    if (this.truncated) return false;
+    let clean = cleanText(text);
+    if (!clean) return true;
+    const size = Buffer.byteLength(clean, 'utf8') + 2;
+    if (this.bytes + size > this.maxTextBytes) {
+      clean = cutToBytes(clean, this.maxTextBytes - this.bytes - 2);
+      this.truncated = true;
+      if (clean) this.segments.push({ text: clean, position });
+      return false;
+    }
+    this.bytes += size;
+    this.segments.push({ text: clean, position });
+    return true;
+  }
+}
+
+/** The longest prefix of `text` of at most `maxBytes` UTF-8 bytes that does not split a character. */
+function cutToBytes(text: string, maxBytes: number): string {
+  if (maxBytes <= 0) return '';
+  const decoded = new TextDecoder().decode(Buffer.from(text, 'utf8').subarray(0, maxBytes));
+  return decoded.endsWith('\ufffd') && !text.startsWith(decoded) ? decoded.slice(0, -1) : decoded;
+}
