@@ -39,6 +39,7 @@ import {
   type RequestContext,
   type Statement,
 } from './statements.ts';
+import { readSettings, runBenchmark, type Settings } from './settings.ts';
 import { ensureWrk, runWrk } from './wrk.ts';
 
 /** The runtime serving the platform in this process: Bun under `npm run bench:resources`, as `npm start` runs it. */
@@ -65,13 +66,6 @@ const LIST_QUERY: ListOptions = {
   limit: 20,
 };
 
-interface Settings {
-  seconds: number;
-  warmupSeconds: number;
-  connections: number;
-  threads: number;
-  rows: number;
-}
 
 /** The running platform with its data loaded, and a real token for it. */
 interface Stage {
@@ -104,22 +98,7 @@ interface ServerFacts {
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 
-function numberFromEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-}
 
-function readSettings(): Settings {
-  const seconds = numberFromEnv('BENCH_SECONDS', 15);
-  return {
-    seconds,
-    warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', Math.min(5, seconds)),
-    connections: numberFromEnv('BENCH_CONNECTIONS', 32),
-    threads: numberFromEnv('BENCH_THREADS', 2),
-    rows: numberFromEnv('BENCH_ROWS', 100_000),
-  };
-}
 
 function listPath(options: ListOptions): string {
   const params = new URLSearchParams({ type: options.type });
@@ -378,10 +357,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-  process.exit(0);
-} catch (error) {
-  console.error(error);
-  process.exit(1);
-}
+await runBenchmark(main);

@@ -17,6 +17,7 @@ import { localPostmasterOf } from './cpu.ts';
 import { findPgbench, mixed, runPgbench, toPgbenchSql, withRandomId, type PgbenchScripts } from './pgbench.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
 import { captureFromServerLog, PLATFORM_APP, type Statement } from './statements.ts';
+import { readSettings, runBenchmark } from './settings.ts';
 import { ensureWrk, runWrk } from './wrk.ts';
 
 const TENANT = 'acme';
@@ -30,22 +31,8 @@ const AGGREGATE = { groupBy: ['status'], metrics: { n: { count: '*' }, total: { 
 
 const log = (message: string) => process.stderr.write(`[bench:v4] ${message}\n`);
 
-function numberFromEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-}
 
-const settings = (() => {
-  const seconds = numberFromEnv('BENCH_SECONDS', 15);
-  return {
-    seconds,
-    warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', Math.min(5, seconds)),
-    connections: numberFromEnv('BENCH_CONNECTIONS', 32),
-    threads: numberFromEnv('BENCH_THREADS', 2),
-    rows: numberFromEnv('BENCH_ROWS', 100_000),
-  };
-})();
+const settings = readSettings();
 
 /**
  * A captured request as a pgbench script: parameters become `-D` variables, `id` the variable
@@ -214,10 +201,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-  process.exit(0);
-} catch (error) {
-  console.error(error);
-  process.exit(1);
-}
+await runBenchmark(main);
