@@ -15,11 +15,14 @@ const DOCUMENT_PATHS = new Set<string>(Object.values(OPENAPI_PATHS));
 export const isOpenApiDocument = (method: string, pathname: string) => method === 'GET' && DOCUMENT_PATHS.has(pathname);
 
 /**
- * The reference page's policy: scripts, styles, images and calls from this origin only (Swagger
- * UI's React sets styles through the DOM, which style-src does not govern), never framed.
+ * The reference page's policy: scripts, styles, fonts and calls from this origin only, never
+ * framed. Two exceptions that load nothing from elsewhere: the icons swagger-ui.css embeds as
+ * `data:` images, and the one `<style>` element of Swagger UI's logo, allowed by its hash (a new
+ * swagger-ui-dist that changes it shows as a policy violation in test/e2e/openapi.test.ts). Swagger
+ * UI's React sets other styles through the DOM, which style-src does not govern.
  */
-export const DOCS_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const SWAGGER_LOGO_STYLE = "'sha256-RL3ie0nH+Lzz2YNqQN83mnU0J1ot4QL7b99vMdIX99w='";
+export const DOCS_CSP = `default-src 'none'; script-src 'self'; style-src 'self' ${SWAGGER_LOGO_STYLE}; img-src 'self' data:; font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
 
 /** Files of the `swagger-ui-dist` package the page loads, with their media types. */
 const ASSETS: Record<string, string> = {
