@@ -2,6 +2,7 @@ import { Elysia, type AnyElysia } from 'elysia';
 import { node } from '@elysiajs/node';
 import { metricsText, type ControlPlane } from '../control-plane/contracts.ts';
 import { errorBody, toErrorResponse } from './errors.ts';
+import { apiReferenceRoutes, isOpenApiDocument } from './openapi/reference.ts';
 import { requestTrace } from './observability.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
 import { assertBodyWithinLimit, assertJsonBody, isStreamedUpload } from './plugins/body-limit.ts';
@@ -9,13 +10,13 @@ import { clientAddressOf, type TrustedProxies } from './plugins/client-address.t
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
+import { V3_BASE, V4_BASE } from './routes/bases.ts';
 import { v3OrchestrateRoutes } from './routes/v3/orchestrate.ts';
 import { v3ResourceRoutes } from './routes/v3/resources.ts';
 import { v3UserRoutes } from './routes/v3/users.ts';
 import { v4Routes } from './routes/v4/index.ts';
 
-export const V3_BASE = '/api/svc/v3';
-export const V4_BASE = '/v4';
+export { V3_BASE, V4_BASE };
 
 export interface EdgeDeps {
   controlPlane: ControlPlane;
@@ -90,6 +91,8 @@ export function createEdgeApp(deps: EdgeDeps) {
       };
       // Sign-in asks the provider and writes a session before anyone is known: limited per client.
       if (pathname.startsWith('/auth/')) return void (await limit('anonymous', clientAddress(request)));
+      // The API documents are public, limited per client like sign-in.
+      if (isOpenApiDocument(request.method, pathname)) return void (await limit('anonymous', clientAddress(request)));
       if (!pathname.startsWith(`${V3_BASE}/`) && !pathname.startsWith(`${V4_BASE}/`)) return;
       let call;
       try {
@@ -143,6 +146,7 @@ export function createEdgeApp(deps: EdgeDeps) {
       if (health.status !== 'ok') set.status = 503;
       return health;
     })
+    .use(apiReferenceRoutes())
     .use(apiRoutes(deps.controlPlane, calls));
   // Outside the API bases: neither authenticated nor rate-limited (docs/decisions.md, "Operability").
   if (deps.serveMetrics !== false) {

@@ -7,9 +7,49 @@ export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
-export { ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
+export { AppErrorBodySchema, ERROR_CODES, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
 export { untrusted, type ControlPlane, type CallContext, type PortInput, type UploadBody, type Untrusted } from './trpc/control-plane.ts';
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';
 export { metricsText, observeHttp, rateLimitRefusals } from './telemetry/metrics.ts';
 export { newTraceparent, parseTraceparent, requestIdFrom, traceIdOf, REQUEST_ID_HEADER, TRACEPARENT_HEADER } from './telemetry/trace-context.ts';
+
+/** The schemas the procedures validate with, from which the edge documents its routes (api-edge/openapi). */
+export { AppSchema, CreateAppInputSchema } from './apps/apps.schema.ts';
+export { MeSchema, UpdateProfileInputSchema } from './identity/identity.schema.ts';
+export { CreateObjectTypeInputSchema, ObjectTypeSchema, UpdateObjectTypeInputSchema } from './object-types/object-types.schema.ts';
+export {
+  ExecuteInputSchema,
+  ExecutionRefSchema,
+  ExecutionSchema,
+  ListExecutionsInputSchema,
+  StepDefinitionSchema,
+  WorkflowDefinitionSchema,
+} from './orchestrate/orchestrate.schema.ts';
+export {
+  CreateResourceInputSchema,
+  FileRefSchema,
+  ListResourcePageInputSchema,
+  ListResourcesInputSchema,
+  ReplaceAtVersionInputSchema,
+  ResourceDataSchema,
+  ResourceListPageSchema,
+  ResourcePageSchema,
+  ResourceRefSchema,
+  ResourceSchema,
+} from './resources/resources.schema.ts';
+export { DoctorReportSchema, ProvisionInputSchema, ProvisionOutcomeSchema, StorageStatusSchema, SyncSchemaInputSchema, SyncSchemaOutcomeSchema } from './storage/storage.schema.ts';
+export {
+  CreateChildTenantInputSchema,
+  CreateRootTenantInputSchema,
+  FindUserByEmailInputSchema,
+  MembershipSchema,
+  PlatformUserSchema,
+  ProvisionSelfInputSchema,
+  TenantMembershipSchema,
+  TenantRefSchema,
+  TenantSchema,
+  UserRefSchema,
+} from './tenants/tenants.schema.ts';
+export { UploadMetaSchema } from './trpc/upload-body.ts';
+export { ListUsersInputSchema, UpdateUserInputSchema, UserRefInputSchema, UserSchema } from './users/users.schema.ts';

@@ -1,24 +1,35 @@
+import { z } from 'zod';
 import type { DeclaringObject } from './declarations/declarations.schema.ts';
 
 /**
  * Domain errors. Services throw these; the tRPC error map turns them into transport errors once,
  * and every REST surface renders them as `{error: {code, message, details?, retryAfter?}}`.
  */
-export type ErrorCode =
-  | 'VALIDATION_ERROR'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
-  | 'CONFLICT'
-  | 'VERSION_CONFLICT'
-  | 'SCHEMA_INCOMPATIBLE'
-  | 'PRECONDITION_REQUIRED'
-  | 'RATE_LIMIT_EXCEEDED'
-  | 'FILE_TOO_LARGE'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_FILE_TYPE'
-  | 'INTERNAL_ERROR';
+export const ERROR_CODES = [
+  'VALIDATION_ERROR',
+  'UNAUTHORIZED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'METHOD_NOT_ALLOWED',
+  'CONFLICT',
+  'VERSION_CONFLICT',
+  'SCHEMA_INCOMPATIBLE',
+  'PRECONDITION_REQUIRED',
+  'RATE_LIMIT_EXCEEDED',
+  'FILE_TOO_LARGE',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_FILE_TYPE',
+  'INTERNAL_ERROR',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The `error` of every REST error body; `retryAfter` (seconds) on 429 only. */
+export const AppErrorBodySchema = z.object({
+  code: z.enum(ERROR_CODES),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  retryAfter: z.number().int().optional(),
+});
 
 export interface AppErrorBody {
   code: ErrorCode;

@@ -14,6 +14,7 @@ import type {
 } from 'oidc-provider';
 
 import { DEV_USERS, findDevUserByEmail, type DevUser } from './dev-users.ts';
+import { DOCS_CLIENT_ID, DOCS_REDIRECT_PATH, PROVIDER_ROUTES, PROVIDER_SCOPES } from './provider-routes.ts';
 
 /** A public client registered in addition to the built-in `svc-cli` and `svc-bff`. */
 export interface DevClient {
@@ -87,15 +88,9 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
       long: { httpOnly: true, sameSite: 'lax' },
       short: { httpOnly: true, sameSite: 'lax' },
     },
-    routes: {
-      authorization: '/oauth2/v2.0/authorize',
-      token: '/oauth2/v2.0/token',
-      jwks: '/oauth2/v2.0/keys',
-      userinfo: '/oauth2/v2.0/userinfo',
-      end_session: '/oauth2/v2.0/logout',
-    },
+    routes: { ...PROVIDER_ROUTES },
     pkce: { required: () => true },
-    scopes: ['openid', 'offline_access', 'email', 'profile'],
+    scopes: [...PROVIDER_SCOPES],
     claims: {
       openid: ['sub'],
       email: ['email', 'email_verified'],
@@ -226,6 +221,15 @@ function builtInClients(issuer: string): ClientMetadata[] {
       response_types: ['code'],
       redirect_uris: [`${issuer}/auth/callback`],
       post_logout_redirect_uris: [`${issuer}/`],
+    },
+    {
+      // The API reference page (`/docs`): Swagger UI signs in from the browser with PKCE.
+      client_id: DOCS_CLIENT_ID,
+      application_type: 'web',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code'],
+      response_types: ['code'],
+      redirect_uris: [`${issuer}${DOCS_REDIRECT_PATH}`],
     },
   ];
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LimitSchema, OffsetSchema } from '../query/paging.ts';
 
 export const STEP_TYPES = ['resource_query', 'ai_chat', 'resource_create', 'delay'] as const;
 
@@ -52,6 +53,30 @@ export const ExecutionSchema = z.object({
   completedAt: z.string().nullable(),
 });
 export type Execution = z.infer<typeof ExecutionSchema>;
+
+export const ExecutionRefSchema = z.object({ id: z.string().min(1) });
+
+/** v3 execute: the path's `workflowId` and the body's fields as sent (any other is refused). */
+export const ExecuteInputSchema = z
+  .object({
+    workflowId: z.string().min(1).max(100),
+    input: z.record(z.string(), z.unknown()).default({}),
+    metadata: z.record(z.string(), z.unknown()).default({}),
+    async: z.boolean().default(false),
+  })
+  .strict();
+
+/** An execution, and whether it ended within the bounded wait (200) or still runs (202). */
+export const ExecuteResultSchema = z.object({ execution: ExecutionSchema, settled: z.boolean() });
+
+export const ListExecutionsInputSchema = z.object({
+  workflowId: z.string().max(100).optional(),
+  state: z.enum(EXECUTION_STATES).optional(),
+  limit: LimitSchema,
+  offset: OffsetSchema.default(0),
+});
+
+export const ExecutionPageSchema = z.object({ items: z.array(ExecutionSchema), total: z.number().int() });
 
 /** What the execution workflow receives: a snapshot of the definition, so later edits do not change a run. */
 export interface ExecutionPlan {

@@ -9,7 +9,7 @@ import type { FileProperty, ObjectType } from '../object-types/object-types.sche
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { UploadMetaSchema } from '../trpc/upload-body.ts';
 import { resourceOps } from './resource-ops.ts';
-import { ResourceIdSchema, ResourceTypeNameSchema, type Resource } from './resources.schema.ts';
+import { FileRefSchema, type Resource } from './resources.schema.ts';
 
 /** The largest file any property takes (as v3 documents: 100 MB). */
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -17,8 +17,7 @@ export const MAX_FILE_BYTES = 100 * 1024 * 1024;
 /** How many leading bytes decide a file's type by its content. */
 const SNIFF_BYTES = 4100;
 
-/** Which resource, which file property: what a file upload names beside the file's own name. */
-export const FileRefSchema = z.object({ type: ResourceTypeNameSchema, id: ResourceIdSchema, property: z.string().min(1).max(100) });
+export { FileRefSchema };
 export type FileRef = z.infer<typeof FileRefSchema>;
 
 export const FileUploadMetaSchema = UploadMetaSchema.extend(FileRefSchema.shape).strict();

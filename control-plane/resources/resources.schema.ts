@@ -49,6 +49,9 @@ export type ResourcePage = z.infer<typeof ResourcePageSchema>;
 
 export const ResourceRefSchema = z.object({ type: ResourceTypeNameSchema, id: ResourceIdSchema });
 
+/** Which resource, which file property: what a file upload names beside the file's own name. */
+export const FileRefSchema = z.object({ type: ResourceTypeNameSchema, id: ResourceIdSchema, property: z.string().min(1).max(100) });
+
 export const CreateResourceInputSchema = z.object({ type: ResourceTypeNameSchema, data: ResourceDataSchema }).strict();
 
 export const ReplaceResourceInputSchema = ResourceRefSchema.extend({

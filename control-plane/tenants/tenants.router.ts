@@ -4,8 +4,10 @@ import { platformProcedure, tenantProcedure, userProcedure } from '../trpc/proce
 import {
   CreateChildTenantInputSchema,
   CreateRootTenantInputSchema,
+  FindUserByEmailInputSchema,
   MembershipGrantSchema,
   PlatformUserSchema,
+  ProvisionSelfInputSchema,
   TenantMembershipSchema,
   TenantRefSchema,
   TenantSchema,
@@ -31,7 +33,7 @@ export const tenantsRouter = t.router({
     .output(z.void())
     .mutation(({ ctx, input }) => ctx.services.tenants.delete(ctx.principal, input.tenantId)),
   findUserByEmail: userProcedure
-    .input(z.object({ email: z.string({ error: 'is required' }).trim().pipe(z.email('must be an e-mail address')) }))
+    .input(FindUserByEmailInputSchema)
     .output(PlatformUserSchema)
     .query(({ ctx, input }) => ctx.services.tenants.findUserByEmail(ctx.principal, input.email)),
   memberships: userProcedure
@@ -56,9 +58,8 @@ export const callerTenantsRouter = t.router({
     .input(z.object({}).optional())
     .output(z.array(TenantMembershipSchema))
     .query(({ ctx }) => ctx.services.tenants.mine(ctx.principal)),
-  /** Self-provisioning; the input keeps the wire name `tenant_id`, so a validation error names it. */
   provision: userProcedure
-    .input(z.object({ tenant_id: TenantRefSchema }).strict())
+    .input(ProvisionSelfInputSchema)
     .output(MembershipGrantSchema)
     .mutation(({ ctx, input }) => ctx.services.tenants.provisionSelf(ctx.principal, input.tenant_id)),
 });

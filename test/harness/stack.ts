@@ -11,6 +11,7 @@ import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { startPlatform, type PlatformOptions, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { freePort } from '../../scripts/stack/process.ts';
+import { assertConforms } from './conformance.ts';
 
 /** In this process; over tRPC's HTTP link to a control-plane process; or edge and control plane in a Bun process, as `npm start` runs them. */
 export type ControlPlaneMode = 'in-process' | 'http' | 'bun';
@@ -45,7 +46,15 @@ export interface TestStack {
   temporal: { address: string; namespace: string; taskQueue: string };
   /** A real access token from the running identity provider (PKCE login), cached per email. */
   token(email: string): Promise<string>;
-  request<T = any>(method: string, path: string, options?: { token?: string; as?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> }): Promise<ApiResponse<T>>;
+  /**
+   * Calls the edge. Every v3 and v4 answer is checked against the OpenAPI documents
+   * (test/harness/conformance.ts) unless `conformance` is false.
+   */
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { token?: string; as?: string; body?: unknown; rawBody?: string; headers?: Record<string, string>; conformance?: boolean },
+  ): Promise<ApiResponse<T>>;
   close(): Promise<void>;
 }
 
@@ -119,7 +128,7 @@ export async function startTestStack(
     blobRoot,
     temporal,
     token,
-    async request(method, path, { token: bearer, as, body, rawBody, headers = {} } = {}) {
+    async request(method, path, { token: bearer, as, body, rawBody, headers = {}, conformance = true } = {}) {
       const auth = bearer ?? (as ? await token(as) : undefined);
       const response = await fetch(edge.url + path, {
         method,
@@ -137,6 +146,7 @@ export async function startTestStack(
       } catch {
         // not JSON: keep the text
       }
+      if (conformance) assertConforms({ method, path, status: response.status, headers: response.headers, body: parsed });
       return { status: response.status, headers: response.headers, body: parsed as never };
     },
     async close() {

@@ -1,13 +1,8 @@
 import { Elysia } from 'elysia';
-import { ValidationError, type ControlPlane, type Execution } from '../../../control-plane/contracts.ts';
+import { ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { jsonObjectBody, queryValue, untrustedQueryValue } from '../request-input.ts';
-
-/** v3 renders `output` only once an execution completed, and `error` only when it failed. */
-function v3Execution(execution: Execution) {
-  const { output, error, ...rest } = execution;
-  return { ...rest, ...(execution.state === 'completed' ? { output } : {}), ...(error ? { error } : {}) };
-}
+import { v3Execution } from './shape.ts';
 
 /** v3 orchestrate: workflow definitions and their executions (run on Temporal). */
 export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {

@@ -1,0 +1,16 @@
+/** The built-in identity provider's endpoints, on the edge's origin. */
+export const PROVIDER_ROUTES = {
+  authorization: '/oauth2/v2.0/authorize',
+  token: '/oauth2/v2.0/token',
+  jwks: '/oauth2/v2.0/keys',
+  userinfo: '/oauth2/v2.0/userinfo',
+  end_session: '/oauth2/v2.0/logout',
+} as const;
+
+/** The scopes it grants. */
+export const PROVIDER_SCOPES = ['openid', 'offline_access', 'email', 'profile'] as const;
+
+/** The public client of the API reference page (`/docs`): Swagger UI's authorization code flow with PKCE. */
+export const DOCS_CLIENT_ID = 'svc-docs';
+/** Where Swagger UI receives the authorization code. */
+export const DOCS_REDIRECT_PATH = '/docs/oauth2-redirect.html';

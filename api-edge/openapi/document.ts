@@ -1,0 +1,253 @@
+import { z } from 'zod';
+import { AppErrorBodySchema, HTTP_STATUS, type ErrorCode } from '../../control-plane/contracts.ts';
+import { PROVIDER_ROUTES } from '../identity/provider-routes.ts';
+import { SESSION_COOKIE } from '../plugins/auth.ts';
+import { BODY_METHODS } from '../plugins/body-limit.ts';
+import { V3_BASE, V4_BASE } from '../routes/bases.ts';
+import { V3_ROUTE_DOCS, V3_SCHEMA_NAMES, V4_ROUTE_DOCS, V4_SCHEMA_NAMES, type ParamDoc, type RouteDoc } from './routes.ts';
+
+/**
+ * The OpenAPI 3.1 documents of v3 and v4, generated from the route descriptions of
+ * api-edge/openapi/routes.ts: every schema is converted from zod with `z.toJSONSchema` (draft
+ * 2020-12), request schemas as the procedures take them (`io: 'input'`), response schemas as the
+ * edge renders them (`io: 'output'`).
+ */
+
+export type ApiVersion = 'v3' | 'v4';
+
+type Json = Record<string, unknown>;
+
+interface ApiDescription {
+  base: string;
+  title: string;
+  version: string;
+  description: string;
+  routes: Record<string, RouteDoc>;
+  schemaNames: Array<[z.ZodType, string]>;
+  tags: Array<{ name: string; description: string }>;
+}
+
+export const APIS: Record<ApiVersion, ApiDescription> = {
+  v3: {
+    base: V3_BASE,
+    title: 'REST API v3',
+    version: '3',
+    description: 'The browser-facing API: resources, users and orchestrate. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
+    routes: V3_ROUTE_DOCS,
+    schemaNames: V3_SCHEMA_NAMES,
+    tags: [
+      { name: 'Resources', description: 'Resources of the tenant, by object type' },
+      { name: 'Users', description: 'Members of the tenant' },
+      { name: 'Orchestrate', description: 'Workflow definitions and their executions' },
+    ],
+  },
+  v4: {
+    base: V4_BASE,
+    title: 'Platform API v4',
+    version: '4',
+    description: 'The platform API: identity, tenants and apps, and data (object types, resources, files, storage).',
+    routes: V4_ROUTE_DOCS,
+    schemaNames: V4_SCHEMA_NAMES,
+    tags: [
+      { name: 'Identity', description: "The caller's own record and tenants" },
+      { name: 'Platform', description: 'Tenants, apps and user grants' },
+      { name: 'Storage', description: "A tenant's storage backends" },
+      { name: 'Object types', description: "A tenant's object types" },
+      { name: 'Resources', description: 'Resources of a tenant, by object type' },
+      { name: 'Files', description: 'File properties of resources' },
+    ],
+  },
+};
+
+/** Error statuses every route may answer; body methods also 413. */
+const COMMON_ERRORS = [400, 401, 403, 404, 429, 500];
+
+const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
+  400: { name: 'BadRequest', description: 'The request is invalid (`VALIDATION_ERROR`, with `details.field` and `details.issue`)' },
+  401: { name: 'Unauthorized', description: 'No valid authentication (`UNAUTHORIZED`)' },
+  403: { name: 'Forbidden', description: 'Insufficient permissions (`FORBIDDEN`)' },
+  404: { name: 'NotFound', description: 'Not found (`NOT_FOUND`)' },
+  409: { name: 'Conflict', description: 'Conflicts with the stored state (`CONFLICT`, `VERSION_CONFLICT`, `SCHEMA_INCOMPATIBLE`)' },
+  413: { name: 'PayloadTooLarge', description: 'The body is too large (`PAYLOAD_TOO_LARGE`, `FILE_TOO_LARGE`; `details.limit` in bytes)' },
+  415: { name: 'UnsupportedMediaType', description: 'The file type is not accepted (`UNSUPPORTED_FILE_TYPE`)' },
+  428: { name: 'PreconditionRequired', description: 'The version being replaced is required (`PRECONDITION_REQUIRED`)' },
+  429: { name: 'TooManyRequests', description: 'Rate limit exceeded (`RATE_LIMIT_EXCEEDED`, with `retryAfter` in seconds)' },
+  500: { name: 'InternalError', description: 'An unexpected error (`INTERNAL_ERROR`)' },
+};
+
+/** The error codes each status carries. */
+const codesOf = (status: number) => (Object.keys(HTTP_STATUS) as ErrorCode[]).filter((code) => HTTP_STATUS[code] === status);
+
+const ref = (kind: string, name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** Response headers, as components; every answer carries the rate-limit headers (a 429 also Retry-After). */
+const HEADERS: Json = {
+  'X-RateLimit-Limit': { description: 'Requests allowed in the current window', required: true, schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current window', required: true, schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'When the window ends, in Unix epoch seconds', required: true, schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer' } },
+  ETag: { description: 'The resource version, as an entity tag (`"3"`)', required: true, schema: { type: 'string' } },
+};
+const RATE_LIMIT_HEADERS = Object.fromEntries(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((name) => [name, ref('headers', name)]));
+const RETRY_AFTER = ref('headers', 'Retry-After');
+const ETAG = ref('headers', 'ETag');
+const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
+
+/** A JSON Schema of a zod schema, as an OpenAPI schema object (no `$schema`, no `$id`). */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
+  const { $schema: _, $id: __, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
+  return rest;
+}
+
+const asParam = (spec: z.ZodType | ParamDoc): ParamDoc => (spec instanceof z.ZodType ? { schema: spec } : spec);
+
+/** An OpenAPI parameter: required unless its schema takes nothing, with the default it gets then. */
+function parameter(name: string, where: 'path' | 'query' | 'header', spec: z.ZodType | ParamDoc): Json {
+  const doc = asParam(spec);
+  const absent = doc.schema.safeParse(undefined);
+  const required = where === 'path' || (doc.required ?? !absent.success);
+  const schema = jsonSchema(doc.schema, 'input');
+  if (absent.success && absent.data !== undefined && !doc.json) schema.default = absent.data;
+  const form = doc.json ? { content: { 'application/json': { schema } } } : doc.deepObject ? { style: 'deepObject', explode: true, schema } : { schema };
+  return { name, in: where, required, ...(doc.description ? { description: doc.description } : {}), ...form };
+}
+
+/** `/resources/:type/:id` under the API's base as OpenAPI writes it: `/resources/{type}/{id}`. */
+export const openApiPath = (base: string, template: string) => template.slice(base.length).replace(/:([A-Za-z]+)/g, '{$1}');
+
+/** Named schemas, converted together so that one used by another is a `$ref` to its component. */
+class Components {
+  readonly inputs = z.registry<{ id: string }>();
+  readonly outputs = z.registry<{ id: string }>();
+
+  /** A reference to the schema's component, registering it under `name` when it has none yet. */
+  use(schema: z.ZodType, io: 'input' | 'output', name: string): Json {
+    const registry = io === 'input' ? this.inputs : this.outputs;
+    const known = registry.get(schema);
+    if (known) return ref('schemas', known.id);
+    registry.add(schema, { id: name });
+    return ref('schemas', name);
+  }
+
+  schemas(): Json {
+    const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output') => {
+      const { schemas } = z.toJSONSchema(registry, { io, target: 'draft-2020-12', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
+      return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _, $id: __, ...rest }]) => [id, rest]));
+    };
+    const inputs = convert(this.inputs, 'input');
+    const outputs = convert(this.outputs, 'output');
+    for (const id of Object.keys(inputs)) {
+      if (Object.hasOwn(outputs, id)) throw new Error(`the OpenAPI component ${id} names both a request and a response schema`);
+    }
+    return { ...inputs, ...outputs };
+  }
+}
+
+function operation(method: string, doc: RouteDoc, components: Components, shared: Json[]): Json {
+  const parameters = [
+    ...Object.entries(doc.path ?? {}).map(([name, spec]) => parameter(name, 'path', spec)),
+    ...Object.entries(doc.query ?? {}).map(([name, spec]) => parameter(name, 'query', spec)),
+    ...Object.entries(doc.headers ?? {}).map(([name, spec]) => parameter(name, 'header', spec)),
+    ...shared,
+  ];
+  const responses: Json = {};
+  for (const [status, response] of Object.entries(doc.responses)) {
+    const headers = { ...RATE_LIMIT_HEADERS, ...(response.etag ? { ETag: ETAG } : {}) };
+    const content = response.schema
+      ? { 'application/json': { schema: components.use(response.schema, 'output', `${pascal(doc.operationId)}Response`) } }
+      : response.binary
+        ? { '*/*': { schema: { type: 'string', format: 'binary' } } }
+        : undefined;
+    responses[status] = { description: response.description, headers, ...(content ? { content } : {}) };
+  }
+  const errors = [...COMMON_ERRORS, ...(BODY_METHODS.has(method) ? [413] : []), ...(doc.errors ?? [])].sort((a, b) => a - b);
+  for (const status of errors) responses[status] = ref('responses', ERROR_RESPONSES[status]!.name);
+  const body = doc.body;
+  const requestBody = !body
+    ? undefined
+    : 'binary' in body
+      ? { required: true, description: body.description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' } } } }
+      : {
+          required: body.required ?? true,
+          ...(body.description ? { description: body.description } : {}),
+          content: { 'application/json': { schema: components.use(body.schema, 'input', `${pascal(doc.operationId)}Request`) } },
+        };
+  return {
+    operationId: doc.operationId,
+    summary: doc.summary,
+    ...(doc.description ? { description: doc.description } : {}),
+    tags: [doc.tag],
+    ...(parameters.length ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document of v3 or v4. */
+export function buildOpenApiDocument(version: ApiVersion): Json {
+  const api = APIS[version];
+  const components = new Components();
+  components.use(AppErrorBodySchema, 'output', 'Error');
+  const errorBody = components.use(z.object({ error: AppErrorBodySchema }), 'output', 'ErrorBody');
+  for (const [schema, name] of api.schemaNames) components.use(schema, 'output', name);
+  const shared = version === 'v3' ? [ref('parameters', 'TenantHeader')] : [];
+  const paths: Record<string, Json> = {};
+  for (const [route, doc] of Object.entries(api.routes)) {
+    const [method, template] = route.split(' ') as [string, string];
+    if (!template.startsWith(`${api.base}/`)) throw new Error(`${route} is not under ${api.base}`);
+    const path = openApiPath(api.base, template);
+    (paths[path] ??= {})[method.toLowerCase()] = operation(method, doc, components, shared);
+  }
+  const responses = Object.fromEntries(
+    Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => [
+      name,
+      {
+        description: `${description}; codes: ${codesOf(Number(status)).join(', ')}`,
+        headers: { ...RATE_LIMIT_HEADERS, ...(status === '429' ? { 'Retry-After': RETRY_AFTER } : {}) },
+        content: { 'application/json': { schema: errorBody } },
+      },
+    ]),
+  );
+  const securitySchemes: Json = {
+    bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the identity provider' },
+    oauth2: {
+      type: 'oauth2',
+      description: 'Authorization code with PKCE (S256) against the identity provider on this origin',
+      flows: {
+        authorizationCode: {
+          authorizationUrl: PROVIDER_ROUTES.authorization,
+          tokenUrl: PROVIDER_ROUTES.token,
+          scopes: { openid: 'The user id', email: 'The e-mail address', profile: 'Name and tenant', offline_access: 'A refresh token' },
+        },
+      },
+    },
+    ...(version === 'v3' ? { session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The backend-for-frontend session (state-changing calls echo the CSRF cookie)' } } : {}),
+  };
+  return {
+    openapi: '3.1.0',
+    info: { title: api.title, version: api.version, description: api.description },
+    servers: [{ url: api.base }],
+    security: [{ bearer: [] }, { oauth2: ['openid', 'email', 'profile'] }, ...(version === 'v3' ? [{ session: [] }] : [])],
+    tags: api.tags,
+    paths,
+    components: {
+      schemas: components.schemas(),
+      responses,
+      headers: HEADERS,
+      parameters:
+        version === 'v3'
+          ? { TenantHeader: { name: 'X-Tenant-Id', in: 'header', required: false, description: "The tenant acted in (id or slug); default: the token's", schema: { type: 'string' } } }
+          : {},
+      securitySchemes,
+    },
+  };
+}
+
+const built = new Map<ApiVersion, string>();
+
+/** The document as JSON text, built once per process. */
+export function openApiJson(version: ApiVersion): string {
+  let text = built.get(version);
+  if (!text) built.set(version, (text = JSON.stringify(buildOpenApiDocument(version))));
+  return text;
+}

@@ -1,0 +1,57 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { describe, expect, it } from 'vitest';
+import { apiRouteTable } from '../app.ts';
+import { APIS, buildOpenApiDocument, openApiPath, type ApiVersion } from './document.ts';
+import { OPENAPI_PATHS } from './reference.ts';
+
+const VERSIONS: ApiVersion[] = ['v3', 'v4'];
+const documented = VERSIONS.flatMap((version) => Object.keys(APIS[version].routes));
+
+describe('the OpenAPI documents', () => {
+  it.each(VERSIONS)('%s is a valid OpenAPI 3.1 document', async (version) => {
+    const document = buildOpenApiDocument(version);
+    expect(document.openapi).toBe('3.1.0');
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
+  });
+
+  it('describe every route the edge serves (add its entry to api-edge/openapi/routes.ts)', () => {
+    const undocumented = apiRouteTable().filter((route) => !documented.includes(route));
+    expect(undocumented).toEqual([]);
+  });
+
+  it('describe no route the edge does not serve', () => {
+    const served = new Set(apiRouteTable());
+    expect(documented.filter((route) => !served.has(route))).toEqual([]);
+  });
+
+  it('name each path parameter of a route, and no other', () => {
+    for (const version of VERSIONS) {
+      const { base, routes } = APIS[version];
+      const document = buildOpenApiDocument(version) as { paths: Record<string, Record<string, { parameters?: Array<{ in?: string; name?: string }> }>> };
+      for (const route of Object.keys(routes)) {
+        const [method, template] = route.split(' ') as [string, string];
+        const path = openApiPath(base, template);
+        const operation = document.paths[path]![method.toLowerCase()]!;
+        const inPath = (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
+        expect(inPath.sort(), route).toEqual([...template.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]).sort());
+      }
+    }
+  });
+
+  it('give every operation the rate-limit headers and the error body', () => {
+    const document = buildOpenApiDocument('v4') as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object; $ref?: string }> }>> };
+    for (const operations of Object.values(document.paths)) {
+      for (const { responses } of Object.values(operations)) {
+        for (const [status, response] of Object.entries(responses)) {
+          if (Number(status) >= 400) expect(response.$ref).toMatch(/^#\/components\/responses\//);
+          else expect(Object.keys(response.headers ?? {})).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+        }
+      }
+    }
+  });
+
+  it('are served beside the API routes, not among them', () => {
+    const table = apiRouteTable();
+    for (const path of Object.values(OPENAPI_PATHS)) expect(table).not.toContain(`GET ${path}`);
+  });
+});

@@ -1,0 +1,490 @@
+import { z } from 'zod';
+import {
+  AppSchema,
+  CreateAppInputSchema,
+  CreateChildTenantInputSchema,
+  CreateObjectTypeInputSchema,
+  CreateResourceInputSchema,
+  CreateRootTenantInputSchema,
+  DoctorReportSchema,
+  ExecuteInputSchema,
+  ExecutionRefSchema,
+  FileRefSchema,
+  FindUserByEmailInputSchema,
+  ListExecutionsInputSchema,
+  ListResourcePageInputSchema,
+  ListResourcesInputSchema,
+  ListUsersInputSchema,
+  MeSchema,
+  MembershipSchema,
+  ObjectTypeSchema,
+  PlatformUserSchema,
+  ProvisionInputSchema,
+  ProvisionOutcomeSchema,
+  ProvisionSelfInputSchema,
+  ReplaceAtVersionInputSchema,
+  ResourceDataSchema,
+  ResourceListPageSchema,
+  ResourceRefSchema,
+  ResourceSchema,
+  StorageStatusSchema,
+  SyncSchemaInputSchema,
+  SyncSchemaOutcomeSchema,
+  TenantMembershipSchema,
+  TenantRefSchema,
+  TenantSchema,
+  UpdateObjectTypeInputSchema,
+  UpdateProfileInputSchema,
+  UpdateUserInputSchema,
+  UploadMetaSchema,
+  UserRefInputSchema,
+  UserRefSchema,
+  UserSchema,
+} from '../../control-plane/contracts.ts';
+import { V3_BASE, V4_BASE } from '../routes/bases.ts';
+import { V3ExecutionPageSchema, V3ExecutionSchema, V3ResourcePageSchema, V3ResourceSchema, V3UserPageSchema, V3WorkflowListSchema } from '../routes/v3/shape.ts';
+
+/**
+ * What the OpenAPI documents (api-edge/openapi/document.ts) say of each route the edge serves,
+ * keyed `METHOD /path/:param` exactly as `apiRouteTable()` names it. Every schema is one a
+ * procedure validates with (its input) or returns (its output), or the REST shape the edge builds
+ * from it; nothing here is JSON written by hand. A route the edge serves without an entry here
+ * fails api-edge/openapi/openapi.test.ts.
+ */
+
+/** A path, query or header parameter: its schema (the procedure's), and how it is written. */
+export interface ParamDoc {
+  schema: z.ZodType;
+  description?: string;
+  required?: boolean;
+  /** The value is JSON text (`where={"status":"paid"}`). */
+  json?: boolean;
+  /** `filter[field]=value`: an object written as several parameters. */
+  deepObject?: boolean;
+}
+
+export interface ResponseDoc {
+  description: string;
+  /** The JSON body; none for 204 and 304. */
+  schema?: z.ZodType;
+  /** The body is a file's bytes, of the file's own media type. */
+  binary?: boolean;
+  /** Carries the resource's version as `ETag`. */
+  etag?: boolean;
+}
+
+export interface RouteDoc {
+  operationId: string;
+  summary: string;
+  tag: string;
+  description?: string;
+  /** Every `:param` of the route, by name. */
+  path?: Record<string, z.ZodType | ParamDoc>;
+  query?: Record<string, z.ZodType | ParamDoc>;
+  headers?: Record<string, z.ZodType | ParamDoc>;
+  /** A JSON body (`required` unless said otherwise), or the bytes of a file. */
+  body?: { schema: z.ZodType; required?: boolean; description?: string } | { binary: true; description: string };
+  responses: Record<number, ResponseDoc>;
+  /** Error statuses beyond those every route may answer (400, 401, 403, 404, 429, 500; 413 with a body method). */
+  errors?: number[];
+}
+
+const param = (schema: z.ZodType, extra: Omit<ParamDoc, 'schema'> = {}): ParamDoc => ({ schema, ...extra });
+const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
+
+/** A resource's version, as `ETag` sends it and the conditional headers name it (`"3"`, or `*`). */
+const EntityTag = z.string();
+const tenantPath = { tenantId: param(TenantRefSchema, { description: 'Tenant id or slug' }) };
+const tenantQuery = { tenant_id: param(TenantRefSchema, { description: "Tenant id or slug; default: the caller's active tenant" }) };
+const dryRunFlags = {
+  dryRun: param(ProvisionInputSchema.shape.dryRun, { description: 'May be given in the body instead' }),
+};
+const resourcePath = { ...tenantPath, objectType: param(ResourceRefSchema.shape.type, { description: 'The object type, by key or PascalCase name' }), id: ResourceRefSchema.shape.id };
+const filePath = { ...resourcePath, propertyName: param(FileRefSchema.shape.property, { description: 'A file property the object type declares' }) };
+const membership = { 200: { description: 'The membership existed', schema: MembershipSchema }, 201: { description: 'The membership was created', schema: MembershipSchema } };
+
+export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
+  [`GET ${V3_BASE}/resources`]: {
+    operationId: 'listResources',
+    summary: 'List resources of a type',
+    tag: 'Resources',
+    query: {
+      type: param(ListResourcesInputSchema.shape.type, { required: true }),
+      filter: param(ListResourcesInputSchema.shape.filter, { deepObject: true, description: '`filter[field]=value`, `filter[field.gte]=`, `filter[field.in]=a,b`' }),
+      sort: param(ListResourcesInputSchema.shape.sort, { description: 'Fields, `-` for descending: `-createdAt,name`' }),
+      limit: ListResourcesInputSchema.shape.limit,
+      offset: ListResourcesInputSchema.shape.offset,
+      cursor: param(ListResourcesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`; not with `offset`" }),
+    },
+    responses: { 200: { description: 'A page of resources', schema: V3ResourcePageSchema } },
+  },
+  [`GET ${V3_BASE}/resources/:type/:id`]: {
+    operationId: 'getResource',
+    summary: 'Get a resource',
+    tag: 'Resources',
+    path: ResourceRefSchema.shape,
+    responses: { 200: { description: 'The resource', schema: V3ResourceSchema } },
+  },
+  [`POST ${V3_BASE}/resources/:type`]: {
+    operationId: 'createResource',
+    summary: 'Create a resource',
+    tag: 'Resources',
+    path: { type: ResourceRefSchema.shape.type },
+    body: { schema: ResourceDataSchema, description: "The resource's fields; `id`, `type`, `createdAt`, `updatedAt` and `version` are ignored" },
+    responses: { 201: { description: 'The created resource', schema: V3ResourceSchema } },
+    errors: [409],
+  },
+  [`PUT ${V3_BASE}/resources/:type/:id`]: {
+    operationId: 'replaceResource',
+    summary: 'Replace a resource',
+    tag: 'Resources',
+    path: ResourceRefSchema.shape,
+    body: { schema: ResourceDataSchema, description: "The resource's new fields" },
+    responses: { 200: { description: 'The replaced resource', schema: V3ResourceSchema } },
+    errors: [409],
+  },
+  [`PATCH ${V3_BASE}/resources/:type/:id`]: {
+    operationId: 'updateResource',
+    summary: 'Update a resource',
+    tag: 'Resources',
+    path: ResourceRefSchema.shape,
+    body: { schema: ResourceDataSchema, description: 'A JSON merge patch (RFC 7386): objects merge, `null` removes a field' },
+    responses: { 200: { description: 'The updated resource', schema: V3ResourceSchema } },
+    errors: [409],
+  },
+  [`DELETE ${V3_BASE}/resources/:type/:id`]: {
+    operationId: 'deleteResource',
+    summary: 'Delete a resource',
+    tag: 'Resources',
+    path: ResourceRefSchema.shape,
+    responses: { 204: { description: 'Deleted' } },
+    errors: [409],
+  },
+  [`GET ${V3_BASE}/users/me`]: {
+    operationId: 'getCurrentUser',
+    summary: 'The caller in the tenant',
+    tag: 'Users',
+    responses: { 200: { description: 'The caller', schema: UserSchema } },
+  },
+  [`GET ${V3_BASE}/users/:id`]: {
+    operationId: 'getUser',
+    summary: 'Get a member of the tenant',
+    tag: 'Users',
+    path: UserRefInputSchema.shape,
+    responses: { 200: { description: 'The user', schema: UserSchema } },
+  },
+  [`GET ${V3_BASE}/users`]: {
+    operationId: 'listUsers',
+    summary: 'List members of the tenant',
+    tag: 'Users',
+    query: ListUsersInputSchema.shape,
+    responses: { 200: { description: 'A page of users', schema: V3UserPageSchema } },
+  },
+  [`PATCH ${V3_BASE}/users/:id`]: {
+    operationId: 'updateUser',
+    summary: "Update a user's name or preferences",
+    tag: 'Users',
+    path: { id: param(UpdateUserInputSchema.shape.id, { description: 'A user id, or `me`' }) },
+    body: { schema: UpdateUserInputSchema.shape.changes },
+    responses: { 200: { description: 'The updated user', schema: UserSchema } },
+  },
+  [`GET ${V3_BASE}/orchestrate/workflows`]: {
+    operationId: 'listWorkflows',
+    summary: 'List workflow definitions',
+    tag: 'Orchestrate',
+    responses: { 200: { description: 'The workflows', schema: V3WorkflowListSchema } },
+  },
+  [`POST ${V3_BASE}/orchestrate/workflows/:workflowId/execute`]: {
+    operationId: 'executeWorkflow',
+    summary: 'Execute a workflow',
+    tag: 'Orchestrate',
+    description: 'With `async` false (the default) the answer waits a bounded time for the execution to end.',
+    path: { workflowId: ExecuteInputSchema.shape.workflowId },
+    body: { schema: ExecuteInputSchema.omit({ workflowId: true }), required: false },
+    responses: {
+      200: { description: 'The execution ended', schema: V3ExecutionSchema },
+      202: { description: 'The execution is still running', schema: V3ExecutionSchema },
+    },
+  },
+  [`GET ${V3_BASE}/orchestrate/executions/:id`]: {
+    operationId: 'getExecution',
+    summary: 'Get an execution',
+    tag: 'Orchestrate',
+    path: ExecutionRefSchema.shape,
+    responses: { 200: { description: 'The execution', schema: V3ExecutionSchema } },
+  },
+  [`GET ${V3_BASE}/orchestrate/executions`]: {
+    operationId: 'listExecutions',
+    summary: 'List executions',
+    tag: 'Orchestrate',
+    query: ListExecutionsInputSchema.shape,
+    responses: { 200: { description: 'A page of executions', schema: V3ExecutionPageSchema } },
+  },
+  [`POST ${V3_BASE}/orchestrate/executions/:id/cancel`]: {
+    operationId: 'cancelExecution',
+    summary: 'Cancel an execution',
+    tag: 'Orchestrate',
+    description: 'Cancelling an execution that already ended changes nothing.',
+    path: ExecutionRefSchema.shape,
+    responses: { 204: { description: 'Cancelled' } },
+  },
+};
+
+export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
+  [`GET ${V4_BASE}/identity/me`]: {
+    operationId: 'getMe',
+    summary: "The caller's own record",
+    tag: 'Identity',
+    responses: { 200: { description: 'The caller', schema: MeSchema } },
+  },
+  [`PATCH ${V4_BASE}/identity/me/profile`]: {
+    operationId: 'updateProfile',
+    summary: "Update the caller's name or preferences",
+    tag: 'Identity',
+    body: { schema: UpdateProfileInputSchema },
+    responses: { 200: { description: 'The caller', schema: MeSchema } },
+  },
+  [`GET ${V4_BASE}/identity/tenants`]: {
+    operationId: 'listMyTenants',
+    summary: "The caller's tenants",
+    tag: 'Identity',
+    responses: { 200: { description: 'Memberships', schema: listOf(TenantMembershipSchema) } },
+  },
+  [`POST ${V4_BASE}/identity/me/provision`]: {
+    operationId: 'provisionMe',
+    summary: 'Join a tenant whose domain matches the verified e-mail address',
+    tag: 'Identity',
+    query: { tenant_id: param(ProvisionSelfInputSchema.shape.tenant_id, { description: 'May be given in the body instead' }) },
+    body: { schema: ProvisionSelfInputSchema.partial(), required: false },
+    responses: membership,
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/platform/tenants`]: {
+    operationId: 'createRootTenant',
+    summary: 'Create a root tenant',
+    tag: 'Platform',
+    body: { schema: CreateRootTenantInputSchema },
+    responses: { 201: { description: 'The tenant, provisioning', schema: TenantSchema } },
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/platform/tenants/:tenantId/children`]: {
+    operationId: 'createChildTenant',
+    summary: 'Create a child tenant',
+    tag: 'Platform',
+    path: tenantPath,
+    body: { schema: CreateChildTenantInputSchema },
+    responses: { 201: { description: 'The tenant, provisioning', schema: TenantSchema } },
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/platform/tenants/:tenantId/children/:childId/bootstrap-admin`]: {
+    operationId: 'bootstrapChildAdmin',
+    summary: 'Make the caller an administrator of a child tenant',
+    tag: 'Platform',
+    path: { ...tenantPath, childId: TenantRefSchema },
+    responses: membership,
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/platform/tenants/:tenantId/apps`]: {
+    operationId: 'createApp',
+    summary: 'Enroll an app',
+    tag: 'Platform',
+    path: tenantPath,
+    body: { schema: CreateAppInputSchema },
+    responses: { 201: { description: 'The app', schema: AppSchema } },
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/platform/tenants/:tenantId/delete`]: {
+    operationId: 'deleteTenant',
+    summary: 'Delete a tenant (soft)',
+    tag: 'Platform',
+    path: tenantPath,
+    responses: { 204: { description: 'Deleted' } },
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/platform/tenants/:tenantId/users/:oid/provision`]: {
+    operationId: 'provisionTenantUser',
+    summary: 'Grant a user membership of a tenant',
+    tag: 'Platform',
+    path: { ...tenantPath, oid: UserRefSchema },
+    responses: membership,
+    errors: [409],
+  },
+  [`GET ${V4_BASE}/platform/users/by-email`]: {
+    operationId: 'findUserByEmail',
+    summary: 'Find a user by e-mail address',
+    tag: 'Platform',
+    query: { email: param(FindUserByEmailInputSchema.shape.email, { required: true }) },
+    responses: { 200: { description: 'The user', schema: PlatformUserSchema } },
+  },
+  [`GET ${V4_BASE}/platform/users/:oid/memberships`]: {
+    operationId: 'listUserMemberships',
+    summary: "A user's memberships",
+    tag: 'Platform',
+    path: { oid: UserRefSchema },
+    responses: { 200: { description: 'Memberships', schema: listOf(TenantMembershipSchema) } },
+  },
+  [`GET ${V4_BASE}/data/resources/:tenantId/storage`]: {
+    operationId: 'getStorageStatus',
+    summary: "The tenant's storage backends",
+    tag: 'Storage',
+    path: tenantPath,
+    responses: { 200: { description: 'Storage status', schema: StorageStatusSchema } },
+  },
+  [`GET ${V4_BASE}/data/resources/:tenantId/storage/doctor`]: {
+    operationId: 'checkStorage',
+    summary: "Check the tenant's storage",
+    tag: 'Storage',
+    path: tenantPath,
+    responses: { 200: { description: 'The checks', schema: DoctorReportSchema } },
+  },
+  [`POST ${V4_BASE}/data/resources/:tenantId/storage/provision`]: {
+    operationId: 'provisionStorage',
+    summary: "Provision the tenant's storage",
+    tag: 'Storage',
+    path: tenantPath,
+    query: { backend: param(ProvisionInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags, rebuildSearch: ProvisionInputSchema.shape.rebuildSearch },
+    body: { schema: ProvisionInputSchema, required: false },
+    responses: {
+      200: { description: 'Provisioning ended (or a dry run)', schema: ProvisionOutcomeSchema },
+      202: { description: 'Provisioning is still running', schema: ProvisionOutcomeSchema },
+    },
+  },
+  [`POST ${V4_BASE}/data/resources/:tenantId/storage/sync-schema`]: {
+    operationId: 'syncStorageSchema',
+    summary: "Bring the tenant's storage in line with its object types",
+    tag: 'Storage',
+    path: tenantPath,
+    query: { backend: param(SyncSchemaInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags },
+    body: { schema: SyncSchemaInputSchema, required: false },
+    responses: { 200: { description: 'The changes', schema: SyncSchemaOutcomeSchema } },
+  },
+  [`GET ${V4_BASE}/data/resources/object-types`]: {
+    operationId: 'listObjectTypes',
+    summary: "The tenant's object types",
+    tag: 'Object types',
+    query: tenantQuery,
+    responses: { 200: { description: 'Object types', schema: listOf(ObjectTypeSchema) } },
+  },
+  [`POST ${V4_BASE}/data/resources/object-types`]: {
+    operationId: 'createObjectType',
+    summary: 'Create an object type',
+    tag: 'Object types',
+    query: tenantQuery,
+    body: { schema: CreateObjectTypeInputSchema.extend({ tenant_id: TenantRefSchema.optional() }) },
+    responses: { 201: { description: 'The object type', schema: ObjectTypeSchema } },
+    errors: [409],
+  },
+  [`PATCH ${V4_BASE}/data/resources/object-types/:objectTypeId`]: {
+    operationId: 'updateObjectType',
+    summary: 'Change an object type',
+    tag: 'Object types',
+    path: { objectTypeId: UpdateObjectTypeInputSchema.shape.objectTypeId },
+    query: tenantQuery,
+    body: { schema: UpdateObjectTypeInputSchema.shape.changes.extend({ tenant_id: TenantRefSchema.optional() }) },
+    responses: { 200: { description: 'The object type', schema: ObjectTypeSchema } },
+    errors: [409],
+  },
+  [`GET ${V4_BASE}/data/resources/schema/:tenantId`]: {
+    operationId: 'listPublishedObjectTypes',
+    summary: "A tenant's published object types",
+    tag: 'Object types',
+    path: tenantPath,
+    responses: { 200: { description: 'Published object types', schema: listOf(ObjectTypeSchema) } },
+  },
+  [`GET ${V4_BASE}/data/resources/:tenantId/:objectType`]: {
+    operationId: 'listTenantResources',
+    summary: 'List resources of a type',
+    tag: 'Resources',
+    path: { tenantId: tenantPath.tenantId, objectType: resourcePath.objectType },
+    query: {
+      page: param(ListResourcePageInputSchema.shape.page, { description: '1-based; not with `cursor`' }),
+      limit: ListResourcePageInputSchema.shape.limit,
+      sort: param(ListResourcePageInputSchema.shape.sort, { description: 'Fields, `-` for descending; default `-created_at`' }),
+      where: param(ListResourcePageInputSchema.shape.where, { json: true, description: 'A structured filter, as JSON' }),
+      cursor: param(ListResourcePageInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
+    },
+    responses: { 200: { description: 'A page of resources', schema: ResourceListPageSchema.omit({ items: true }).extend({ data: z.array(ResourceSchema) }) } },
+  },
+  [`GET ${V4_BASE}/data/resources/:tenantId/:objectType/:id`]: {
+    operationId: 'getTenantResource',
+    summary: 'Get a resource',
+    tag: 'Resources',
+    path: resourcePath,
+    headers: { 'If-None-Match': param(EntityTag, { description: 'A version the client holds: 304 when it is current' }) },
+    responses: {
+      200: { description: 'The resource', schema: ResourceSchema, etag: true },
+      304: { description: 'The version named by If-None-Match is current', etag: true },
+    },
+  },
+  [`POST ${V4_BASE}/data/resources/:tenantId/:objectType`]: {
+    operationId: 'createTenantResource',
+    summary: 'Create a resource',
+    tag: 'Resources',
+    path: { tenantId: tenantPath.tenantId, objectType: resourcePath.objectType },
+    body: { schema: CreateResourceInputSchema.omit({ type: true }) },
+    responses: { 201: { description: 'The created resource', schema: ResourceSchema, etag: true } },
+    errors: [409],
+  },
+  [`PUT ${V4_BASE}/data/resources/:tenantId/:objectType/:id`]: {
+    operationId: 'replaceTenantResource',
+    summary: 'Replace a resource at a version',
+    tag: 'Resources',
+    description: 'The version replaced is named by `version` in the body or by `If-Match`; one is required.',
+    path: resourcePath,
+    headers: { 'If-Match': param(EntityTag, { description: 'The version replaced (`"3"`), or `*`' }) },
+    body: { schema: ReplaceAtVersionInputSchema.omit({ type: true, id: true, ifMatch: true }) },
+    responses: { 200: { description: 'The replaced resource', schema: ResourceSchema, etag: true } },
+    errors: [409, 428],
+  },
+  [`DELETE ${V4_BASE}/data/resources/:tenantId/:objectType/:id`]: {
+    operationId: 'deleteTenantResource',
+    summary: 'Delete a resource',
+    tag: 'Resources',
+    path: resourcePath,
+    headers: { 'If-Match': param(EntityTag, { description: 'Delete only at this version (`"3"`)' }) },
+    responses: { 204: { description: 'Deleted' } },
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/data/resources/:tenantId/:objectType/:id/files/:propertyName`]: {
+    operationId: 'uploadResourceFile',
+    summary: "Upload a resource's file",
+    tag: 'Files',
+    description: "The body is the file. Its type is judged by its content against the property's declared types; the resource gets a new version.",
+    path: filePath,
+    query: { filename: param(UploadMetaSchema.shape.filename, { required: true }) },
+    body: { binary: true, description: "The file's bytes" },
+    responses: { 200: { description: 'The resource, describing the file in its data', schema: ResourceSchema } },
+    errors: [409, 415],
+  },
+  [`GET ${V4_BASE}/data/resources/:tenantId/:objectType/:id/files/:propertyName`]: {
+    operationId: 'downloadResourceFile',
+    summary: "Download a resource's file",
+    tag: 'Files',
+    path: filePath,
+    responses: { 200: { description: "The file, with its media type, size and name (Content-Disposition)", binary: true } },
+  },
+  [`DELETE ${V4_BASE}/data/resources/:tenantId/:objectType/:id/files/:propertyName`]: {
+    operationId: 'deleteResourceFile',
+    summary: "Remove a resource's file",
+    tag: 'Files',
+    path: filePath,
+    responses: { 204: { description: 'Removed' } },
+    errors: [409],
+  },
+};
+
+/** Names of the response schemas several routes share, as the documents' components call them. */
+export const V3_SCHEMA_NAMES: Array<[z.ZodType, string]> = [
+  [V3ResourceSchema, 'Resource'],
+  [UserSchema, 'User'],
+  [V3ExecutionSchema, 'Execution'],
+];
+export const V4_SCHEMA_NAMES: Array<[z.ZodType, string]> = [
+  [ResourceSchema, 'Resource'],
+  [MembershipSchema, 'Membership'],
+  [TenantMembershipSchema, 'TenantMembership'],
+  [TenantSchema, 'Tenant'],
+  [ObjectTypeSchema, 'ObjectType'],
+  [MeSchema, 'Me'],
+  [StorageStatusSchema, 'StorageStatus'],
+];
