@@ -27,8 +27,16 @@ export {
   WorkflowDefinitionSchema,
 } from './orchestrate/orchestrate.schema.ts';
 export {
+  BatchCreateInputSchema,
+  BatchDeletedSchema,
+  BatchDeleteInputSchema,
+  BatchResourcesSchema,
+  BatchUpdateInputSchema,
   CreateResourceInputSchema,
   FileRefSchema,
+  IdempotencyKeySchema,
+  ResourceHistoryInputSchema,
+  ResourceHistoryPageSchema,
   ListResourcePageInputSchema,
   ListResourcesInputSchema,
   ReplaceAtVersionInputSchema,
@@ -53,3 +61,16 @@ export {
 } from './tenants/tenants.schema.ts';
 export { UploadMetaSchema } from './trpc/upload-body.ts';
 export { ListUsersInputSchema, UpdateUserInputSchema, UserRefInputSchema, UserSchema } from './users/users.schema.ts';
+export { AggregateResourcesInputSchema, AggregateResultSchema, QueryResourcesInputSchema, ResourceQueryPageSchema } from './resources/resource-queries.schema.ts';
+export { ActionResultSchema, ApplyActionInputSchema } from './resources/resource-actions.schema.ts';
+export {
+  CatalogSchema,
+  CapabilitySchema,
+  EvaluateInputSchema,
+  EvaluationSchema,
+  OverrideInputSchema,
+  OverrideRefSchema,
+  OverrideSchema,
+  SetPlanInputSchema,
+  TenantPlanSchema,
+} from './capabilities/capabilities.schema.ts';
