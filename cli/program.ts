@@ -4,6 +4,7 @@ import { command as logout } from './commands/logout.ts';
 import { command as publicapi } from './commands/publicapi/index.ts';
 import { command as resources } from './commands/resources/index.ts';
 import { command as tenant } from './commands/tenant/index.ts';
+import { command as types } from './commands/types/index.ts';
 import { command as verify } from './commands/verify.ts';
 import { command as whoami } from './commands/whoami.ts';
 
@@ -40,7 +41,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, tenant, publicapi, verify, whoami, logout]) program.addCommand(command as unknown as Command);
+  for (const command of [resources, types, tenant, publicapi, verify, whoami, logout]) program.addCommand(command as unknown as Command);
   for (const command of leaves(program as unknown as CommandUnknownOpts)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());

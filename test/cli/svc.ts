@@ -15,10 +15,11 @@ export interface SvcRun {
  * Runs the real `svc` executable in its own process, stdin not a terminal, with only the
  * environment given (plus PATH and TMPDIR): no CI, NO_COLOR or token leaks in from the test run.
  */
-export async function svc(args: string[], env: Record<string, string | undefined> = {}, input?: string): Promise<SvcRun> {
+export async function svc(args: string[], env: Record<string, string | undefined> = {}, input?: string, cwd?: string): Promise<SvcRun> {
   const result = await execa('node', [BIN, ...args], {
     env: { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], ...env },
     extendEnv: false,
+    ...(cwd ? { cwd } : {}),
     reject: false,
     stripFinalNewline: false,
     ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
