@@ -1,5 +1,6 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { readFileSync } from 'node:fs';
+import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
 import { command as publicapi } from './commands/publicapi/index.ts';
 import { command as resources } from './commands/resources/index.ts';
@@ -41,7 +42,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, publicapi, verify, whoami, logout]) program.addCommand(command as unknown as Command);
+  for (const command of [resources, types, tenant, publicapi, verify, login, whoami, logout]) program.addCommand(command as unknown as Command);
   for (const command of leaves(program as unknown as CommandUnknownOpts)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());
