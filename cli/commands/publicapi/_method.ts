@@ -1,0 +1,36 @@
+import { Command } from '@commander-js/extra-typings';
+import { formatOption, jsonInput, jsonOption, withMeta } from '../../command.ts';
+import { contextOf } from '../../context.ts';
+import { createPublicApiService, parseParam, preparePath } from '../../services/publicapi.service.ts';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+/** `publicapi <method> <path>`: one command per HTTP method, all alike. */
+export function methodCommand(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE') {
+  let command = new Command(method.toLowerCase())
+    .description(`${method} an allowed /v4/ path and print the answer`)
+    .argument('<path>', 'a path beginning with /v4/ in an allowed route family')
+    .option('--tenant-id <tenantId>', 'fills {tenantId} in the path, else is sent as the tenant_id query parameter')
+    .option('--param <key=value>', 'query parameter (repeatable)', collect, [] as string[])
+    .option('--data <json>', 'JSON body')
+    .option('--file <path>', 'JSON body from a file (- for stdin)')
+    .option('--include-headers', 'print the status and response headers with the body')
+    .addOption(formatOption())
+    .addOption(jsonOption());
+  command = command.action(async (path, options, cmd) => {
+    const ctx = contextOf(cmd);
+    const params = options.param.map(parseParam);
+    preparePath(path, params, options.tenantId);
+    const body = await jsonInput(options, true);
+    const publicapi = createPublicApiService(await ctx.api());
+    const answer = await ctx.out.spin(`${method} ${path}`, () =>
+      publicapi.call(method, path, { params, body, tenantId: options.tenantId }),
+    );
+    ctx.out.data(options.includeHeaders ? answer : answer.body, (value) => {
+      if (!options.includeHeaders) return JSON.stringify(value, null, 2);
+      const head = [`HTTP ${answer.status}`, ...Object.entries(answer.headers).map(([k, v]) => `${k}: ${v}`)].join('\n');
+      return `${head}\n\n${JSON.stringify(answer.body, null, 2)}`;
+    });
+  });
+  return withMeta(command, { calls: [`${method} /v4/{path}`], destructive: false });
+}

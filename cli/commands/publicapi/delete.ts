@@ -1,0 +1,3 @@
+import { methodCommand } from './_method.ts';
+
+export const command = methodCommand('DELETE');

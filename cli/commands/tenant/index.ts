@@ -1,0 +1,6 @@
+import { Command } from '@commander-js/extra-typings';
+import { command as info } from './info.ts';
+import { command as list } from './list.ts';
+import { command as select } from './select.ts';
+
+export const command = new Command('tenant').description('Your tenants, and the active one').addCommand(list).addCommand(select).addCommand(info);

@@ -1,0 +1,103 @@
+import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { CliError } from './errors.ts';
+
+/**
+ * The client's local state under `~/.svc/`:
+ * - `tokens.json` (mode 0600): `{<profile>: {accessToken, refreshToken?, idToken?, expiresAt?, issuer?}}`;
+ * - `profiles.json`: `{<profile>: {baseUrl}}`, the locally configured profiles (`--profile`);
+ * - `context.json`: `{<profile>: {tenantId, tenantSlug}}`, the tenant chosen by `tenant select`.
+ */
+
+export interface StoredTokens {
+  accessToken: string;
+  refreshToken?: string;
+  idToken?: string;
+  /** Seconds since the epoch. */
+  expiresAt?: number;
+  issuer?: string;
+}
+
+export interface Profile {
+  baseUrl?: string;
+}
+
+export interface TenantContext {
+  tenantId: string;
+  tenantSlug?: string;
+}
+
+export const DEFAULT_PROFILE = 'default';
+
+export const svcDir = () => join(homedir(), '.svc');
+export const tokensPath = () => join(svcDir(), 'tokens.json');
+const profilesPath = () => join(svcDir(), 'profiles.json');
+const contextPath = () => join(svcDir(), 'context.json');
+
+async function readJson<T>(path: string): Promise<Record<string, T> | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new CliError('E006', { details: `${path}: ${(error as Error).message}` });
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
+    return value as Record<string, T>;
+  } catch (error) {
+    throw new CliError('E006', { details: `${path}: ${(error as Error).message}` });
+  }
+}
+
+async function writeJson(path: string, value: unknown, mode = 0o600): Promise<void> {
+  await mkdir(svcDir(), { recursive: true, mode: 0o700 });
+  await writeFile(path, JSON.stringify(value, null, 2) + '\n', { mode });
+  await chmod(path, mode);
+}
+
+/** The profile's base URL; `BASE_URL_PUBLIC_API` overrides it. */
+export async function resolveBaseUrl(profile: string): Promise<string | undefined> {
+  const fromEnv = process.env['BASE_URL_PUBLIC_API'];
+  if (fromEnv) return fromEnv.replace(/\/+$/, '');
+  const profiles = await readJson<Profile>(profilesPath());
+  const entry = profiles?.[profile];
+  if (profile !== DEFAULT_PROFILE && !entry) {
+    throw new CliError('E006', { details: `profile "${profile}" is not defined in ${profilesPath()}` });
+  }
+  return entry?.baseUrl?.replace(/\/+$/, '');
+}
+
+/** The stored tokens of a profile, and whether the file is readable by others than its owner. */
+export async function readTokens(profile: string): Promise<{ tokens?: StoredTokens; looseMode: boolean }> {
+  const all = await readJson<StoredTokens>(tokensPath());
+  if (!all) return { looseMode: false };
+  const mode = (await stat(tokensPath())).mode & 0o077;
+  return { tokens: all[profile], looseMode: mode !== 0 };
+}
+
+export async function writeTokens(profile: string, tokens: StoredTokens): Promise<void> {
+  const all = (await readJson<StoredTokens>(tokensPath())) ?? {};
+  all[profile] = tokens;
+  await writeJson(tokensPath(), all);
+}
+
+/** Deletes the tokens file and the tenant context (every profile's: logging out is global). */
+export async function clearLocalSession(): Promise<{ removedTokens: boolean }> {
+  const existed = await stat(tokensPath()).then(() => true, () => false);
+  await rm(tokensPath(), { force: true });
+  await rm(contextPath(), { force: true });
+  return { removedTokens: existed };
+}
+
+export async function readTenantContext(profile: string): Promise<TenantContext | undefined> {
+  return (await readJson<TenantContext>(contextPath()))?.[profile];
+}
+
+export async function writeTenantContext(profile: string, context: TenantContext): Promise<void> {
+  const all = (await readJson<TenantContext>(contextPath())) ?? {};
+  all[profile] = context;
+  await writeJson(contextPath(), all);
+}

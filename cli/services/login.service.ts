@@ -1,0 +1,115 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeTokens, type StoredTokens } from '../config.ts';
+import { CliError } from '../errors.ts';
+
+export const CLI_CLIENT_ID = 'svc-cli';
+export const DEFAULT_SCOPE = 'openid email profile offline_access api';
+const TIMEOUT_MS = 5 * 60_000;
+
+export interface LoginOptions {
+  baseUrl: string;
+  profile: string;
+  scope?: string;
+  callbackPort?: number;
+  /** Told the address to open (the command prints it and may open a browser). */
+  onAuthorizationUrl: (url: string) => void;
+}
+
+/** The provider's and the client's reasons, for E104. */
+function reason(error: unknown): string {
+  const e = error as { error?: string; error_description?: string; message?: string };
+  if (e?.error) return `${e.error}${e.error_description ? `: ${e.error_description}` : ''}`;
+  return e?.message ?? String(error);
+}
+
+/** Opens the address in the desktop's browser, if there is one; failures are ignored (the address is printed anyway). */
+export function openBrowser(url: string): void {
+  const command = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
+  const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // no browser: the user opens the printed address
+  }
+}
+
+/**
+ * Logs in with the authorization code flow and PKCE (S256) against the issuer at the base URL
+ * (discovery at `/.well-known/openid-configuration`): a loopback server on 127.0.0.1 receives the
+ * code on `/callback`, the code is exchanged with the verifier, and the tokens are saved to
+ * `~/.svc/tokens.json` (mode 0600). E201 when the provider is unreachable, E104 when the flow fails.
+ */
+export async function loginWithBrowser(options: LoginOptions): Promise<{ issuer: string; expiresAt?: number; scope: string }> {
+  const oidc = await import('openid-client');
+  const server = new URL(options.baseUrl);
+  let config: Awaited<ReturnType<typeof oidc.discovery>>;
+  try {
+    config = await oidc.discovery(server, CLI_CLIENT_ID, undefined, oidc.None(), {
+      execute: server.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
+      timeout: 10,
+    });
+  } catch (error) {
+    if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_TIMEOUT') throw new CliError('E201', { url: options.baseUrl }, { cause: error });
+    throw new CliError('E104', { details: `discovery failed at ${server.origin}: ${reason(error)}` }, { cause: error });
+  }
+
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const scope = options.scope ?? DEFAULT_SCOPE;
+  let resolveCallback!: (url: URL) => void;
+  const callback = new Promise<URL>((resolve) => (resolveCallback = resolve));
+  const listener: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback') {
+      response.writeHead(404).end();
+      return;
+    }
+    const ok = url.searchParams.has('code') && url.searchParams.get('state') === state;
+    response.writeHead(ok ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8' });
+    response.end(ok ? 'Logged in to svc. You may close this window.\n' : 'Login failed; see the terminal.\n');
+    resolveCallback(new URL(`http://127.0.0.1:${(listener.address() as AddressInfo).port}${url.pathname}${url.search}`));
+  });
+  listener.listen(options.callbackPort ?? 0, '127.0.0.1');
+  try {
+    await once(listener, 'listening');
+  } catch (error) {
+    throw new CliError('E305', { details: `cannot listen on 127.0.0.1:${options.callbackPort}: ${(error as Error).message}` });
+  }
+  try {
+    const redirectUri = `http://127.0.0.1:${(listener.address() as AddressInfo).port}/callback`;
+    const params: Record<string, string> = {
+      redirect_uri: redirectUri,
+      scope,
+      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state,
+    };
+    if (scope.split(' ').includes('offline_access')) params['prompt'] = 'consent';
+    options.onAuthorizationUrl(oidc.buildAuthorizationUrl(config, params).href);
+
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new CliError('E104', { details: 'no answer from the browser within 5 minutes' })), TIMEOUT_MS);
+    });
+    const answered = await Promise.race([callback, timeout]).finally(() => clearTimeout(timer));
+    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+    try {
+      tokens = await oidc.authorizationCodeGrant(config, answered, { pkceCodeVerifier: verifier, expectedState: state });
+    } catch (error) {
+      throw new CliError('E104', { details: reason(error) }, { cause: error });
+    }
+    const stored: StoredTokens = { accessToken: tokens.access_token, issuer: config.serverMetadata().issuer };
+    if (tokens.refresh_token) stored.refreshToken = tokens.refresh_token;
+    if (tokens.id_token) stored.idToken = tokens.id_token;
+    if (tokens.expires_in !== undefined) stored.expiresAt = Math.floor(Date.now() / 1000) + tokens.expires_in;
+    await writeTokens(options.profile, stored);
+    return { issuer: stored.issuer!, ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}), scope };
+  } finally {
+    listener.close();
+  }
+}

@@ -1,0 +1,89 @@
+import type { ApiClient } from './api-client.ts';
+
+/** A v4 resource, as the platform returns it. */
+export interface Resource {
+  id: string;
+  type: string;
+  data: Record<string, unknown>;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+  createdBy?: string | null;
+  updatedBy?: string | null;
+}
+
+export interface ResourcePage {
+  data: Resource[];
+  total: number;
+  page: number | null;
+  limit: number;
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+export interface ListOptions {
+  page?: number;
+  limit?: number;
+  sort?: string;
+  where?: unknown;
+  cursor?: string;
+}
+
+const seg = encodeURIComponent;
+const base = (tenantId: string) => `/v4/data/resources/${seg(tenantId)}`;
+const one = (tenantId: string, type: string, id: string) => `${base(tenantId)}/${seg(type)}/${seg(id)}`;
+
+/**
+ * Resources of a tenant over v4: each function is one documented call (update two: the version
+ * read when none is given, then the PUT) and returns the platform's answer as it came.
+ */
+export function createResourcesService(api: ApiClient) {
+  return {
+    async list(tenantId: string, type: string, options: ListOptions): Promise<ResourcePage> {
+      const query = {
+        // A cursor carries its own position; the platform refuses one with a page.
+        page: options.cursor === undefined ? options.page : undefined,
+        limit: options.limit,
+        sort: options.sort,
+        where: options.where === undefined ? undefined : JSON.stringify(options.where),
+        cursor: options.cursor,
+      };
+      return (await api.request<ResourcePage>('GET', `${base(tenantId)}/${seg(type)}`, { query, subject: `Object type ${type}` })).body;
+    },
+
+    async get(tenantId: string, type: string, id: string): Promise<Resource> {
+      return (await api.request<Resource>('GET', one(tenantId, type, id), { subject: `${type} ${id}` })).body;
+    },
+
+    async create(tenantId: string, type: string, data: unknown): Promise<Resource> {
+      return (await api.request<Resource>('POST', `${base(tenantId)}/${seg(type)}`, { body: { data }, subject: `Object type ${type}` })).body;
+    },
+
+    /** Replaces the data at `version`, or at the stored version when none is given (read first). */
+    async update(tenantId: string, type: string, id: string, data: unknown, version?: number): Promise<Resource> {
+      const at = version ?? (await this.get(tenantId, type, id)).version;
+      return (await api.request<Resource>('PUT', one(tenantId, type, id), { body: { data, version: at }, subject: `${type} ${id}` })).body;
+    },
+
+    async delete(tenantId: string, type: string, id: string): Promise<{ id: string; type: string; deleted: true }> {
+      await api.request('DELETE', one(tenantId, type, id), { subject: `${type} ${id}` });
+      return { id, type, deleted: true };
+    },
+
+    async query(tenantId: string, input: { types: string[]; where?: unknown; limit: number }): Promise<unknown> {
+      return (await api.request('POST', `${base(tenantId)}/query`, { body: input })).body;
+    },
+
+    async aggregate(tenantId: string, type: string, input: { groupBy: string[]; metrics: unknown; where?: unknown; limit: number }): Promise<unknown> {
+      return (await api.request('POST', `${base(tenantId)}/${seg(type)}/aggregate`, { body: input, subject: `Object type ${type}` })).body;
+    },
+
+    async search(tenantId: string, input: { query: string; types?: string[]; mode: string; limit: number }): Promise<unknown> {
+      return (await api.request('POST', `${base(tenantId)}/search`, { body: input })).body;
+    },
+
+    async schema(tenantId: string): Promise<{ data: Array<Record<string, unknown>> }> {
+      return (await api.request<{ data: Array<Record<string, unknown>> }>('GET', `/v4/data/resources/schema/${seg(tenantId)}`, { subject: `Tenant ${tenantId}` })).body;
+    },
+  };
+}

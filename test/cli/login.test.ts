@@ -1,0 +1,97 @@
+import { execa } from 'execa';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, startTestStack, type TestStack } from '../harness/stack.ts';
+import { svc } from './svc.ts';
+
+const BIN = fileURLToPath(new URL('../../cli/bin/svc.js', import.meta.url));
+
+/** Plays the user's browser: follows redirects with cookies and submits the dev provider's login form. */
+async function browse(start: string, email: string): Promise<Response> {
+  const cookies = new Map<string, string>();
+  let url = new URL(start);
+  let form: URLSearchParams | undefined;
+  for (let hop = 0; hop < 20; hop++) {
+    const response = await fetch(url, {
+      method: form ? 'POST' : 'GET',
+      headers: {
+        cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: form?.toString(),
+      redirect: 'manual',
+    });
+    form = undefined;
+    for (const header of response.headers.getSetCookie()) {
+      const [pair = ''] = header.split(';');
+      const at = pair.indexOf('=');
+      cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+    }
+    const location = response.headers.get('location');
+    if (url.hostname === '127.0.0.1' && url.pathname === '/callback') return response;
+    if (response.status >= 300 && response.status < 400 && location) {
+      url = new URL(location, url);
+      continue;
+    }
+    const html = await response.text();
+    const action = /<form\b[^>]*action="([^"]*)"[\s\S]*?name="email"/i.exec(html)?.[1];
+    if (!action) throw new Error(`no login form at ${url.pathname} (${response.status})`);
+    url = new URL(action.replace(/&amp;/g, '&'), url);
+    form = new URLSearchParams({ email });
+  }
+  throw new Error('the login did not reach the callback');
+}
+
+describe('svc login', { timeout: 90_000 }, () => {
+  let stack: TestStack;
+  let home: string;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    home = await mkdtemp(join(tmpdir(), 'svc-home-'));
+  });
+  afterAll(async () => {
+    await stack?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  it('logs in with PKCE through a localhost callback, saves the tokens 0600, selects the tenant, and logs out', async () => {
+    const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: home, BASE_URL_PUBLIC_API: stack.url };
+    const login = execa('node', [BIN, 'login', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    let stderr = '';
+    const address = await new Promise<string>((resolve, reject) => {
+      login.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const found = /^(http\S+\/oauth2\/\S+)$/m.exec(stderr)?.[1];
+        if (found) resolve(found);
+      });
+      void login.then(() => reject(new Error(`login exited first: ${stderr}`)));
+    });
+    expect(new URL(address).searchParams.get('code_challenge_method')).toBe('S256');
+    expect(new URL(address).searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    const callback = await browse(address, ADMIN);
+    expect(callback.status).toBe(200);
+    const done = await login;
+    expect(done.exitCode, done.stderr).toBe(0);
+    expect(done.stderr).toContain('Active tenant: ');
+
+    const tokens = join(home, '.svc', 'tokens.json');
+    expect((await stat(tokens)).mode & 0o777).toBe(0o600);
+    const who = await svc(['whoami'], { HOME: home });
+    expect(who.stdout).toMatch(/^status\s+logged in$/m);
+    expect(who.stdout).toMatch(new RegExp(`^user\\s+${ADMIN}$`, 'm'));
+    expect(who.stdout).toMatch(/^token\s+~\/\.svc\/tokens\.json$/m);
+    expect(who.stdout).toMatch(/^tenant\s+acme /m);
+    // The saved token and the selected tenant are enough for a data command.
+    const listed = await svc(['resources', 'list', 'project', '--limit', '1', '--format', 'json'], { HOME: home, BASE_URL_PUBLIC_API: stack.url });
+    expect(listed.exitCode, listed.stderr).toBe(0);
+
+    expect((await svc(['logout'], { HOME: home })).exitCode).toBe(0);
+    await expect(stat(tokens)).rejects.toThrow();
+    const after = await svc(['resources', 'list', 'project', '--tenant-id', 'acme', '--format', 'json'], { HOME: home, BASE_URL_PUBLIC_API: stack.url });
+    expect(after.json.error).toMatchObject({ code: 'E101' });
+  });
+});
