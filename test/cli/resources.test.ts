@@ -27,6 +27,24 @@ describe('svc resources', { timeout: 90_000 }, () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
+  it('queries across types and aggregates a type through the platform, printing what it returned', async () => {
+    for (const budget of [100, 250]) {
+      const created = await svc(['resources', 'create', 'project', '--tenant-id', acme, '--data', JSON.stringify({ name: `Query ${run}`, status: `q-${run}`, budget }), '--format', 'json'], env);
+      expect(created.exitCode, created.stderr).toBe(0);
+    }
+    const where = JSON.stringify({ status: `q-${run}` });
+    const queried = await svc(['resources', 'query', '--tenant-id', acme, '--types', 'project', '--where', where, '--format', 'json'], env);
+    expect(queried.exitCode, queried.stderr).toBe(0);
+    expect(queried.json).toMatchObject({ total: 2, hasMore: false });
+    expect(queried.json.data.map((r: any) => r.data.budget)).toEqual([250, 100]);
+    const aggregated = await svc(
+      ['resources', 'aggregate', 'project', '--tenant-id', acme, '--group-by', 'status', '--metrics', '{"n":{"count":"*"},"total":{"sum":"budget"}}', '--where', where, '--format', 'json'],
+      env,
+    );
+    expect(aggregated.exitCode, aggregated.stderr).toBe(0);
+    expect(aggregated.json.data).toEqual([{ status: `q-${run}`, n: 2, total: 350 }]);
+  });
+
   it('creates, reads, lists, updates and deletes a resource in JSON, printing what the platform returned', async () => {
     const created = await svc(['resources', 'create', 'project', '--tenant-id', acme, '--data', JSON.stringify({ name: `Apollo ${run}`, budget: 100 }), '--format', 'json'], env);
     expect(created.exitCode, created.stderr).toBe(0);
