@@ -1,13 +1,14 @@
 -- wrk script for v4 PUT at a version (bench:v4).
--- Arguments (after `--`): the bearer token and a file of lines "<path> <version>": the resources
--- to replace and their stored versions. Each request replaces one resource at the version this
--- thread last saw for it, and each answer's version (or, after a 409, its currentVersion) is
--- remembered, so that every write names the version it replaces.
+-- Arguments (after `--`): the bearer token, a file of lines "<path> <version>" (the resources to
+-- replace and their stored versions), and the number of threads. Each thread takes its own share
+-- of the resources, so that no other thread changes their versions; each request replaces one at
+-- the version the thread last saw for it, and each answer's version is remembered, so that every
+-- write names the version it replaces.
 
 local threads = 0
 
 function setup(thread)
-  thread:set("offset", threads * 7919)
+  thread:set("slot", threads)
   threads = threads + 1
 end
 
@@ -21,35 +22,31 @@ local n = 0
 function init(args)
   headers["Authorization"] = "Bearer " .. args[1]
   headers["Content-Type"] = "application/json"
+  local count = tonumber(args[3]) or 1
+  local number = 0
   for line in io.lines(args[2]) do
     local path, version = line:match("^(%S+)%s+(%d+)$")
-    if path then
+    number = number + 1
+    if path and number % count == (slot or 0) then
       paths[#paths + 1] = path
       local id = path:match("([^/]+)$")
       ids[#ids + 1] = id
       versions[id] = tonumber(version)
     end
   end
-  index = (offset or 0) % #paths
+  index = 0
 end
-
-local last = nil
 
 function request()
   index = index % #paths + 1
   n = n + 1
-  last = ids[index]
-  local body = string.format('{"data":{"name":"bench %d","status":"active","budget":%d},"version":%d}', n, 1000 + n % 5000, versions[last])
+  local id = ids[index]
+  local body = string.format('{"data":{"name":"bench %d","status":"active","budget":%d},"version":%d}', n, 1000 + n % 5000, versions[id])
   return wrk.format("PUT", paths[index], headers, body)
 end
 
 function response(status, headers, body)
   local id = body:match('"id":"([^"]+)"')
   local version = body:match('"version":(%d+)')
-  if status == 200 and id and version then
-    versions[id] = tonumber(version)
-  elseif status == 409 and last then
-    local current = body:match('"currentVersion":(%d+)')
-    if current then versions[last] = tonumber(current) end
-  end
+  if status == 200 and id and version then versions[id] = tonumber(version) end
 end

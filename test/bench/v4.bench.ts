@@ -145,7 +145,7 @@ async function main(): Promise<void> {
     await writeFile(files.aggregateBody, JSON.stringify(AGGREGATE));
     const { seconds, warmupSeconds, connections, threads } = settings;
 
-    const edge = async (name: string, options: { pathsFile: string; method?: string; bodyFile?: string; script?: string }, before?: () => Promise<void>) => {
+    const edge = async (name: string, options: { pathsFile: string; method?: string; bodyFile?: string; script?: string; scriptArgs?: string[] }, before?: () => Promise<void>) => {
       log(`${name} through the edge: wrk, ${connections} connections, ${threads} threads, ${warmupSeconds} s warm-up + ${seconds} s`);
       const run = async (duration: number) => {
         await before?.();
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
     const rows = {
       edgeGet: row('GET-by-id (edge)', 'wrk', await edge('GET-by-id', { pathsFile: files.get })),
       sqlGet: row('GET-by-id exact SQL', 'pgbench', await sqlRun('GET-by-id', scripts.get)),
-      edgePut: row('PUT at a version (edge)', 'wrk', await edge('PUT at a version', { pathsFile: files.put, script: PUT_SCRIPT }, writePutPaths)),
+      edgePut: row('PUT at a version (edge)', 'wrk', await edge('PUT at a version', { pathsFile: files.put, script: PUT_SCRIPT, scriptArgs: [String(threads)] }, writePutPaths)),
       sqlPut: row('PUT at a version exact SQL', 'pgbench', await sqlRun('PUT at a version', scripts.put)),
       edgeAggregate: row('aggregate (edge)', 'wrk', await edge('aggregate', { pathsFile: files.aggregate, method: 'POST', bodyFile: files.aggregateBody })),
       sqlAggregate: row('aggregate exact SQL', 'pgbench', await sqlRun('aggregate', scripts.aggregate)),

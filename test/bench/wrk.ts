@@ -37,8 +37,9 @@ export interface WrkOptions {
   /** Another method than GET, with a JSON body file sent on every request. */
   method?: string;
   bodyFile?: string;
-  /** Another Lua script than the request-rotating one, given `token` and `pathsFile`. */
+  /** Another Lua script than the request-rotating one, given `token`, `pathsFile` and `scriptArgs`. */
   script?: string;
+  scriptArgs?: string[];
 }
 
 export interface WrkResult extends Measurement {
@@ -70,6 +71,7 @@ export async function runWrk(bin: string, options: WrkOptions): Promise<WrkResul
     options.token,
     options.pathsFile,
     ...(options.method ? [options.method, ...(options.bodyFile ? [options.bodyFile] : [])] : []),
+    ...(options.scriptArgs ?? []),
   ];
   const running = start(bin, args);
   const [{ code, output }, cpu] = await Promise.all([running.finished, sampleCpuDuring({ loadGenerator: running.pid, postmaster: options.postmaster, platform: options.platform }, options.seconds * 1000)]);
