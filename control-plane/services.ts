@@ -57,7 +57,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     identity,
     objectTypes,
     resources,
-    resourceFiles: createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs }),
+    resourceFiles: createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs, capabilities }),
     users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate,

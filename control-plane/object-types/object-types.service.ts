@@ -50,14 +50,19 @@ export function createObjectTypesService(deps: { db: Db }) {
     if (clash) throw new ConflictError(`an object type named "${clash.name}" exists`, { field: 'name' });
   }
 
-  /** Every stored resource of the type that `schema` would refuse: the first few ids, and how many. */
-  async function offenders(tx: Tx, key: string, schema: object): Promise<{ ids: string[]; total: number }> {
+  /**
+   * Every stored resource of the type that `schema` would refuse, its file properties aside (the
+   * platform's fields, which the schema does not describe): the first few ids, and how many.
+   */
+  async function offenders(tx: Tx, key: string, schema: object, fileProperties: readonly string[]): Promise<{ ids: string[]; total: number }> {
     const holds = schemaCheck(schema);
+    const withoutFiles = (data: unknown) =>
+      data !== null && typeof data === 'object' && fileProperties.length ? Object.fromEntries(Object.entries(data).filter(([name]) => !fileProperties.includes(name))) : data;
     const ids: string[] = [];
     let total = 0;
     for await (const rows of resourceDataOf(tx, key)) {
       for (const row of rows) {
-        if (holds(row.data)) continue;
+        if (holds(withoutFiles(row.data))) continue;
         total++;
         if (ids.length < NAMED_OFFENDERS) ids.push(row.id);
       }
@@ -86,10 +91,18 @@ export function createObjectTypesService(deps: { db: Db }) {
       const checked = ObjectTypeKeySchema.safeParse(key);
       if (!checked.success) throw ValidationError.field('key', `${checked.error.issues[0]!.message} (derived from name; give key)`);
       assertCompilable(input.schema);
-      return db.inTenant(actor.tenantId, async (tx) => {
-        await assertNoClash(tx, key, input.name);
-        return insertObjectType(tx, key, input);
-      });
+      return db
+        .inTenant(actor.tenantId, async (tx) => {
+          await assertNoClash(tx, key, input.name);
+          return insertObjectType(tx, key, input);
+        })
+        .catch((error: unknown) => {
+          // Another request created the same key or name between the check and the insert.
+          const constraint = (error as { code?: string; constraint_name?: string }).code === '23505' ? (error as { constraint_name?: string }).constraint_name : undefined;
+          if (constraint === 'object_types_tenant_name') throw new ConflictError(`an object type with key "${key}" exists`, { field: 'key' });
+          if (constraint === 'object_types_tenant_pascal_name') throw new ConflictError(`an object type named "${input.name}" exists`, { field: 'name' });
+          throw error;
+        });
     },
 
     /**
@@ -107,8 +120,9 @@ export function createObjectTypesService(deps: { db: Db }) {
           throw new NotFoundError('object type');
         }
         if (changes.name && changes.name !== current.name) await assertNoClash(tx, current.key, changes.name, current.objectTypeId);
-        if (changes.schema) {
-          const { ids, total } = await offenders(tx, current.key, changes.schema);
+        if (changes.schema || changes.fileProperties) {
+          const fileProperties = Object.keys(changes.fileProperties ?? current.fileProperties);
+          const { ids, total } = await offenders(tx, current.key, changes.schema ?? current.schema, fileProperties);
           if (total > 0) throw new SchemaIncompatibleError(current.key, ids, total);
         }
         return updateObjectType(tx, current.objectTypeId, changes);

@@ -23,19 +23,47 @@ function issueOf(error: ErrorObject): string {
   return error.message ?? 'is invalid';
 }
 
-/** Why a JSON Schema (2020-12) cannot be compiled, or undefined when it can. */
+/**
+ * Keywords a tenant's schema may not use: `$async` turns a check into a promise, `pattern` and
+ * `patternProperties` run the tenant's regular expressions on the shared event loop (a pattern
+ * such as `^(a+)+$` takes seconds), and ids, anchors and references to other documents would be
+ * shared with other tenants' schemas in the one validator.
+ */
+const REFUSED_KEYWORDS = ['$async', 'pattern', 'patternProperties', '$id', '$anchor', '$dynamicAnchor', '$dynamicRef'];
+
+function refusedKeyword(schema: unknown, path: string): string | undefined {
+  if (schema === null || typeof schema !== 'object') return undefined;
+  const stack: Array<[unknown, string]> = [[schema, path]];
+  while (stack.length) {
+    const [node, at] = stack.pop()!;
+    if (node === null || typeof node !== 'object') continue;
+    for (const [key, value] of Object.entries(node)) {
+      if (REFUSED_KEYWORDS.includes(key)) return `${at}${key}`;
+      if (key === '$ref' && !(typeof value === 'string' && value.startsWith('#'))) return `${at}${key}`;
+      stack.push([value, `${at}${key}.`]);
+    }
+  }
+  return undefined;
+}
+
+/** Why a tenant's JSON Schema (2020-12) cannot be used, or undefined when it can. */
 export function schemaProblem(schema: object): string | undefined {
+  const refused = refusedKeyword(schema, '');
+  if (refused) return `uses ${refused}, which object types may not use (no $async, pattern, patternProperties, $id, anchors, or $ref outside the schema)`;
   try {
     ajv.compile(schema);
     return undefined;
   } catch (error) {
     return (error as Error).message.slice(0, 300);
+  } finally {
+    ajv.removeSchema(schema);
   }
 }
 
 /** A check of data against a schema that says whether it holds, without naming why. */
 export function schemaCheck(schema: object): (data: unknown) => boolean {
   const validate = ajv.compile(schema);
+  ajv.removeSchema(schema);
   return (data) => validate(data) === true;
 }
 
@@ -49,7 +77,8 @@ export function validateAgainstSchema(cacheKey: string, schema: object, data: un
     validate = ajv.compile(schema);
     compiled.set(cacheKey, validate);
   }
-  if (validate(data)) return;
+  // Only `true` is a pass (an `$async` schema's promise is not).
+  if (validate(data) === true) return;
   const first = validate.errors?.[0];
   if (!first) throw new ValidationError('invalid resource data');
   const field = fieldOf(first);

@@ -135,6 +135,7 @@ export function createOrchestrateService(deps: {
       actor: Actor,
       request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown> },
     ): Promise<{ executionId: string; start: () => Promise<void> }> {
+      await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
       const engine = workflows();
       const definition = await findDefinition(tx, request.workflowId);
       if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);

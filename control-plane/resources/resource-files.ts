@@ -6,6 +6,7 @@ import type { Db } from '../db/client.ts';
 import { FileTooLargeError, NotFoundError, UnsupportedFileTypeError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { FileProperty, ObjectType } from '../object-types/object-types.schema.ts';
+import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { UploadMetaSchema } from '../trpc/upload-body.ts';
 import { resourceOps } from './resource-ops.ts';
@@ -82,7 +83,13 @@ async function peek(body: AsyncIterable<Uint8Array>, size: number): Promise<{ he
  * and recorded in the resource's data with a new version; the previous file goes once it is
  * replaced. Row-level security holds throughout: every read and write runs in the actor's tenant.
  */
-export function createResourceFilesService(deps: { db: Db; objectTypes: ObjectTypesService; blobs: BlobStore }) {
+export function createResourceFilesService(deps: {
+  db: Db;
+  objectTypes: ObjectTypesService;
+  blobs: BlobStore;
+  /** Refuses a tenant without `data.files`, and gives its plan's largest file. */
+  capabilities?: Pick<CapabilitiesService, 'require'>;
+}) {
   const { db, objectTypes, blobs } = deps;
 
   /** The type, its declaration of the property and the resource; 404 for an undeclared property or an unknown resource. */
@@ -128,13 +135,16 @@ export function createResourceFilesService(deps: { db: Db; objectTypes: ObjectTy
      * the limit is passed) or type (415, judged by content before anything is stored).
      */
     async upload(actor: Actor, meta: FileUploadMeta, body: AsyncIterable<Uint8Array>): Promise<Resource> {
-      const { declared } = await target(actor, meta, true);
-      const limit = Math.min(declared.maxSize, MAX_FILE_BYTES);
+      const allowed = await deps.capabilities?.require(actor.tenantId, 'data.files');
+      const { declared, resource: stored } = await target(actor, meta, true);
+      const limit = Math.min(declared.maxSize, MAX_FILE_BYTES, allowed?.limits.maxFileBytes ?? MAX_FILE_BYTES);
+      // The id as stored, whatever case the path wrote it in: the object's key follows it.
+      const ref = { ...meta, id: stored.id };
       const { head, rest } = await peek(body, SNIFF_BYTES);
       const contentType = await contentTypeOf(head, meta.filename);
       if (!accepts(declared.contentTypes, contentType)) throw new UnsupportedFileTypeError(contentType, declared.contentTypes);
       const fileId = randomUUID();
-      const key = blobKeyOf(actor.tenantId, meta.id, meta.property, fileId);
+      const key = blobKeyOf(actor.tenantId, ref.id, ref.property, fileId);
       const hash = createHash('sha256');
       let size = 0;
       async function* measured(): AsyncIterable<Uint8Array> {
@@ -148,8 +158,8 @@ export function createResourceFilesService(deps: { db: Db; objectTypes: ObjectTy
       await blobs.put(key, measured());
       const file: StoredFile = { filename: meta.filename, size, contentType, sha256: hash.digest('hex'), uploadedAt: new Date().toISOString(), fileId };
       try {
-        const { resource, replaced } = await record(actor, meta, file);
-        if (replaced) await blobs.delete(blobKeyOf(actor.tenantId, meta.id, meta.property, replaced.fileId)).catch(() => false);
+        const { resource, replaced } = await record(actor, ref, file);
+        if (replaced) await blobs.delete(blobKeyOf(actor.tenantId, ref.id, ref.property, replaced.fileId)).catch(() => false);
         return resource;
       } catch (error) {
         await blobs.delete(key).catch(() => false);
@@ -161,7 +171,7 @@ export function createResourceFilesService(deps: { db: Db; objectTypes: ObjectTy
     async open(actor: Actor, ref: FileRef): Promise<{ file: StoredFile; bytes: AsyncIterable<Uint8Array> }> {
       const { resource } = await target(actor, ref, false);
       const file = storedFile(resource, ref.property);
-      const bytes = file && (await blobs.read(blobKeyOf(actor.tenantId, ref.id, ref.property, file.fileId)));
+      const bytes = file && (await blobs.read(blobKeyOf(actor.tenantId, resource.id, ref.property, file.fileId)));
       if (!file || !bytes) throw new NotFoundError(`file "${ref.property}"`);
       return { file, bytes };
     },
@@ -170,8 +180,8 @@ export function createResourceFilesService(deps: { db: Db; objectTypes: ObjectTy
     async remove(actor: Actor, ref: FileRef): Promise<Resource> {
       const { resource: current } = await target(actor, ref, true);
       if (!storedFile(current, ref.property)) throw new NotFoundError(`file "${ref.property}"`);
-      const { resource, replaced } = await record(actor, ref, undefined);
-      if (replaced) await blobs.delete(blobKeyOf(actor.tenantId, ref.id, ref.property, replaced.fileId)).catch(() => false);
+      const { resource, replaced } = await record(actor, { ...ref, id: current.id }, undefined);
+      if (replaced) await blobs.delete(blobKeyOf(actor.tenantId, current.id, ref.property, replaced.fileId)).catch(() => false);
       return resource;
     },
   };

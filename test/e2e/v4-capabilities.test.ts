@@ -105,6 +105,25 @@ describe('v4 capabilities', () => {
     expect(allowed.body.error.message).toBe('workflow "project-briefing" not found');
   });
 
+  it('refuses file uploads to a tenant without data.files, naming it, and stores nothing', async () => {
+    const created = await stack.request('POST', `/v4/data/resources/object-types?tenant_id=${tenantId}`, {
+      as: admin.email,
+      body: { name: `Memo${suffix}`, schema: { type: 'object' }, fileProperties: { text: { maxSize: 1000, contentTypes: ['text/plain'] } } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const memo = (await stack.request('POST', `/v4/data/resources/${tenantId}/${created.body.key}`, { as: admin.email, body: { data: {} } })).body;
+    await stack.request('PUT', `/v4/platform/capabilities/overrides/${tenantId}/data.files`, { as: PLATFORM_ADMIN, body: { allowed: false, reason: 'no files' } });
+    const upload = await fetch(`${stack.url}/v4/data/resources/${tenantId}/${created.body.key}/${memo.id}/files/text?filename=a.txt`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await stack.token(admin.email)}` },
+      body: 'hello',
+    });
+    expect(upload.status).toBe(403);
+    expect(((await upload.json()) as any).error.message).toContain('capability data.files');
+    expect((await stack.request('GET', `/v4/data/resources/${tenantId}/${created.body.key}/${memo.id}`, { as: admin.email })).body.version).toBe(1);
+    await stack.request('DELETE', `/v4/platform/capabilities/overrides/${tenantId}/data.files`, { as: PLATFORM_ADMIN });
+  });
+
   it.each<[string, string, string, unknown, string, number]>([
     ['an unknown capability to evaluate', 'POST', '/v4/platform/capabilities/evaluate', { capabilities: ['teleport'] }, 'member', 400],
     ['another tenant to evaluate', 'POST', '/v4/platform/capabilities/evaluate', { tenant_id: 'acme' }, 'member', 403],

@@ -133,6 +133,15 @@ describe('v4 resource file properties', () => {
     expect(dropped.body.data.scan).toEqual(stored.data.scan);
   });
 
+  it('changes the schema of a type whose resources hold files, judging their data without the files', async () => {
+    const claim = await createClaim();
+    await upload(claim.id, 'scan', pdf(), 'scan.pdf');
+    const wider = { ...type.schema, properties: { ...type.schema.properties, note: { type: 'string' } } };
+    const patched = await stack.request('PATCH', `${DATA}/object-types/${type.objectTypeId}`, { as: ADMIN, body: { schema: wider } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    type = patched.body;
+  });
+
   it('deletes the file and its description', async () => {
     const claim = await createClaim();
     await upload(claim.id, 'scan', pdf(), 'scan.pdf');

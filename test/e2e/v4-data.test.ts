@@ -96,12 +96,24 @@ describe('v4 data API', () => {
     ['a schema that does not compile', { name: 'BrokenX', schema: { type: 'object', properties: { a: { type: 'nope' } } } }, 400, 'schema'],
     ['an unknown field', { name: 'ExtraX', schema: { type: 'object' }, color: 'red' }, 400, 'color'],
     ['an action that does nothing', { name: 'IdleX', schema: { type: 'object' }, actions: { idle: {} } }, 400, 'actions.idle'],
+    ['an $async schema', { name: 'AsyncX', schema: { type: 'object', $async: true, required: ['a'] } }, 400, 'schema'],
+    ['a schema with a pattern', { name: 'PatternX', schema: { type: 'object', properties: { p: { type: 'string', pattern: '^(a+)+$' } } } }, 400, 'schema'],
+    ['a schema with an $id', { name: 'IdX', schema: { type: 'object', $id: 'https://example.test/s' } }, 400, 'schema'],
+    ['a schema referring outside itself', { name: 'RefX', schema: { type: 'object', properties: { a: { $ref: 'https://example.test/s' } } } }, 400, 'schema'],
     ['a built-in key', { name: 'ProjectCopy', key: 'project', schema: { type: 'object' } }, 409, 'key'],
     ['a built-in name', { name: 'Project', key: 'project-copy', schema: { type: 'object' } }, 409, 'name'],
   ])('refuses %s', async (_label, body, status, field) => {
     const response = await stack.request('POST', `${DATA}/object-types`, { as: ADMIN, body });
     expect(response.status, JSON.stringify(response.body)).toBe(status);
     expect(response.body.error.details.field).toBe(field);
+  });
+
+  it('creates a type once when the same one is created ten times at once; the others are 409', async () => {
+    const body = { name: `Twin${run}`, schema: { type: 'object' } };
+    const token = await stack.token(ADMIN);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => stack.request('POST', `${DATA}/object-types`, { token, body })));
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 409).map((a) => a.body.error.code)).toEqual(Array(9).fill('CONFLICT'));
   });
 
   it('lets only tenant administrators change types, and nobody change a built-in one', async () => {
