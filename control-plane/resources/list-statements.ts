@@ -1,9 +1,13 @@
+import type { Tx } from '../db/client.ts';
+import { ValidationError } from '../errors.ts';
+import { encodeCursor } from '../query/cursor.ts';
 import { fieldsOf } from '../query/fields.ts';
 import { parseQueryFilters, parseWhere, type Filter } from '../query/filters.ts';
 import { compileList, type ListStatements } from '../query/list.ts';
 import { parseSort } from '../query/sort.ts';
 import { RESOURCE_TABLE } from './resource-table.ts';
-import { RESOURCE_COLUMNS } from './resources.repo.ts';
+import { RESOURCE_COLUMNS, runListStatements } from './resources.repo.ts';
+import type { ResourcePage } from './resources.schema.ts';
 
 export type { ListStatements } from '../query/list.ts';
 
@@ -33,4 +37,25 @@ export function buildListStatements(options: ListOptions, schema: object | undef
     offset: options.offset,
     cursor: options.cursor,
   });
+}
+
+/** A PostgreSQL data exception (SQLSTATE class 22): a value that does not cast to its column's kind. */
+const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
+
+/**
+ * Runs a list's page and count and shapes the page: at most `limit` resources, whether more
+ * follow, and the cursor of the next page. Filter values are checked before binding; only a
+ * cursor's key values reach SQL unchecked, so a cast that fails there is a bad cursor.
+ */
+export async function readListPage(tx: Tx, statements: ListStatements, limit: number, cursor: string | undefined): Promise<ResourcePage> {
+  const { rows, total } = await runListStatements(tx, statements.page, statements.count).catch((error: unknown) => {
+    if (cursor && isDataException(error)) throw ValidationError.field('cursor', 'is not a valid cursor');
+    throw error;
+  });
+  const hasMore = rows.length > limit;
+  const page = hasMore ? rows.slice(0, limit) : rows;
+  const last = page[page.length - 1];
+  const nextCursor = hasMore && last ? encodeCursor(statements.fingerprint, statements.sort.keys.map((_, i) => last[`k${i}`] ?? null)) : null;
+  const items = page.map(({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }) => ({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }));
+  return { items, total, hasMore, nextCursor };
 }

@@ -4,7 +4,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { Action } from '../object-types/object-types.schema.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import type { ActionResult, ApplyActionInput } from './resource-actions.schema.ts';
-import { resourceOps, type ResourceData } from './resource-ops.ts';
+import { namedVersion, resourceOps, type ResourceData } from './resource-ops.ts';
 
 /**
  * How an action starts its workflow without the resources domain knowing the orchestrate one:
@@ -81,8 +81,7 @@ export async function applyAction(
   input: ApplyActionInput,
 ): Promise<ActionResult> {
   const { db, objectTypes } = deps;
-  if (input.version !== undefined && typeof input.ifMatch === 'number' && input.ifMatch !== input.version) throw ValidationError.field('version', 'differs from the If-Match header');
-  const expectedVersion = input.version ?? (input.ifMatch === '*' ? undefined : input.ifMatch);
+  const expectedVersion = namedVersion(input.version, input.ifMatch);
   const outcome = await db.inTenant(actor.tenantId, async (tx) => {
     const objectType = await objectTypes.requireWritable(tx, input.type);
     const action = Object.hasOwn(objectType.actions, input.action) ? objectType.actions[input.action] : undefined;

@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { NotFoundError, VersionConflictError } from '../errors.ts';
+import { NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
 import type { ObjectType } from '../object-types/object-types.schema.ts';
 import { insertVersion } from './resource-versions.repo.ts';
 import { deleteResource, findResource, insertResource, insertResourceOnce, writeResourceData } from './resources.repo.ts';
@@ -16,6 +16,15 @@ export type WriteOperation = 'update' | `action:${string}`;
 /** The history entry of a write that is named `operation`. */
 function writeEntry(operation: WriteOperation): { operation: 'update' | 'action'; action?: string } {
   return operation === 'update' ? { operation: 'update' } : { operation: 'action', action: operation.slice('action:'.length) };
+}
+
+/** A version named by `If-Match`: `*` names whatever is stored. */
+export type IfMatch = number | '*';
+
+/** The version a write names: the body's, else `If-Match`'s (`*`: none); both must agree. */
+export function namedVersion(version: number | undefined, ifMatch: IfMatch | undefined): number | undefined {
+  if (version !== undefined && typeof ifMatch === 'number' && ifMatch !== version) throw ValidationError.field('version', 'differs from the If-Match header');
+  return version ?? (ifMatch === '*' ? undefined : ifMatch);
 }
 
 /**

@@ -1,19 +1,15 @@
 import type { Db } from '../db/client.ts';
-import { ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { compileAggregate, parseGroupBy, parseMetrics } from '../query/aggregate.ts';
-import { encodeCursor } from '../query/cursor.ts';
 import { fieldsOf } from '../query/fields.ts';
 import { parseWhere } from '../query/filters.ts';
 import { compileList } from '../query/list.ts';
 import type { AggregateResourcesInput, AggregateResult, QueryResourcesInput, ResourceQueryPage } from './resource-queries.schema.ts';
 import { runAggregate } from './resource-queries.repo.ts';
 import { RESOURCE_TABLE } from './resource-table.ts';
-import { RESOURCE_COLUMNS, runListStatements } from './resources.repo.ts';
-
-/** A PostgreSQL data exception (SQLSTATE class 22): a value that does not cast to its column's kind. */
-const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
+import { readListPage } from './list-statements.ts';
+import { RESOURCE_COLUMNS } from './resources.repo.ts';
 
 const NEWEST_FIRST = [{ field: 'createdAt', desc: true }];
 
@@ -46,16 +42,7 @@ export function createResourceQueries(deps: { db: Db; objectTypes: ObjectTypesSe
           limit: input.limit,
           cursor: input.cursor,
         });
-        const { rows, total } = await runListStatements(tx, statements.page, statements.count).catch((error: unknown) => {
-          if (input.cursor && isDataException(error)) throw ValidationError.field('cursor', 'is not a valid cursor');
-          throw error;
-        });
-        const hasMore = rows.length > input.limit;
-        const page = hasMore ? rows.slice(0, input.limit) : rows;
-        const last = page[page.length - 1];
-        const nextCursor = hasMore && last ? encodeCursor(statements.fingerprint, statements.sort.keys.map((_, i) => last[`k${i}`] ?? null)) : null;
-        const items = page.map(({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }) => ({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }));
-        return { items, total, hasMore, nextCursor };
+        return readListPage(tx, statements, input.limit, input.cursor);
       });
     },
 

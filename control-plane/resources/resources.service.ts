@@ -1,27 +1,21 @@
 import type { Db, Tx } from '../db/client.ts';
-import { ConflictError, NotFoundError, PreconditionRequiredError, ValidationError } from '../errors.ts';
+import { ConflictError, NotFoundError, PreconditionRequiredError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { mergePatch } from '../json/merge-patch.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
-import { encodeCursor } from '../query/cursor.ts';
 import { idempotently } from './idempotency-keys.ts';
-import { buildListStatements, type ListOptions } from './list-statements.ts';
+import { buildListStatements, readListPage, type ListOptions } from './list-statements.ts';
 import { createResourceBatches } from './resource-batches.ts';
 import { createResourceHistory } from './resource-history.ts';
 import { applyAction, type ActionWorkflows } from './resource-actions.ts';
 import type { ApplyActionInput } from './resource-actions.schema.ts';
 import { createResourceQueries } from './resource-queries.ts';
-import { resourceOps, type ResourceData } from './resource-ops.ts';
-import { isResourceId, runListStatements, selectResource } from './resources.repo.ts';
+import { namedVersion, resourceOps, type IfMatch, type ResourceData } from './resource-ops.ts';
+import { isResourceId, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
 export type ResourcesService = ReturnType<typeof createResourcesService>;
 
-/** A PostgreSQL data exception (SQLSTATE class 22): a value that does not cast to its column's kind. */
-const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
-
-/** A version named by `If-Match`: `*` names whatever is stored. */
-type IfMatch = number | '*';
 
 /** Keys are kebab-case: a name with a capital is a type's PascalCase name, resolved to its key. */
 const isPascalName = (type: string) => /[A-Z]/.test(type);
@@ -36,26 +30,7 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
     return db.inTenant(actor.tenantId, async (tx) => {
       const objectType = await objectTypes.require(tx, options.type);
       const statements = buildListStatements({ ...options, type: objectType.key }, objectType.schema);
-      const { rows, total } = await runListStatements(tx, statements.page, statements.count).catch((error: unknown) => {
-        // Filter values are checked before binding; only a cursor's key values reach SQL unchecked.
-        if (options.cursor && isDataException(error)) throw ValidationError.field('cursor', 'is not a valid cursor');
-        throw error;
-      });
-      const hasMore = rows.length > options.limit;
-      const page = hasMore ? rows.slice(0, options.limit) : rows;
-      const last = page[page.length - 1];
-      const nextCursor = hasMore && last ? encodeCursor(statements.fingerprint, statements.sort.keys.map((_, i) => last[`k${i}`] ?? null)) : null;
-      const items = page.map(({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }) => ({
-        id,
-        type,
-        data,
-        version,
-        createdBy,
-        updatedBy,
-        createdAt,
-        updatedAt,
-      }));
-      return { items, total, hasMore, nextCursor };
+      return readListPage(tx, statements, options.limit, options.cursor);
     });
   }
 
@@ -63,12 +38,6 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
     return db.inTenant(actor.tenantId, async (tx) =>
       ops(tx).write(await objectTypes.requireWritable(tx, type), id, { change, expectedVersion, by: actor.userId }),
     );
-  }
-
-  /** The version a write names: the body's, else `If-Match`'s (`*`: none); both must agree. */
-  function namedVersion(version: number | undefined, ifMatch: IfMatch | undefined): number | undefined {
-    if (version !== undefined && typeof ifMatch === 'number' && ifMatch !== version) throw ValidationError.field('version', 'differs from the If-Match header');
-    return version ?? (ifMatch === '*' ? undefined : ifMatch);
   }
 
   return {
