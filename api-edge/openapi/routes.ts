@@ -64,6 +64,7 @@ import {
   UserSchema,
 } from '../../control-plane/contracts.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
+import { VERSION_TAG } from '../routes/request-input.ts';
 import { V3ExecutionPageSchema, V3ExecutionSchema, V3ResourcePageSchema, V3ResourceSchema, V3UserPageSchema, V3WorkflowListSchema } from '../routes/v3/shape.ts';
 
 /**
@@ -115,7 +116,7 @@ const param = (schema: z.ZodType, extra: Omit<ParamDoc, 'schema'> = {}): ParamDo
 const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
 
 /** A resource's version, as `ETag` sends it and the conditional headers name it (`"3"`, or `*`). */
-const EntityTag = z.string();
+const EntityTag = z.string().regex(VERSION_TAG);
 const tenantPath = { tenantId: param(TenantRefSchema, { description: 'Tenant id or slug' }) };
 const tenantQuery = { tenant_id: param(TenantRefSchema, { description: "Tenant id or slug; default: the caller's active tenant" }) };
 const dryRunFlags = {

@@ -74,6 +74,9 @@ export function bodyWithPath(body: unknown, path: Record<string, unknown>): Untr
 /** The entity tag of a resource version, as `ETag` sends it and `If-Match`/`If-None-Match` name it. */
 export const etagOf = (version: number) => `"${version}"`;
 
+/** What `If-Match` and `If-None-Match` may hold: `*`, or one version (`"3"`, `W/"3"`, `3`). */
+export const VERSION_TAG = /^(?:\*|(?:W\/)?"?[1-9]\d{0,9}"?)$/;
+
 /**
  * The version an `If-Match` or `If-None-Match` header names: `"3"` (or `W/"3"`, or `3`) is 3, `*`
  * is any; undefined without the header. Anything else, or several tags, is a 400 naming the header.
@@ -82,9 +85,8 @@ export function versionTag(request: Request, header: 'If-Match' | 'If-None-Match
   const value = request.headers.get(header)?.trim();
   if (value === undefined) return undefined;
   if (value === '*') return '*';
-  const match = /^(?:W\/)?"?([1-9]\d{0,9})"?$/.exec(value);
-  if (!match) throw ValidationError.field(header, 'must name one version, such as "3"');
-  return Number(match[1]);
+  if (!VERSION_TAG.test(value)) throw ValidationError.field(header, 'must name one version, such as "3"');
+  return Number(/[1-9]\d*/.exec(value)![0]);
 }
 
 /**

@@ -69,6 +69,8 @@ export async function startTestStack(
     rateLimits?: PlatformOptions['rateLimits'];
     devUsers?: PlatformOptions['devUsers'];
     trustedProxies?: PlatformOptions['trustedProxies'];
+    /** The built-in identity provider's private signing keys (default: fresh ones), for tests that sign tokens themselves. */
+    devSigningKeys?: PlatformOptions['devSigningKeys'];
     /** Another Temporal server than the run's (address and namespace). */
     temporal?: { address: string; namespace: string };
     /** False: no worker runs in the test process; start `worker` processes yourself. */
@@ -97,7 +99,7 @@ export async function startTestStack(
       started.push(controlPlane);
       if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
       try {
-        edge = await startPlatform({ role: 'edge', databaseUrl, tenantDatabaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies });
+        edge = await startPlatform({ role: 'edge', databaseUrl, tenantDatabaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies });
         break;
       } catch (error) {
         for (const platform of started.splice(0).reverse()) await platform.close();
@@ -107,13 +109,13 @@ export async function startTestStack(
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
     if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
     try {
-      edge = await startBunEdge({ databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal });
+      edge = await startBunEdge({ databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies, temporal });
     } catch (error) {
       for (const platform of started.splice(0).reverse()) await platform.close();
       throw error;
     }
   } else {
-    edge = await startPlatform({ role: 'all', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
+    edge = await startPlatform({ role: 'all', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
   }
   started.push(edge);
 
