@@ -36,8 +36,11 @@ export const V3ExecutionPageSchema = z.object({
   total: z.number().int(),
 });
 
-/** Fields of a v3 resource body that the server owns; ignored when a client sends them. */
-const SERVER_FIELDS = new Set(['id', 'type', 'createdAt', 'updatedAt', 'version']);
+/**
+ * Fields of a v3 resource body that the server owns (v3's and, for the same record, v4's names);
+ * ignored when a client sends them, so that no data field can pose as the tenant or the author.
+ */
+const SERVER_FIELDS = new Set(['id', 'type', 'createdAt', 'updatedAt', 'version', 'tenantId', 'createdBy', 'updatedBy']);
 
 /** The v3 body of a write, as the resource's `data`. */
 export function resourceData(body: unknown): Record<string, unknown> {
