@@ -51,9 +51,11 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     tags: [
       { name: 'Identity', description: "The caller's own record and tenants" },
       { name: 'Platform', description: 'Tenants, apps and user grants' },
+      { name: 'Capabilities', description: 'What each plan includes, and per-tenant overrides' },
       { name: 'Storage', description: "A tenant's storage backends" },
       { name: 'Object types', description: "A tenant's object types" },
       { name: 'Resources', description: 'Resources of a tenant, by object type' },
+      { name: 'Batches', description: 'Many resources at once, all or none' },
       { name: 'Files', description: 'File properties of resources' },
     ],
   },
@@ -198,18 +200,27 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
     const path = openApiPath(api.base, template);
     (paths[path] ??= {})[method.toLowerCase()] = operation(method, doc, components, shared);
   }
+  // Only the components some operation names: a document lists nothing it does not use.
+  const used = JSON.stringify(paths);
   const responses = Object.fromEntries(
-    Object.entries(ERROR_RESPONSES).map(([status, { name, description }]) => [
-      name,
-      {
-        description: `${description}; codes: ${codesOf(Number(status)).join(', ')}`,
-        headers: { ...RATE_LIMIT_HEADERS, ...(status === '429' ? { 'Retry-After': RETRY_AFTER } : {}) },
-        content: { 'application/json': { schema: errorBody } },
-      },
-    ]),
+    Object.entries(ERROR_RESPONSES)
+      .filter(([, { name }]) => used.includes(`"#/components/responses/${name}"`))
+      .map(([status, { name, description }]) => [
+        name,
+        {
+          description: `${description}; codes: ${codesOf(Number(status)).join(', ')}`,
+          headers: { ...RATE_LIMIT_HEADERS, ...(status === '429' ? { 'Retry-After': RETRY_AFTER } : {}) },
+          content: { 'application/json': { schema: errorBody } },
+        },
+      ]),
   );
   const securitySchemes: Json = {
-    bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An access token of the identity provider' },
+    bearer: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'An access token of the identity provider, verified as RFC 8725 recommends: RS256 or ES256 only (never `none`), signed by a key of the issuer, with the issuer, audience and expiry checked',
+    },
     oauth2: {
       type: 'oauth2',
       description: 'Authorization code with PKCE (S256) against the identity provider on this origin',
@@ -225,18 +236,25 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
   };
   return {
     openapi: '3.1.0',
-    info: { title: api.title, version: api.version, description: api.description },
-    servers: [{ url: api.base }],
+    info: {
+      title: api.title,
+      version: api.version,
+      description: api.description,
+      contact: { name: 'The operators of this installation' },
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
+    },
+    // Relative: the origin the document is served from, HTTPS in production (docs/decisions.md, "API contract").
+    servers: [{ url: api.base, description: 'This installation' }],
     security: [{ bearer: [] }, { oauth2: ['openid', 'email', 'profile'] }, ...(version === 'v3' ? [{ session: [] }] : [])],
-    tags: api.tags,
+    tags: [...api.tags].sort((a, b) => a.name.localeCompare(b.name)),
     paths,
     components: {
       schemas: components.schemas(),
       responses,
-      headers: HEADERS,
+      headers: Object.fromEntries(Object.entries(HEADERS).filter(([name]) => name === 'Retry-After' || used.includes(`"#/components/headers/${name}"`))),
       parameters:
         version === 'v3'
-          ? { TenantHeader: { name: 'X-Tenant-Id', in: 'header', required: false, description: "The tenant acted in (id or slug); default: the token's", schema: { type: 'string' } } }
+          ? { TenantHeader: { name: 'X-Tenant-Id', in: 'header', required: false, description: "The tenant acted in (id or slug); default: the token's", schema: { type: 'string', minLength: 1, maxLength: 200 } } }
           : {},
       securitySchemes,
     },

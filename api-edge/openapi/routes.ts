@@ -116,7 +116,7 @@ const param = (schema: z.ZodType, extra: Omit<ParamDoc, 'schema'> = {}): ParamDo
 const listOf = <T extends z.ZodType>(item: T) => z.object({ data: z.array(item) });
 
 /** A resource's version, as `ETag` sends it and the conditional headers name it (`"3"`, or `*`). */
-const EntityTag = z.string().regex(VERSION_TAG);
+const EntityTag = z.string().max(16).regex(VERSION_TAG);
 const tenantPath = { tenantId: param(TenantRefSchema, { description: 'Tenant id or slug' }) };
 const tenantQuery = { tenant_id: param(TenantRefSchema, { description: "Tenant id or slug; default: the caller's active tenant" }) };
 const dryRunFlags = {

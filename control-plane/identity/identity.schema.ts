@@ -14,7 +14,7 @@ function isIanaTimeZone(name: string): boolean {
 export const PreferencesSchema = z.object({
   theme: z.string().max(50),
   language: z.string().max(35),
-  timezone: z.string().refine(isIanaTimeZone, 'must be an IANA time zone name such as Europe/Berlin'),
+  timezone: z.string().max(100).refine(isIanaTimeZone, 'must be an IANA time zone name such as Europe/Berlin'),
   notifications: z.object({ email: z.boolean(), push: z.boolean() }),
 });
 

@@ -47,7 +47,7 @@ export const FilePropertySchema = z
     /** Largest file in bytes (at most 100 MB). */
     maxSize: z.number().int().min(1).max(100 * 1024 * 1024),
     /** Media types accepted (`application/pdf`, `image/*`). */
-    contentTypes: z.array(z.string().regex(MEDIA_TYPE, 'must be a media type such as application/pdf or image/*')).min(1).max(50),
+    contentTypes: z.array(z.string().max(255).regex(MEDIA_TYPE, 'must be a media type such as application/pdf or image/*')).min(1).max(50),
   })
   .strict();
 export type FileProperty = z.infer<typeof FilePropertySchema>;
@@ -105,7 +105,7 @@ export const CreateObjectTypeInputSchema = z
 export type CreateObjectTypeInput = z.infer<typeof CreateObjectTypeInputSchema>;
 
 export const UpdateObjectTypeInputSchema = z.object({
-  objectTypeId: z.string().min(1),
+  objectTypeId: z.string().min(1).max(200),
   changes: z
     .object({
       name: z.string().regex(PASCAL_NAME, 'must be PascalCase (PurchaseOrder)').optional(),

@@ -118,7 +118,7 @@ export const TenantRefSchema = z.string({ error: 'is required' }).min(1, 'is req
 export const UserRefSchema = z.string({ error: 'is required' }).min(1, 'is required').max(200);
 
 /** `GET /v4/platform/users/by-email?email=`. */
-export const FindUserByEmailInputSchema = z.object({ email: z.string({ error: 'is required' }).trim().pipe(z.email('must be an e-mail address')) });
+export const FindUserByEmailInputSchema = z.object({ email: z.string({ error: 'is required' }).max(320).trim().pipe(z.email('must be an e-mail address')) });
 
 /** Self-provisioning; the input keeps the wire name `tenant_id`, so a validation error names it. */
 export const ProvisionSelfInputSchema = z.object({ tenant_id: TenantRefSchema }).strict();
