@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import type { JSONWebKeySet } from 'jose';
 import pino from 'pino';
 import type { AccessLog } from './api-edge/observability.ts';
+import type { ActivityLog } from './workers/activity-trace.ts';
 import { bunRuntime } from './api-edge/server.ts';
 import { migrate } from './control-plane/db/migrate.ts';
 import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './scripts/stack/node-roles.ts';
@@ -50,6 +51,8 @@ export interface ProcessLog {
   announce(headline: string, details?: Record<string, string>): void;
   /** The edge's access log (one JSON line per request), in production only: on a terminal it stays quiet. */
   requests?: AccessLog;
+  /** The worker's activity log (one JSON line per activity run, with its trace id), in production only. */
+  activities?: ActivityLog;
 }
 
 /**
@@ -64,6 +67,7 @@ export function processLog(env: NodeJS.ProcessEnv, role: string): ProcessLog {
       error: (message: string) => logger.error(message),
       announce: (headline: string, details?: Record<string, string>) => logger.info(details ?? {}, headline),
       requests: (entry: Parameters<AccessLog>[0]) => logger.info(entry, 'request'),
+      activities: (entry: Parameters<ActivityLog>[0]) => (entry.outcome === 'failed' ? logger.warn(entry, 'activity') : logger.info(entry, 'activity')),
     });
   }
   const log = (message: string, detail?: unknown) =>
@@ -272,7 +276,7 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
     if (role !== 'edge') await migrateOnStart(config.databaseUrl!, log);
     if (role !== 'edge' && !temporal) log('TEMPORAL_ADDRESS is not set: executions and provisioning are unavailable');
     if (env.OTEL_EXPORTER_OTLP_ENDPOINT) log('OTEL_EXPORTER_OTLP_ENDPOINT is set, but this version exports no traces: trace context is propagated and logged only');
-    platform = await startPlatform({ ...config, runWorker: !nodeChildren, operator: nodeChildren ? undefined : operator, log, accessLog: log.requests });
+    platform = await startPlatform({ ...config, runWorker: !nodeChildren, operator: nodeChildren ? undefined : operator, log, accessLog: log.requests, activityLog: log.activities });
   } catch (error) {
     if (error instanceof StartupError) log.error(`cannot start role ${role}: ${error.message}`);
     else log(`cannot start role ${role}`, error);

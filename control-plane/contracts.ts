@@ -12,7 +12,7 @@ export { untrusted, type ControlPlane, type CallContext, type PortInput, type Up
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';
 export { metricsText, observeHttp, rateLimitRefusals } from './telemetry/metrics.ts';
-export { newTraceparent, parseTraceparent, requestIdFrom, traceIdOf, REQUEST_ID_HEADER, TRACEPARENT_HEADER } from './telemetry/trace-context.ts';
+export { newTraceparent, parseTraceparent, requestIdFrom, traceIdOf, withTrace, REQUEST_ID_HEADER, TRACEPARENT_HEADER, type TraceFields } from './telemetry/trace-context.ts';
 
 /** The schemas the procedures validate with, from which the edge documents its routes (api-edge/openapi). */
 export { AppSchema, CreateAppInputSchema } from './apps/apps.schema.ts';

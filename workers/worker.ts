@@ -3,9 +3,12 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, t
 import type { Services } from '../control-plane/contracts.ts';
 import type { WorkflowType } from '../control-plane/temporal/workflow-contract.ts';
 import { createActivities } from './activities/index.ts';
+import { activityTraceInterceptors, type ActivityLog } from './activity-trace.ts';
 import { STORAGE_HEARTBEAT_MS } from './activities/storage.activities.ts';
 
 const WORKFLOWS = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+/** Workflow interceptors bundled with the workflows: activities get the run's trace in a header. */
+const WORKFLOW_INTERCEPTORS = fileURLToPath(new URL('./workflows/trace-interceptors.ts', import.meta.url));
 /** The workflows the contract names, each one this worker registers (the compiler refuses a name with no workflow). */
 export type RegisteredWorkflows = Pick<typeof import('./workflows/index.ts'), WorkflowType>;
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
@@ -20,7 +23,7 @@ function installRuntime(): void {
 
 /** The workflow bundle, built once per process (offline; a few seconds). */
 function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } }));
+  return (bundle ??= bundleWorkflowCode({ workflowsPath: WORKFLOWS, workflowInterceptorModules: [WORKFLOW_INTERCEPTORS], logger: { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} } }));
 }
 
 /**
@@ -46,6 +49,8 @@ export async function startWorker(options: {
   namespace: string;
   taskQueue: string;
   services: Services;
+  /** Receives one line per activity run, with the trace of the request that started its run. */
+  activityLog?: ActivityLog;
 }): Promise<RunningWorker> {
   installRuntime();
   const connection = await NativeConnection.connect({ address: options.address });
@@ -55,6 +60,7 @@ export async function startWorker(options: {
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(),
     activities: createActivities({ services: options.services }),
+    interceptors: { activity: [activityTraceInterceptors(options.activityLog)] },
     // Heartbeats reach the server as often as storage steps send them (not at 0.8 x their timeout), so a cancellation reaches a step within seconds.
     maxHeartbeatThrottleInterval: STORAGE_HEARTBEAT_MS,
   });

@@ -48,3 +48,9 @@ export const RUN_EXECUTION = {
 
 /** Every workflow type the worker registers (the exports of `workers/workflows/index.ts`). */
 export type WorkflowType = (typeof PROVISION_TENANT | typeof PROVISION_STORAGE | typeof RUN_EXECUTION)['type'];
+
+/**
+ * The header with which a run's activities get the trace of the call that started the run (the
+ * `{requestId, traceparent}` of its memo), for their context and their log lines.
+ */
+export const TRACE_HEADER = 'svc-trace';

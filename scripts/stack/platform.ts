@@ -21,6 +21,7 @@ import { createServices } from '../../control-plane/services.ts';
 import type { Services } from '../../control-plane/contracts.ts';
 import { createTemporalWorkflows, type TemporalSettings } from '../../control-plane/temporal/temporal-workflows.ts';
 import { startWorker } from '../../workers/worker.ts';
+import type { ActivityLog } from '../../workers/activity-trace.ts';
 import { loadKubeConfig } from '../../control-plane/operator/kube.ts';
 import { startOperator } from '../../control-plane/operator/operator.ts';
 import { startHealthServer, type HealthReport } from './health-server.ts';
@@ -53,6 +54,8 @@ export interface PlatformOptions {
   metricsPort?: number;
   /** The edge's access log: one entry per answered request (production: JSON lines). */
   accessLog?: AccessLog;
+  /** The worker's activity log: one entry per activity run, with its trace (production: JSON lines). */
+  activityLog?: ActivityLog;
   /** Whether role `all` runs a worker in-process (default true); false leaves the work to `worker` processes. */
   runWorker?: boolean;
   /** Runs the Kubernetes operator (roles `all` and `operator`) with this kubeconfig (in-cluster config when no path). */
@@ -107,7 +110,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   }
   const worker =
     options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
-      ? await startWorker({ ...options.temporal, services: services! })
+      ? await startWorker({ ...options.temporal, services: services!, activityLog: options.activityLog })
       : undefined;
   const operator =
     options.operator && (options.role === 'all' || options.role === 'operator')

@@ -69,6 +69,9 @@ export async function startTestStack(
     rateLimits?: PlatformOptions['rateLimits'];
     devUsers?: PlatformOptions['devUsers'];
     trustedProxies?: PlatformOptions['trustedProxies'];
+    /** Receive the edge's access log and the worker's activity log (in this process: not with the Bun edge). */
+    accessLog?: PlatformOptions['accessLog'];
+    activityLog?: PlatformOptions['activityLog'];
     /** The built-in identity provider's private signing keys (default: fresh ones), for tests that sign tokens themselves. */
     devSigningKeys?: PlatformOptions['devSigningKeys'];
     /** Another Temporal server than the run's (address and namespace). */
@@ -97,9 +100,9 @@ export async function startTestStack(
       const publicUrl = `http://127.0.0.1:${edgePort}`;
       const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal });
       started.push(controlPlane);
-      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
+      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog }));
       try {
-        edge = await startPlatform({ role: 'edge', databaseUrl, tenantDatabaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies });
+        edge = await startPlatform({ role: 'edge', databaseUrl, tenantDatabaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, accessLog: options.accessLog, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies });
         break;
       } catch (error) {
         for (const platform of started.splice(0).reverse()) await platform.close();
@@ -107,7 +110,7 @@ export async function startTestStack(
       }
     }
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
-    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
+    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog }));
     try {
       edge = await startBunEdge({ databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies, temporal });
     } catch (error) {
@@ -115,7 +118,7 @@ export async function startTestStack(
       throw error;
     }
   } else {
-    edge = await startPlatform({ role: 'all', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
+    edge = await startPlatform({ role: 'all', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, accessLog: options.accessLog, activityLog: options.activityLog, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
   }
   started.push(edge);
 
