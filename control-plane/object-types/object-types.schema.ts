@@ -105,7 +105,7 @@ export const CreateObjectTypeInputSchema = z
 export type CreateObjectTypeInput = z.infer<typeof CreateObjectTypeInputSchema>;
 
 export const UpdateObjectTypeInputSchema = z.object({
-  objectTypeId: z.string().min(1).max(200),
+  objectTypeId: z.string().min(1),
   changes: z
     .object({
       name: z.string().regex(PASCAL_NAME, 'must be PascalCase (PurchaseOrder)').optional(),

@@ -54,7 +54,7 @@ export const ExecutionSchema = z.object({
 });
 export type Execution = z.infer<typeof ExecutionSchema>;
 
-export const ExecutionRefSchema = z.object({ id: z.string().min(1).max(200, 'must be at most 200 characters') });
+export const ExecutionRefSchema = z.object({ id: z.string().min(1) });
 
 /** v3 execute: the path's `workflowId` and the body's fields as sent (any other is refused). */
 export const ExecuteInputSchema = z

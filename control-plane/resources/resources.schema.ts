@@ -4,8 +4,8 @@ import { LimitSchema, limitDefaulting, OffsetSchema } from '../query/paging.ts';
 /** Any name: one that no object type of the tenant has, whatever its form, is an unknown type (404). */
 export const ResourceTypeNameSchema = z.string().min(1, 'is required').max(200, 'must be at most 200 characters');
 
-/** Any string up to 200 characters: an id that is not a UUID simply names no resource (404), like any unknown id. */
-export const ResourceIdSchema = z.string().min(1).max(200, 'must be at most 200 characters');
+/** Any string: an id that is not a UUID simply names no resource (404), like any unknown id. */
+export const ResourceIdSchema = z.string().min(1);
 
 export const ResourceDataSchema = z.record(z.string(), z.unknown());
 

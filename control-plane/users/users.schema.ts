@@ -18,7 +18,7 @@ export const UserSchema = z.object({
 export type User = z.infer<typeof UserSchema>;
 
 /** `me` or any string: an id that names no member of the tenant (a non-UUID included) is a 404. */
-export const UserIdSchema = z.string().min(1).max(200, 'must be at most 200 characters');
+export const UserIdSchema = z.string().min(1);
 
 export const UserRefInputSchema = z.object({ id: UserIdSchema });
 

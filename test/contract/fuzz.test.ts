@@ -24,12 +24,9 @@ beforeAll(async () => {
 afterAll(() => fixture?.close());
 
 describe('schema-driven fuzzing', () => {
-  it('covers every documented operation', () => {
-    if (!settings.operations) expect(fuzzedOperations().map((op) => op.route)).toEqual(documentedOperations().map((op) => op.route));
-    expect(fuzzedOperations(settings).length).toBeGreaterThan(0);
-  });
-
   it('keeps the contract on generated input, valid and invalid, of two tenants', { timeout: 30 * 60_000 }, async () => {
+    // Every operation the documents describe (read from them: a route documented tomorrow is fuzzed too), or those asked for.
+    expect(fuzzedOperations(settings).length).toBe(settings.operations ? settings.operations.length : documentedOperations().length);
     process.stderr.write(`[fuzz] ${fuzzedOperations(settings).length} operations, ${settings.runs} run(s) each, seed ${settings.seed}${settings.path ? `, path ${settings.path}` : ''}\n`);
     const { failures, statuses } = await fuzz(fixture, settings, (op, seen, failure) => {
       if (failure) process.stderr.write(`[fuzz] ${failure.report}\n`);
