@@ -36,7 +36,7 @@ describe('schema-driven fuzzing', () => {
     expect(failures.map((f) => f.report)).toEqual([]);
     // Both kinds of answer were reached: requests that got through, and requests refused.
     const count = (from: number, to: number) => Object.entries(statuses).reduce((n, [status, k]) => (Number(status) >= from && Number(status) < to ? n + k : n), 0);
-    if (!settings.path) {
+    if (!settings.path && !settings.operations) {
       expect(count(200, 300)).toBeGreaterThan(0);
       expect(count(400, 500)).toBeGreaterThan(0);
     }
