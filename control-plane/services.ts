@@ -12,6 +12,7 @@ import { createIdentityService, type IdentityService } from './identity/identity
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { createSearchService, type SearchService } from './search/search.service.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
@@ -33,6 +34,7 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  search: SearchService;
 }
 
 /**
@@ -67,5 +69,6 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    search: createSearchService({ db: deps.db }),
   };
 }
