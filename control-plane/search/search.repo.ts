@@ -12,6 +12,16 @@ export interface ChunkFilters {
   sourceIds?: string[];
 }
 
+/** A chunk still without a vector, as the embedding backlog reads it (any tenant). */
+export interface PendingChunk {
+  chunkId: string;
+  tenantId: string;
+  kind: SourceKind;
+  sourceId: string;
+  sourceType: string;
+  content: string;
+}
+
 /** BM25's parameters: term-frequency saturation and length normalisation. */
 export interface Bm25Parameters {
   k1: number;
@@ -39,9 +49,10 @@ export function removeSourceChunks(tx: Tx, source: SourceRef): Promise<number> {
  */
 export async function fulltextSearch(
   tx: Tx,
-  input: { query: string; limit: number; minScore?: number; filters: ChunkFilters; bm25: Bm25Parameters },
+  input: { query: string; limit: number; minScore?: number; filters: ChunkFilters; bm25: Bm25Parameters; chunkIds?: string[] },
 ): Promise<ScoredChunk[]> {
   const { k1, b } = input.bm25;
+  const chunkIds = input.chunkIds ?? null;
   const { kinds, types, sourceIds } = input.filters;
   return tx<ScoredChunk[]>`
     with q as (
@@ -71,6 +82,7 @@ export async function fulltextSearch(
         from idf
         join search_postings p on p.tenant_id = current_tenant_id() and p.term = idf.term
         cross join bound
+       where ${chunkIds}::bigint[] is null or p.chunk_id = any (${chunkIds}::bigint[])
        group by p.chunk_id
     )
     select ${tx.unsafe(HIT_COLUMNS)}, least(scored.bm25 / bound.best, 1)::float8 as score
@@ -83,4 +95,28 @@ export async function fulltextSearch(
        and scored.bm25 / bound.best >= ${input.minScore ?? 0}
      order by scored.bm25 desc, c.id
      limit ${input.limit}`;
+}
+
+/** The ids of a source's chunks in the current tenant, in chunk order. */
+export async function sourceChunkIds(tx: Tx, source: SourceRef): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select id::text as id from search_chunks
+     where tenant_id = current_tenant_id() and source_kind = ${source.kind} and source_id = ${source.id}
+     order by chunk_index`;
+  return rows.map((r) => r.id);
+}
+
+/** The current tenant's chunks of `ids` (those that still exist), with score 0. */
+export function chunksByIds(tx: Tx, ids: string[]): Promise<ScoredChunk[]> {
+  return tx<ScoredChunk[]>`
+    select ${tx.unsafe(HIT_COLUMNS)}, 0::float8 as score from search_chunks c
+     where c.id = any (${ids}::bigint[]) and c.tenant_id = current_tenant_id()`;
+}
+
+/** Platform work (the owner's transaction): the oldest chunks of any tenant that have no vector yet. */
+export function pendingChunks(tx: Tx, limit: number): Promise<PendingChunk[]> {
+  return tx<PendingChunk[]>`
+    select id::text as "chunkId", tenant_id::text as "tenantId", source_kind as kind, source_id as "sourceId",
+           source_type as "sourceType", content
+      from search_chunks where embedding_model is null order by id limit ${limit}`;
 }
