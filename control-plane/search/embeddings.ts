@@ -59,6 +59,8 @@ export interface OpenAiEmbedderOptions {
   batchSize?: number;
   /** Per request. Default 60 s. */
   timeoutMs?: number;
+  /** First wait before a retry (then four times longer each time). Default 250 ms. */
+  retryBaseMs?: number;
   fetch?: typeof fetch;
 }
 
@@ -94,7 +96,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
         const text = await response.text().catch(() => '');
         if (RETRIABLE.has(response.status) && attempt < 3) {
           const retryAfter = Number(response.headers.get('retry-after'));
-          await new Promise((resolve) => setTimeout(resolve, retryAfter > 0 ? Math.min(retryAfter, 30) * 1000 : 250 * 4 ** attempt));
+          await new Promise((resolve) => setTimeout(resolve, retryAfter > 0 ? Math.min(retryAfter, 30) * 1000 : (options.retryBaseMs ?? 250) * 4 ** attempt));
           continue;
         }
         let message = text.slice(0, 300);
