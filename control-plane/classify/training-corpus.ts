@@ -272,7 +272,7 @@ function report(r: Random, subcategory: 'financial' | 'technical' | 'progress'):
   const lines = [`${org}`, `${title} ${periodText.startsWith('for') ? '' : `- ${periodText}`}`.trim()];
   if (periodText.startsWith('for')) lines.push(periodText.replace(/^\w/, (c) => c.toUpperCase()));
   lines.push(`${r.pick(['Prepared by', 'Author', 'Compiled by'])}: ${person(r)}`, `Date: ${formatDate(randomDate(r, year, year), r.pick(['long', 'iso', 'longDayFirst']))}`, '');
-  const sections = {
+  const sectionsByKind: Record<string, Record<string, string[]>> = {
     financial: {
       'Executive Summary': ['Revenue grew {pct} compared with the same period last year.', 'Operating margin improved on lower input costs.', 'Net income reached {amount}, ahead of guidance.', 'Cash and equivalents stood at {amount} at period end.', 'The board recommends a dividend of 0.12 per share.'],
       'Income Statement': ['Revenue: {amount}', 'Cost of sales: {amount}', 'Gross profit: {amount}', 'Operating expenses: {amount}', 'EBITDA: {amount}', 'Net income: {amount}'],
@@ -291,8 +291,9 @@ function report(r: Random, subcategory: 'financial' | 'technical' | 'progress'):
       'Planned Next Period': ['Begin pilot rollout in two regions.', 'Finalise training materials.', 'Complete integration testing.', 'Hold the steering committee review.'],
       'Risks and Issues': ['Key developer availability remains a risk.', 'Budget spent to date is {pct} of the total.', 'Dependency on third-party API delivery.', 'Scope change request pending approval.'],
     },
-  }[subcategory];
-  for (const [heading, pool] of r.sample(Object.entries(sections as Record<string, string[]>), r.int(2, Object.keys(sections).length))) {
+  };
+  const sections = sectionsByKind[subcategory]!;
+  for (const [heading, pool] of r.sample(Object.entries(sections), r.int(2, Object.keys(sections).length))) {
     lines.push(r.chance(0.5) ? heading.toUpperCase() : heading);
     for (const sentence of r.sample(pool, r.int(2, Math.min(4, pool.length)))) {
       lines.push(
