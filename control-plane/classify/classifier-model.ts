@@ -52,7 +52,7 @@ export function loadClassifierModel(stored: StoredClassifierModel): ClassifierMo
   return { ...stored, category: load(stored.category), subcategories: Object.fromEntries(Object.entries(stored.subcategories).map(([k, m]) => [k, load(m)])) };
 }
 
-export const CATEGORY_TRAINING: TrainOptions = { epochs: 12, learningRate: 0.5, l2: 1e-4, minDocumentFrequency: 3, maxFeatures: Number.POSITIVE_INFINITY, seed: 7 };
+export const CATEGORY_TRAINING: TrainOptions = { epochs: 12, learningRate: 0.5, l2: 1e-4, minDocumentFrequency: 3, maxFeatures: Number.POSITIVE_INFINITY, seed: 7, learnBias: false };
 export const SUBCATEGORY_TRAINING: TrainOptions = { ...CATEGORY_TRAINING };
 
 export function corpusDigest(corpus: readonly TrainingDocument[]): string {
