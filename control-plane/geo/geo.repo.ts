@@ -50,7 +50,8 @@ export async function deleteDataset(tx: Tx, key: string): Promise<boolean> {
 
 /** Deletes the dataset's features whose ids are not among `kept`; how many went. */
 export async function deleteFeaturesExcept(tx: Tx, datasetId: string, kept: readonly string[]): Promise<number> {
-  return (await tx`delete from geo_features where dataset_id = ${datasetId}::uuid and fid <> all(${kept as string[]}::text[])`).count;
+  return (await tx`delete from geo_features where dataset_id = ${datasetId}::uuid
+    and not fid = any(array(select jsonb_array_elements_text(${JSON.stringify(kept)}::text::jsonb)))`).count;
 }
 
 /** A feature as stored: its GeoJSON id as text (whether it was a number), geometry, properties and box. */
@@ -67,25 +68,19 @@ export async function upsertFeatures(tx: Tx, datasetId: string, features: readon
   if (features.length === 0) return { created: 0, updated: 0 };
   const rows = await tx.unsafe<{ created: boolean }[]>(
     `insert into geo_features (tenant_id, dataset_id, fid, fid_is_number, geometry_type, geometry, properties, min_lon, min_lat, max_lon, max_lat)
-     select current_tenant_id(), $1::uuid, f.fid, f.is_number, f.type, f.geometry::jsonb, f.properties::jsonb, f.west, f.south, f.east, f.north
-     from unnest($2::text[], $3::bool[], $4::text[], $5::text[], $6::text[], $7::float8[], $8::float8[], $9::float8[], $10::float8[])
-       as f (fid, is_number, type, geometry, properties, west, south, east, north)
+     select current_tenant_id(), $1::uuid, f.fid, f.is_number, f.geometry ->> 'type', f.geometry, f.properties, f.west, f.south, f.east, f.north
+     from jsonb_to_recordset($2::text::jsonb)
+       as f (fid text, is_number boolean, geometry jsonb, properties jsonb, west float8, south float8, east float8, north float8)
      on conflict (dataset_id, fid) do update set fid_is_number = excluded.fid_is_number, geometry_type = excluded.geometry_type,
        geometry = excluded.geometry, properties = excluded.properties,
        min_lon = excluded.min_lon, min_lat = excluded.min_lat, max_lon = excluded.max_lon, max_lat = excluded.max_lat
      returning (xmax = 0) as created`,
     [
       datasetId,
-      features.map((f) => f.fid),
-      features.map((f) => f.fidIsNumber),
-      features.map((f) => f.geometry.type),
-      features.map((f) => JSON.stringify(f.geometry)),
-      features.map((f) => (f.properties === null ? null : JSON.stringify(f.properties))),
-      features.map((f) => f.bounds.west),
-      features.map((f) => f.bounds.south),
-      features.map((f) => f.bounds.east),
-      features.map((f) => f.bounds.north),
-    ] as never[],
+      JSON.stringify(
+        features.map((f) => ({ fid: f.fid, is_number: f.fidIsNumber, geometry: f.geometry, properties: f.properties, west: f.bounds.west, south: f.bounds.south, east: f.bounds.east, north: f.bounds.north })),
+      ),
+    ],
   );
   const created = rows.filter((r) => r.created).length;
   return { created, updated: rows.length - created };
@@ -140,7 +135,7 @@ export function featuresInArea(tx: Tx, datasetId: string, area: Area, after: { m
   return tx.unsafe<Array<StoredFeature & { minLat: number }>>(
     `select ${FEATURE_COLUMNS}, min_lat as "minLat" from geo_features
      where dataset_id = $1::uuid and ${where} ${keyset}
-     order by min_lat, id limit $${params.push(limit)}`,
+     order by geo_features.min_lat, geo_features.id limit $${params.push(limit)}`,
     params as never[],
   );
 }
@@ -159,14 +154,14 @@ export function pointsNear(
 ) {
   const params: unknown[] = [datasetId, near.lat, near.lon, near.radius];
   const where = areaCondition({ ...near.area, span: 0 }, params);
-  const keyset = after ? `and (distance, id) > ($${params.push(after.distance)}::float8, $${params.push(after.id)}::uuid)` : '';
+  const keyset = after ? `and (distance, id::uuid) > ($${params.push(after.distance)}::float8, $${params.push(after.id)}::uuid)` : '';
   return tx.unsafe<Array<StoredFeature & { distance: number }>>(
     `select * from (
        select ${FEATURE_COLUMNS}, ${POINT_DISTANCE('$2::float8', '$3::float8')} as distance from geo_features
        where dataset_id = $1::uuid and geometry_type = 'Point' and ${where}
      ) near
      where distance <= $4::float8 ${keyset}
-     order by distance, id limit $${params.push(limit)}`,
+     order by distance, id::uuid limit $${params.push(limit)}`,
     params as never[],
   );
 }
