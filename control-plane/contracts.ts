@@ -74,3 +74,17 @@ export {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities/capabilities.schema.ts';
+export {
+  CreateDatasetInputSchema,
+  DatasetRefSchema,
+  DatasetSchema,
+  FeatureCollectionInputSchema,
+  FeaturePageSchema,
+  IngestInputSchema,
+  IngestOutcomeSchema,
+  NearbyPlacesSchema,
+  QueryFeaturesInputSchema,
+  ResolvedLocationsSchema,
+  ResolveLocationInputSchema,
+  ReverseInputSchema,
+} from './geo/geo.schema.ts';
