@@ -55,6 +55,8 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Object types', description: "A tenant's object types" },
       { name: 'Resources', description: 'Resources of a tenant, by object type' },
       { name: 'Files', description: 'File properties of resources' },
+      { name: 'Identity-provider apps', description: "Apps' OAuth clients at the identity provider" },
+      { name: 'Verticals', description: "An enrolled app's surface: its enrollment, object types and resources" },
     ],
   },
 };
@@ -73,6 +75,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   428: { name: 'PreconditionRequired', description: 'The version being replaced is required (`PRECONDITION_REQUIRED`)' },
   429: { name: 'TooManyRequests', description: 'Rate limit exceeded (`RATE_LIMIT_EXCEEDED`, with `retryAfter` in seconds)' },
   500: { name: 'InternalError', description: 'An unexpected error (`INTERNAL_ERROR`)' },
+  501: { name: 'NotImplemented', description: 'This deployment does not offer it (`NOT_IMPLEMENTED`)' },
+  502: { name: 'BadGateway', description: 'A service the platform relies on failed (`BAD_GATEWAY`)' },
 };
 
 /** The error codes each status carries. */
