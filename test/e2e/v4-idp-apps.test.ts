@@ -16,7 +16,7 @@ const APP_KEYS = ['appKey', 'clientId', 'createdAt', 'displayName', 'issuer', 'p
  * confirmed after, signs a user in at once through the provider's real endpoints (authorization
  * code with PKCE), and a rotated secret replaces the old one at the token endpoint at once.
  */
-describe('v4 identity-provider apps (built-in provider)', () => {
+describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, () => {
   const suffix = randomBytes(4).toString('hex');
   const slug = `idp-${suffix}`;
   const admin = { sub: randomUUID(), email: `idp-admin-${suffix}@idp.test`, name: 'Idp Admin', tenant: slug };
