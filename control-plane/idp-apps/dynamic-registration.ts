@@ -1,5 +1,5 @@
 import { BadGatewayError, ConflictError, NotImplementedError, ValidationError } from '../errors.ts';
-import { LOOPBACK_HOSTS, type TokenEndpointAuthMethod } from './idp-apps.schema.ts';
+import { LOOPBACK_HOSTS, TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './idp-apps.schema.ts';
 
 const TIMEOUT_MS = 10_000;
 /** A registration answer larger than this is not a client's metadata. */
@@ -25,9 +25,14 @@ export interface ExternalProviderSettings {
   initialAccessToken?: string;
 }
 
+const isLoopback = (uri: string) => {
+  const url = new URL(uri);
+  return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+};
+
 /** RFC 7591 client metadata for `client`. A client whose redirect URIs are all loopback ones is a native app (RFC 8252). */
 function requestBody(client: ClientMetadata, clientId?: string): Record<string, unknown> {
-  const native = client.redirectUris.every((uri) => new URL(uri).protocol === 'http:' && LOOPBACK_HOSTS.has(new URL(uri).hostname));
+  const native = client.redirectUris.every(isLoopback);
   return {
     ...(clientId ? { client_id: clientId } : {}),
     client_name: client.displayName,
@@ -102,7 +107,9 @@ export function createDynamicRegistration(settings: ExternalProviderSettings, fe
     const answer = await readJson(response, `answer to the ${what}`);
     const clientId = text(answer.client_id);
     if (!clientId) throw new BadGatewayError(`the identity provider's answer to the ${what} names no client_id`);
-    const method = (text(answer.token_endpoint_auth_method) ?? 'client_secret_basic') as TokenEndpointAuthMethod;
+    // A method the platform does not know stays the one asked for: the platform never uses it itself.
+    const answered = text(answer.token_endpoint_auth_method);
+    const method = TOKEN_ENDPOINT_AUTH_METHODS.find((known) => known === answered) ?? asked.tokenEndpointAuthMethod;
     const clientSecret = text(answer.client_secret);
     if (asked.tokenEndpointAuthMethod !== 'none' && !clientSecret && !previous) throw new BadGatewayError(`the identity provider registered a confidential client without a secret`);
     const uri = text(answer.registration_client_uri);
@@ -113,7 +120,7 @@ export function createDynamicRegistration(settings: ExternalProviderSettings, fe
       ...(clientSecret ? { clientSecret } : {}),
       displayName: text(answer.client_name) ?? asked.displayName,
       redirectUris,
-      tokenEndpointAuthMethod: (['client_secret_basic', 'client_secret_post', 'none'] as const).includes(method) ? method : asked.tokenEndpointAuthMethod,
+      tokenEndpointAuthMethod: method,
       ...(uri && token ? { management: { registrationClientUri: uri, registrationAccessToken: token } } : previous ? { management: previous } : {}),
     };
   }

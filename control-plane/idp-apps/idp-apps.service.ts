@@ -59,7 +59,7 @@ export function createIdpAppsService(deps: {
   const { db, apps, tenants, identity, capabilities, provider } = deps;
   const external: DynamicRegistration | undefined =
     provider.kind === 'external' ? createDynamicRegistration({ issuer: provider.issuer, initialAccessToken: provider.initialAccessToken }, deps.fetch) : undefined;
-  const currentIssuer = () => (external ? external.issuer : (provider as { issuer: () => string }).issuer().replace(/\/+$/, ''));
+  const currentIssuer = () => (provider.kind === 'external' ? external!.issuer : provider.issuer().replace(/\/+$/, ''));
 
   /** The caller's standing in a tenant: may they manage its clients, and are they in it at all. */
   async function standing(principal: Principal, tenantId: string | undefined) {
@@ -101,7 +101,9 @@ export function createIdpAppsService(deps: {
      * Creates the client of an app enrolled in the tenant (`created: true`, with the secret of a
      * confidential client, shown this once), or confirms the one it has at the current provider,
      * changing its name and redirect URIs to the request's. Concurrent calls for one app make one
-     * client. Needs the tenant's `identity.apps` capability; its `maxClients` limit counts clients.
+     * client: an external provider is asked inside the transaction, under the lock (at most the
+     * registration's timeouts), so that no second registration is made there either. Needs the
+     * tenant's `identity.apps` capability; its `maxClients` limit counts clients.
      */
     async ensure(principal: Principal, input: EnsureIdpAppInput): Promise<EnsuredIdpApp> {
       const tenant = await activeTenant(principal, input.tenant_id);
