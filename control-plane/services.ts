@@ -13,6 +13,10 @@ import { createIdentityService, type IdentityService } from './identity/identity
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { searchVectorsFromEnv } from './search/search-config.ts';
+import { createSearchService, type SearchService } from './search/search.service.ts';
+import type { Embedder } from './search/embeddings.ts';
+import type { VectorStore } from './search/vector-store.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
@@ -37,6 +41,7 @@ export interface Services {
   uploads: UploadsService;
   idpApps: IdpAppsService;
   verticals: VerticalsService;
+  search: SearchService;
 }
 
 /** Where the built-in identity provider is when nothing says: the edge's default public origin. */
@@ -55,6 +60,8 @@ export function createServices(deps: {
   uploadLimitBytes?: number;
   /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
   identityProvider?: IdentityProviderSettings;
+  /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
+  searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
 }): Services {
   const objectTypes = createObjectTypesService(deps);
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
@@ -85,5 +92,6 @@ export function createServices(deps: {
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
     idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
     verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
+    search: createSearchService({ db: deps.db, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) }),
   };
 }
