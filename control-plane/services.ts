@@ -4,7 +4,9 @@ import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
+import { createGeoService, type GeoService } from './geo/geo.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
+import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from './idp-apps/idp-apps.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
@@ -12,11 +14,16 @@ import { createIdentityService, type IdentityService } from './identity/identity
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { searchVectorsFromEnv } from './search/search-config.ts';
+import { createSearchService, type SearchService } from './search/search.service.ts';
+import type { Embedder } from './search/embeddings.ts';
+import type { VectorStore } from './search/vector-store.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
 import { createUploadsService, type UploadsService } from './uploads/uploads.service.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
+import { createVerticalsService, type VerticalsService } from './verticals/verticals.service.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
 export interface Services {
@@ -33,14 +40,31 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  idpApps: IdpAppsService;
+  verticals: VerticalsService;
+  search: SearchService;
+  geo: GeoService;
 }
+
+/** Where the built-in identity provider is when nothing says: the edge's default public origin. */
+const DEFAULT_IDENTITY_PROVIDER: IdentityProviderSettings = { kind: 'built-in', issuer: () => 'http://localhost:8080' };
 
 /**
  * Composition of the control plane's services over one database, a workflow engine, an AI model
  * and a blob store. A domain reaches another only through the service given to it here, never
  * through the other's repo.
  */
-export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
+export function createServices(deps: {
+  db: Db;
+  workflows?: WorkflowsPort;
+  model?: ChatModel;
+  blobs: BlobStore;
+  uploadLimitBytes?: number;
+  /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
+  identityProvider?: IdentityProviderSettings;
+  /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
+  searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
+}): Services {
   const objectTypes = createObjectTypesService(deps);
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({
@@ -53,6 +77,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
   const identity = createIdentityService(deps);
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
+  const apps = createAppsService({ db: deps.db, tenants, identity, declarations });
   return {
     identity,
     objectTypes,
@@ -64,8 +89,12 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     capabilities,
     storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
     tenants,
-    apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
+    apps,
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
+    verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
+    search: createSearchService({ db: deps.db, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) }),
+    geo: createGeoService({ db: deps.db, capabilities }),
   };
 }

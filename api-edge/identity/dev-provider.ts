@@ -22,6 +22,24 @@ export interface DevClient {
   redirectUris: string[];
 }
 
+/** A client the platform registered for an app (v4 provisioning/idp-apps), as the provider needs it. */
+export interface RegisteredClient {
+  clientId: string;
+  displayName: string;
+  redirectUris: string[];
+  tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
+}
+
+/**
+ * Where the provider finds the clients the platform registers, asked on each authorization and
+ * token request, so that a new client works at once and a rotated secret stops at once. Secrets are
+ * never handed over: the platform checks them.
+ */
+export interface RegisteredClients {
+  find(clientId: string): Promise<RegisteredClient | undefined>;
+  verifySecret(clientId: string, secret: string): Promise<boolean>;
+}
+
 export interface DevIdentityProviderOptions {
   /** Origin the provider is reached at, e.g. `http://localhost:8080` (no path). */
   issuer: string;
@@ -31,6 +49,8 @@ export interface DevIdentityProviderOptions {
   jwks?: JSONWebKeySet;
   users?: readonly DevUser[];
   clients?: readonly DevClient[];
+  /** Clients registered through the platform, beside the static ones. */
+  registeredClients?: RegisteredClients;
   /** Keys that sign the provider's cookies. Random per process when omitted. */
   cookieKeys?: readonly string[];
   /** Trust `X-Forwarded-*` headers (set when a TLS-terminating proxy sits in front). */
@@ -51,6 +71,8 @@ export const CLI_CLIENT_ID = 'svc-cli';
 export const BFF_CLIENT_ID = 'svc-bff';
 
 const ACCESS_TOKEN_TTL_S = 60 * 60;
+/** oidc-provider's default clock tolerance, which its in-memory adapter takes too. */
+const CLOCK_TOLERANCE_S = 15;
 const RESOURCE_SCOPE = 'api';
 const INTERACTION_PREFIX = '/interaction/';
 const MAX_FORM_BYTES = 8 * 1024;
@@ -80,8 +102,10 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
   const { default: Provider, errors } = await loadOidcProvider();
 
   const usersBySub = new Map(users.map((user) => [user.sub, user]));
+  const staticClients = [...builtInClients(issuer), ...(opts.clients ?? []).map(publicClient)];
   const config: Configuration = {
-    clients: [...builtInClients(issuer), ...(opts.clients ?? []).map(publicClient)],
+    clients: staticClients,
+    ...(opts.registeredClients ? { adapter: await registeredClientsAdapter(opts.registeredClients) } : {}),
     jwks: structuredClone(privateJwks) as JWKS,
     cookies: {
       keys: [...(opts.cookieKeys ?? [randomBytes(32).toString('base64url')])],
@@ -102,6 +126,8 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
+      // The device authorization grant (RFC 8628), for `svc login` where no browser can be opened.
+      deviceFlow: { enabled: true, userCodeInputSource, userCodeConfirmSource, successSource: deviceSuccessSource },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
@@ -131,6 +157,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_S,
       AuthorizationCode: 60,
+      DeviceCode: 10 * 60,
       IdToken: ACCESS_TOKEN_TTL_S,
       RefreshToken: 14 * 24 * 60 * 60,
       Interaction: 10 * 60,
@@ -146,6 +173,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
   };
 
   const provider = withExpectedNoticesSilenced(() => new Provider(issuer, config));
+  if (opts.registeredClients) checkRegisteredSecrets(provider, opts.registeredClients, new Set(staticClients.map((c) => c.client_id)));
   provider.proxy = opts.trustProxy ?? false;
   provider.on('server_error', (_ctx, err) => onError(err));
   provider.onerror = (err: Error) => onError(err);
@@ -209,7 +237,7 @@ function builtInClients(issuer: string): ClientMetadata[] {
       client_id: CLI_CLIENT_ID,
       application_type: 'native',
       token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       response_types: ['code'],
       redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
     },
@@ -243,6 +271,64 @@ function publicClient(client: DevClient): ClientMetadata {
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     redirect_uris: [...client.redirectUris],
+  };
+}
+
+/** Stands in for a registered client's secret in its metadata, which oidc-provider requires; the platform checks the real one. */
+const SECRET_CHECKED_BY_PLATFORM = 'checked-by-the-platform';
+
+/** oidc-provider metadata of a client the platform registered: authorization code with PKCE, and a refresh token. */
+function registeredClientMetadata(client: RegisteredClient): ClientMetadata {
+  const confidential = client.tokenEndpointAuthMethod !== 'none';
+  return {
+    client_id: client.clientId,
+    client_name: client.displayName,
+    application_type: client.redirectUris.every(isLoopbackHttp) ? 'native' : 'web',
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    ...(confidential ? { client_secret: SECRET_CHECKED_BY_PLATFORM } : {}),
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    redirect_uris: [...client.redirectUris],
+  };
+}
+
+/**
+ * oidc-provider's storage: its in-memory adapter for sessions, grants, codes and tokens (as
+ * without one), and the platform's registered clients for `Client`, which oidc-provider asks only
+ * for ids that are not static clients. Nothing registers clients through the provider itself.
+ */
+async function registeredClientsAdapter(registered: RegisteredClients) {
+  const { createMemoryAdapter } = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as {
+    createMemoryAdapter(clockTolerance: number): (model: string) => unknown;
+  };
+  const memory = createMemoryAdapter(CLOCK_TOLERANCE_S);
+  const clients = {
+    find: async (id: string) => {
+      const client = await registered.find(id);
+      return client ? registeredClientMetadata(client) : undefined;
+    },
+    upsert: async () => {
+      throw new Error('clients are registered through the platform, not the identity provider');
+    },
+    destroy: async () => {},
+    consume: async () => {},
+    findByUid: async () => undefined,
+    findByUserCode: async () => undefined,
+    revokeByGrantId: async () => {},
+  };
+  return (model: string) => (model === 'Client' ? clients : memory(model)) as never;
+}
+
+/**
+ * A registered client's secret is checked by the platform, which keeps only its hash: oidc-provider
+ * exposes `compareClientSecret` on its client class for that. Static clients compare as before.
+ */
+function checkRegisteredSecrets(provider: OidcProvider, registered: RegisteredClients, staticIds: ReadonlySet<unknown>): void {
+  const clientClass = provider.Client as unknown as { prototype: { compareClientSecret(this: { clientId: string }, actual: string): Promise<boolean> | boolean } };
+  const compareStatic = clientClass.prototype.compareClientSecret;
+  clientClass.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string }, actual: string) {
+    if (staticIds.has(this.clientId)) return compareStatic.call(this, actual);
+    return typeof actual === 'string' && actual !== '' && registered.verifySecret(this.clientId, actual);
   };
 }
 
@@ -394,6 +480,36 @@ async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void
 async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.type = 'html';
   ctx.body = page('Signed out', '<h1>Signed out</h1>');
+}
+
+type ProviderContext = { type: string; body: unknown; oidc: { client?: { clientName?: string; clientId: string } } };
+
+/** The page where a user types the code a device shows; `form` is the provider's form (with its CSRF field). */
+async function userCodeInputSource(ctx: ProviderContext, form: string, _out: unknown, error?: { name?: string; userCode?: string }): Promise<void> {
+  const message = !error
+    ? '<p>Enter the code shown on your device.</p>'
+    : error.userCode || error.name === 'NoCodeError'
+      ? '<p class="error">That code is not valid. Try again.</p>'
+      : '<p class="error">The sign-in could not go on. Start again on your device.</p>';
+  ctx.type = 'html';
+  ctx.body = page('Device sign-in', `<h1>Device sign-in</h1>${message}${form}<button type="submit" form="op.deviceInputForm">Continue</button>`);
+}
+
+/** The page that asks the user to confirm the code before signing the device in. */
+async function userCodeConfirmSource(ctx: ProviderContext, form: string, client: { clientName?: string; clientId: string }, _device: unknown, userCode: string): Promise<void> {
+  const name = escapeHtml(client.clientName ?? client.clientId);
+  ctx.type = 'html';
+  ctx.body = page(
+    'Confirm device',
+    `<h1>Confirm device</h1><p><strong>${name}</strong> asks to sign in. Check that your device shows this code:</p><p><code>${escapeHtml(userCode)}</code></p>` +
+      `${form}<button type="submit" form="op.deviceConfirmForm">Continue</button> <button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button>` +
+      '<p class="note">If you did not start this, or the codes differ, abort.</p>',
+  );
+}
+
+async function deviceSuccessSource(ctx: ProviderContext): Promise<void> {
+  ctx.type = 'html';
+  ctx.body = page('Signed in', '<h1>Signed in</h1><p>Your device is signed in. You may close this page.</p>');
 }
 
 function page(title: string, body: string): string {

@@ -57,6 +57,9 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Resources', description: 'Resources of a tenant, by object type' },
       { name: 'Batches', description: 'Many resources at once, all or none' },
       { name: 'Files', description: 'File properties of resources' },
+      { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
+      { name: 'Identity-provider apps', description: "Apps' OAuth clients at the identity provider" },
+      { name: 'Verticals', description: "An enrolled app's surface: its enrollment, object types and resources" },
     ],
   },
 };
@@ -75,6 +78,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   428: { name: 'PreconditionRequired', description: 'The version being replaced is required (`PRECONDITION_REQUIRED`)' },
   429: { name: 'TooManyRequests', description: 'Rate limit exceeded (`RATE_LIMIT_EXCEEDED`, with `retryAfter` in seconds)' },
   500: { name: 'InternalError', description: 'An unexpected error (`INTERNAL_ERROR`)' },
+  501: { name: 'NotImplemented', description: 'This deployment does not offer it (`NOT_IMPLEMENTED`)' },
+  502: { name: 'BadGateway', description: 'A service the platform relies on failed (`BAD_GATEWAY`)' },
 };
 
 /** The error codes each status carries. */

@@ -1,6 +1,8 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
+import { geoRouter } from '../geo/geo.router.ts';
 import { healthRouter } from '../health/health.router.ts';
+import { idpAppsRouter } from '../idp-apps/idp-apps.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
@@ -10,6 +12,7 @@ import { storageRouter } from '../storage/storage.router.ts';
 import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts';
 import { uploadsRouter } from '../uploads/uploads.router.ts';
 import { usersRouter } from '../users/users.router.ts';
+import { verticalsRouter } from '../verticals/verticals.router.ts';
 import { t } from './init.ts';
 
 export const appRouter = t.router({
@@ -25,6 +28,9 @@ export const appRouter = t.router({
   capabilities: capabilitiesRouter,
   health: healthRouter,
   uploads: uploadsRouter,
+  geo: geoRouter,
+  idpApps: idpAppsRouter,
+  verticals: verticalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -83,6 +83,30 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PUT /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' }, body: { allowed: true, reason: 'route case' } },
   'DELETE /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' } },
   'PUT /v4/platform/tenants/:tenantId/plan': { tenantFrom: 'path', body: { plan: 'team' } },
+  'POST /v4/geo/resolve-location': { tenantFrom: 'query', body: { query: 'Paris' } },
+  'POST /v4/geo/reverse': { tenantFrom: 'query', body: { lat: 48.85, lon: 2.35 } },
+  'GET /v4/geo/datasets/:tenantId': { tenantFrom: 'path' },
+  'POST /v4/geo/datasets/:tenantId': { tenantFrom: 'path', body: { key: 'route-case' } },
+  'GET /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'DELETE /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'POST /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'PUT /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'GET /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, query: 'bbox=-1,-1,1,1' },
+  'POST /v4/platform/provisioning/idp-apps': {
+    tenantFrom: 'query',
+    body: { appKey: 'route-case', displayName: 'Route case', redirectUris: ['https://route-case.example/callback'] },
+  },
+  'POST /v4/platform/provisioning/idp-apps/:clientId/rotate-secret': { tenantFrom: 'none', sample: { clientId: NO_ID } },
+  'GET /v4/verticals/:key': { tenantFrom: 'query', sample: { key: 'route-case' } },
+  'GET /v4/verticals/:key/resources/:objectType': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project' } },
+  'GET /v4/verticals/:key/resources/:objectType/:id': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project', id: NO_ID } },
+  'POST /v4/verticals/:key/resources/:objectType': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project' }, body: { data: { name: 'route case' } } },
+  'PUT /v4/verticals/:key/resources/:objectType/:id': {
+    tenantFrom: 'query',
+    sample: { key: 'route-case', objectType: 'project', id: NO_ID },
+    body: { data: { name: 'route case' }, version: 1 },
+  },
+  'DELETE /v4/verticals/:key/resources/:objectType/:id': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project', id: NO_ID } },
 };
 
 export interface RouteCall {

@@ -78,6 +78,8 @@ export async function startTestStack(
     temporal?: { address: string; namespace: string };
     /** False: no worker runs in the test process; start `worker` processes yourself. */
     worker?: boolean;
+    /** An external OIDC provider instead of the built-in one (the test then mints its own tokens: pass `token`). */
+    identity?: PlatformOptions['identity'];
   } = {},
 ): Promise<TestStack> {
   const databaseUrl = inject('databaseUrl');
@@ -98,11 +100,24 @@ export async function startTestStack(
     for (let attempt = 1; ; attempt++) {
       const edgePort = await freePort();
       const publicUrl = `http://127.0.0.1:${edgePort}`;
-      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal });
+      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, identity: options.identity });
       started.push(controlPlane);
       if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog }));
       try {
-        edge = await startPlatform({ role: 'edge', databaseUrl, tenantDatabaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, accessLog: options.accessLog, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies });
+        edge = await startPlatform({
+          role: 'edge',
+          databaseUrl,
+          tenantDatabaseUrl,
+          port: edgePort,
+          publicUrl,
+          controlPlaneUrl: controlPlane.url,
+          accessLog: options.accessLog,
+          rateLimits,
+          devUsers: options.devUsers,
+          devSigningKeys: options.devSigningKeys,
+          trustedProxies: options.trustedProxies,
+          identity: options.identity,
+        });
         break;
       } catch (error) {
         for (const platform of started.splice(0).reverse()) await platform.close();
@@ -112,13 +127,41 @@ export async function startTestStack(
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
     if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog }));
     try {
-      edge = await startBunEdge({ databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies, temporal });
+      edge = await startBunEdge({
+        databaseUrl,
+        tenantDatabaseUrl,
+        blobRoot,
+        port: 0,
+        seedDevelopmentData: true,
+        rateLimits,
+        devUsers: options.devUsers,
+        devSigningKeys: options.devSigningKeys,
+        trustedProxies: options.trustedProxies,
+        temporal,
+        identity: options.identity,
+      });
     } catch (error) {
       for (const platform of started.splice(0).reverse()) await platform.close();
       throw error;
     }
   } else {
-    edge = await startPlatform({ role: 'all', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, accessLog: options.accessLog, activityLog: options.activityLog, rateLimits, devUsers: options.devUsers, devSigningKeys: options.devSigningKeys, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
+    edge = await startPlatform({
+      role: 'all',
+      databaseUrl,
+      tenantDatabaseUrl,
+      blobRoot,
+      port: 0,
+      seedDevelopmentData: true,
+      accessLog: options.accessLog,
+      activityLog: options.activityLog,
+      rateLimits,
+      devUsers: options.devUsers,
+      devSigningKeys: options.devSigningKeys,
+      trustedProxies: options.trustedProxies,
+      temporal,
+      runWorker: options.worker,
+      identity: options.identity,
+    });
   }
   started.push(edge);
 
