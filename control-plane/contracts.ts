@@ -74,3 +74,4 @@ export {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities/capabilities.schema.ts';
+export { ResourceSearchInputSchema, ResourceSearchResultSchema } from './search/search.schema.ts';

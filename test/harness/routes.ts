@@ -83,6 +83,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PUT /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' }, body: { allowed: true, reason: 'route case' } },
   'DELETE /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' } },
   'PUT /v4/platform/tenants/:tenantId/plan': { tenantFrom: 'path', body: { plan: 'team' } },
+  'POST /v4/data/resources/:tenantId/search': { tenantFrom: 'path', body: { query: 'route case', mode: 'fulltext' } },
 };
 
 export interface RouteCall {
