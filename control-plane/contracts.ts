@@ -74,4 +74,18 @@ export {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities/capabilities.schema.ts';
+export {
+  CreateDatasetInputSchema,
+  DatasetRefSchema,
+  DatasetSchema,
+  FeatureCollectionInputSchema,
+  FeaturePageSchema,
+  IngestInputSchema,
+  IngestOutcomeSchema,
+  NearbyPlacesSchema,
+  QueryFeaturesInputSchema,
+  ResolvedLocationsSchema,
+  ResolveLocationInputSchema,
+  ReverseInputSchema,
+} from './geo/geo.schema.ts';
 export { ResourceSearchInputSchema, ResourceSearchResultSchema } from './search/search.schema.ts';

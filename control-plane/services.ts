@@ -4,6 +4,7 @@ import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
+import { createGeoService, type GeoService } from './geo/geo.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
@@ -38,6 +39,7 @@ export interface Services {
   health: HealthService;
   uploads: UploadsService;
   search: SearchService;
+  geo: GeoService;
 }
 
 /**
@@ -83,5 +85,6 @@ export function createServices(deps: {
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
     search,
+    geo: createGeoService({ db: deps.db, capabilities }),
   };
 }

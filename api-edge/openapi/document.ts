@@ -55,6 +55,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Object types', description: "A tenant's object types" },
       { name: 'Resources', description: 'Resources of a tenant, by object type' },
       { name: 'Files', description: 'File properties of resources' },
+      { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
     ],
   },
 };

@@ -83,6 +83,15 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PUT /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' }, body: { allowed: true, reason: 'route case' } },
   'DELETE /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' } },
   'PUT /v4/platform/tenants/:tenantId/plan': { tenantFrom: 'path', body: { plan: 'team' } },
+  'POST /v4/geo/resolve-location': { tenantFrom: 'query', body: { query: 'Paris' } },
+  'POST /v4/geo/reverse': { tenantFrom: 'query', body: { lat: 48.85, lon: 2.35 } },
+  'GET /v4/geo/datasets/:tenantId': { tenantFrom: 'path' },
+  'POST /v4/geo/datasets/:tenantId': { tenantFrom: 'path', body: { key: 'route-case' } },
+  'GET /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'DELETE /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'POST /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'PUT /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'GET /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, query: 'bbox=-1,-1,1,1' },
   'POST /v4/data/resources/:tenantId/search': { tenantFrom: 'path', body: { query: 'route case', mode: 'fulltext' } },
 };
 
