@@ -105,3 +105,4 @@ export {
   VerticalKeySchema,
   VerticalSchema,
 } from './verticals/verticals.schema.ts';
+export { ResourceSearchInputSchema, ResourceSearchResultSchema } from './search/search.schema.ts';

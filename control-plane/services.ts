@@ -66,11 +66,13 @@ export function createServices(deps: {
   searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
 }): Services {
   const objectTypes = createObjectTypesService(deps);
+  const search = createSearchService({ db: deps.db, objectTypes, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({
     db: deps.db,
     objectTypes,
     actionWorkflows: { prepare: (tx, actor, execution) => orchestrate.prepareExecution(tx, actor, execution) },
+    searchIndex: search.resourceIndex,
   });
   const capabilities = createCapabilitiesService(deps);
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel(), capabilities });
@@ -82,7 +84,7 @@ export function createServices(deps: {
     identity,
     objectTypes,
     resources,
-    resourceFiles: createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs, capabilities }),
+    resourceFiles: createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs, capabilities, searchIndex: search.resourceIndex }),
     users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate,
@@ -94,7 +96,7 @@ export function createServices(deps: {
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
     idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
     verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
-    search: createSearchService({ db: deps.db, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) }),
+    search,
     geo: createGeoService({ db: deps.db, capabilities }),
   };
 }

@@ -83,6 +83,7 @@ import {
   VerticalKeySchema,
   VerticalSchema,
 } from '../../control-plane/contracts.ts';
+import { ResourceSearchInputSchema, ResourceSearchResultSchema } from '../../control-plane/contracts.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
 import { VERSION_TAG } from '../routes/request-input.ts';
 import { V3ExecutionPageSchema, V3ExecutionSchema, V3ResourcePageSchema, V3ResourceSchema, V3UserPageSchema, V3WorkflowListSchema } from '../routes/v3/shape.ts';
@@ -803,6 +804,16 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     headers: { 'If-Match': param(EntityTag, { description: 'Delete only at this version (`"3"`)' }) },
     responses: { 204: { description: 'Deleted' } },
     errors: [409],
+  },
+  [`POST ${V4_BASE}/data/resources/:tenantId/search`]: {
+    operationId: 'searchTenantResources',
+    summary: "Search resources by their types' search fields",
+    tag: 'Resources',
+    description:
+      "Ranks the tenant's resources of types that declare `searchFields` by the projection of those fields: `fulltext` (BM25), `vector` (cosine similarity of embeddings) or `hybrid` (their weighted sum, the default). Scores lie in 0..1, higher is better. Where no vector store is configured, `hybrid` ranks by full text (the answer's `mode` says so) and `vector` is a 400.",
+    path: tenantPath,
+    body: { schema: ResourceSearchInputSchema },
+    responses: { 200: { description: 'The best matches, best first', schema: ResourceSearchResultSchema } },
   },
 };
 

@@ -4,7 +4,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { Action } from '../object-types/object-types.schema.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import type { ActionResult, ApplyActionInput } from './resource-actions.schema.ts';
-import { namedVersion, resourceOps, type ResourceData } from './resource-ops.ts';
+import { namedVersion, resourceOps, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
 
 /**
  * How an action starts its workflow without the resources domain knowing the orchestrate one:
@@ -76,7 +76,7 @@ export function transition(name: string, action: Action, current: ResourceData):
  * write that rolled back. A workflow the engine refuses to start leaves its execution `failed`.
  */
 export async function applyAction(
-  deps: { db: Db; objectTypes: ObjectTypesService; workflows?: ActionWorkflows },
+  deps: { db: Db; objectTypes: ObjectTypesService; workflows?: ActionWorkflows; searchIndex?: ResourceSearchIndex },
   actor: Actor,
   input: ApplyActionInput,
 ): Promise<ActionResult> {
@@ -91,7 +91,7 @@ export async function applyAction(
       const reserved = ACTION_INPUT_KEYS.find((key) => Object.hasOwn(input.input!, key));
       if (reserved) throw ValidationError.field(`input.${reserved}`, 'is filled by the action');
     }
-    const resource = await resourceOps(tx, objectTypes.validate).write(objectType, input.id, {
+    const resource = await resourceOps(tx, objectTypes.validate, deps.searchIndex).write(objectType, input.id, {
       change: (current) => transition(input.action, action, current.data),
       expectedVersion,
       by: actor.userId,

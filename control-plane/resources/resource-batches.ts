@@ -3,7 +3,7 @@ import { DomainError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { idempotently } from './idempotency-keys.ts';
-import { resourceOps } from './resource-ops.ts';
+import { resourceOps, type ResourceSearchIndex } from './resource-ops.ts';
 import { lockResources } from './resources.repo.ts';
 import type { BatchCreateInput, BatchDeleted, BatchDeleteInput, BatchResources, BatchUpdateInput, Resource } from './resources.schema.ts';
 
@@ -49,9 +49,9 @@ function firstRepeat(ids: readonly string[]): { index: number; first: number } |
  * through the resource engine, so all its items apply (each recorded in its resource's history)
  * or none does. With an `idempotencyKey`, a retry answers what the first batch answered.
  */
-export function createResourceBatches(deps: { db: Db; objectTypes: ObjectTypesService }) {
+export function createResourceBatches(deps: { db: Db; objectTypes: ObjectTypesService; searchIndex?: ResourceSearchIndex }) {
   const { db, objectTypes } = deps;
-  const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate);
+  const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate, deps.searchIndex);
 
   return {
     async batchCreate(actor: Actor, input: BatchCreateInput): Promise<BatchResources> {

@@ -9,7 +9,7 @@ import type { FileProperty, ObjectType } from '../object-types/object-types.sche
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { UploadMetaSchema } from '../trpc/upload-body.ts';
-import { resourceOps } from './resource-ops.ts';
+import { resourceOps, type ResourceSearchIndex } from './resource-ops.ts';
 import { FileRefSchema, type Resource } from './resources.schema.ts';
 
 /** The largest file any property takes (as v3 documents: 100 MB). */
@@ -87,6 +87,8 @@ export function createResourceFilesService(deps: {
   db: Db;
   objectTypes: ObjectTypesService;
   blobs: BlobStore;
+  /** Keeps the search projection current when a file property changes (resource-ops.ts). */
+  searchIndex?: ResourceSearchIndex;
   /** Refuses a tenant without `data.files`, and gives its plan's largest file. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
 }) {
@@ -114,7 +116,7 @@ export function createResourceFilesService(deps: {
     let replaced: StoredFile | undefined;
     const resource = await db.inTenant(actor.tenantId, async (tx) => {
       const objectType = await objectTypes.requireWritable(tx, ref.type);
-      return resourceOps(tx, objectTypes.validate).write(objectType, ref.id, {
+      return resourceOps(tx, objectTypes.validate, deps.searchIndex).write(objectType, ref.id, {
         by: actor.userId,
         files: 'set',
         change: (current) => {

@@ -10,6 +10,15 @@ export type ResourceData = Record<string, unknown>;
 /** Checks data against its object type's schema (the object-types service's `validate`). */
 export type ValidateData = (objectType: ObjectType, data: ResourceData) => void;
 
+/**
+ * Keeps a search projection of each resource current inside the transaction of its write, so that
+ * what is committed is what is found (the search domain implements it).
+ */
+export interface ResourceSearchIndex {
+  written(tx: Tx, objectType: ObjectType, resource: Resource): Promise<void>;
+  deleted(tx: Tx, type: string, id: string): Promise<void>;
+}
+
 /** What a checked write records in the resource's history: an update, or an object type's action (`action:approve`). */
 export type WriteOperation = 'update' | `action:${string}`;
 
@@ -49,9 +58,26 @@ function keepFileProperties(objectType: ObjectType, data: ResourceData, from: Re
  * transaction, so no write through the engine goes unrecorded; none checks the actor's
  * permissions, which are the caller's to check.
  */
-export function resourceOps(tx: Tx, validate: ValidateData) {
-  const record = (resource: Resource, entry: 'create' | 'delete' | { operation: 'update' | 'action'; action?: string }, by: string | null) =>
+export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: ResourceSearchIndex) {
+  const history = (resource: Resource, entry: 'create' | 'delete' | { operation: 'update' | 'action'; action?: string }, by: string | null) =>
     insertVersion(tx, { id: resource.id, type: resource.type, version: resource.version, data: resource.data, actor: by, ...(typeof entry === 'string' ? { operation: entry } : entry) });
+  /**
+   * Every change goes through here: its history entry and its search projection, both in the
+   * write's transaction (sent together: the connection pipelines them).
+   */
+  const record = async (
+    resource: Resource,
+    entry: 'create' | 'delete' | { operation: 'update' | 'action'; action?: string },
+    by: string | null,
+    objectType?: ObjectType,
+  ) => {
+    const projection = !searchIndex
+      ? undefined
+      : entry === 'delete'
+        ? searchIndex.deleted(tx, resource.type, resource.id)
+        : objectType && searchIndex.written(tx, objectType, resource);
+    await Promise.all([history(resource, entry, by), projection]);
+  };
 
   return {
     /** The resource, or undefined when the tenant has none of this type and id; `lock` holds its row until commit. */
@@ -63,7 +89,7 @@ export function resourceOps(tx: Tx, validate: ValidateData) {
       const kept = keepFileProperties(objectType, data);
       validate(objectType, kept);
       const resource = await insertResource(tx, objectType.key, kept, createdBy);
-      await record(resource, 'create', createdBy);
+      await record(resource, 'create', createdBy, objectType);
       return resource;
     },
 
@@ -72,7 +98,7 @@ export function resourceOps(tx: Tx, validate: ValidateData) {
       const kept = keepFileProperties(objectType, data);
       validate(objectType, kept);
       const { resource, inserted } = await insertResourceOnce(tx, id, objectType.key, kept, createdBy);
-      if (inserted) await record(resource!, 'create', createdBy);
+      if (inserted) await record(resource!, 'create', createdBy, objectType);
       return resource;
     },
 
@@ -95,7 +121,7 @@ export function resourceOps(tx: Tx, validate: ValidateData) {
       validate(objectType, data);
       // The row is locked and its version checked: the write cannot miss it.
       const written = (await writeResourceData(tx, objectType.key, id, data, current.version, write.by))!;
-      await record(written, writeEntry(write.operation ?? 'update'), write.by);
+      await record(written, writeEntry(write.operation ?? 'update'), write.by, objectType);
       return written;
     },
 

@@ -10,7 +10,7 @@ import { createResourceHistory } from './resource-history.ts';
 import { applyAction, type ActionWorkflows } from './resource-actions.ts';
 import type { ApplyActionInput } from './resource-actions.schema.ts';
 import { createResourceQueries } from './resource-queries.ts';
-import { namedVersion, resourceOps, type IfMatch, type ResourceData } from './resource-ops.ts';
+import { namedVersion, resourceOps, type IfMatch, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
 import { isResourceId, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
@@ -21,10 +21,10 @@ export type ResourcesService = ReturnType<typeof createResourcesService>;
 const isPascalName = (type: string) => /[A-Z]/.test(type);
 
 /** Generic CRUD and queries over typed resources; every call runs inside the actor's tenant. */
-export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesService; actionWorkflows?: ActionWorkflows }) {
+export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesService; actionWorkflows?: ActionWorkflows; searchIndex?: ResourceSearchIndex }) {
   const { db, objectTypes } = deps;
   const queries = createResourceQueries(deps);
-  const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate);
+  const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate, deps.searchIndex);
 
   async function list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
     return db.inTenant(actor.tenantId, async (tx) => {
@@ -46,7 +46,7 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
     /** Groups of one type's resources with their metrics (resource-queries.ts). */
     aggregate: queries.aggregate,
     /** Applies an action declared on the resource's type (resource-actions.ts). */
-    applyAction: (actor: Actor, input: ApplyActionInput) => applyAction({ db, objectTypes, workflows: deps.actionWorkflows }, actor, input),
+    applyAction: (actor: Actor, input: ApplyActionInput) => applyAction({ db, objectTypes, workflows: deps.actionWorkflows, searchIndex: deps.searchIndex }, actor, input),
     async get(actor: Actor, type: string, id: string): Promise<Resource> {
       const key = isPascalName(type) ? (await db.inTenant(actor.tenantId, (tx) => objectTypes.find(tx, type)))?.key : type;
       const [resource] = key && isResourceId(id) ? await db.readInTenant(actor.tenantId, (tx) => selectResource(tx, key, id)) : [];

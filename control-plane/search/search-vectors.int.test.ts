@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { until } from '../../test/harness/until.ts';
 import { createDb, type Db } from '../db/client.ts';
@@ -39,6 +40,18 @@ describe('search service (vectors in pgvector, offline embeddings)', () => {
     ]);
   });
   afterAll(() => db?.close());
+
+  it('runs on a database that has pgvector from template1 (the local setup creates it there as superuser)', async () => {
+    const template = new URL(inject('databaseUrl'));
+    template.pathname = '/template1';
+    const admin = postgres(template.toString(), { max: 1, onnotice: () => {} });
+    try {
+      const [row] = await admin<{ version: string }[]>`select extversion as version from pg_extension where extname = 'vector'`;
+      expect(row?.version).toMatch(/^0\.8\./);
+    } finally {
+      await admin.end();
+    }
+  });
 
   it('stores a vector per chunk with its model id and dimension', async () => {
     expect(await search.vectorsAvailable()).toBe(true);

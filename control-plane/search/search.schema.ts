@@ -59,3 +59,33 @@ export const HitSchema = z.object({
   metadata: z.record(z.string(), z.unknown()),
 });
 export type Hit = z.infer<typeof HitSchema>;
+
+/** `POST /v4/data/resources/{tenantId}/search`: the tenant's resources by their types' `searchFields` projection. */
+export const ResourceSearchInputSchema = z
+  .object({
+    query: z.string().trim().min(1, 'is required').max(2000),
+    /** Object types (key or PascalCase name) to search; all when omitted. */
+    types: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),
+    mode: SearchModeSchema.default('hybrid'),
+    limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(10),
+  })
+  .strict();
+export type ResourceSearchInput = z.input<typeof ResourceSearchInputSchema>;
+
+export const ResourceSearchHitSchema = z.object({
+  id: z.string(),
+  objectType: z.string(),
+  /** 0..1, higher is better. */
+  score: z.number().min(0).max(1),
+  /** The projected values by field path. */
+  fields: z.record(z.string(), z.unknown()),
+  /** The projection's text, as ranked. */
+  content: z.string(),
+});
+
+export const ResourceSearchResultSchema = z.object({
+  /** The mode that ranked: `hybrid` asked where no vector store is gives `fulltext`. */
+  mode: SearchModeSchema,
+  data: z.array(ResourceSearchHitSchema),
+});
+export type ResourceSearchResult = z.infer<typeof ResourceSearchResultSchema>;

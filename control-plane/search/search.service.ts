@@ -1,5 +1,8 @@
 import type { Db, Tx } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
+import type { ObjectType } from '../object-types/object-types.schema.ts';
+import type { ObjectTypesService } from '../object-types/object-types.service.ts';
+import { projectResource } from './resource-projection.ts';
 import type { Embedder } from './embeddings.ts';
 import { DEFAULT_FUSION, fuse, vectorScore, type FusionWeights } from './fusion.ts';
 import {
@@ -16,12 +19,15 @@ import {
 } from './search.repo.ts';
 import {
   ChunkSchema,
+  ResourceSearchInputSchema,
   SearchQuerySchema,
   SourceRefSchema,
   SourceSchema,
   type ChunkInput,
   type Hit,
   type ParsedSearchQuery,
+  type ResourceSearchInput,
+  type ResourceSearchResult,
   type SearchQuery,
   type SearchTenant,
   type Source,
@@ -80,6 +86,8 @@ export interface SearchServiceDeps {
   /** Null or omitted with `vectors`: full-text search only. */
   embedder?: Embedder | null;
   vectors?: VectorStore | null;
+  /** Resolves the object types a resource search names (keys or names). */
+  objectTypes?: Pick<ObjectTypesService, 'find'>;
   log?: (message: string, detail?: unknown) => void;
 }
 
@@ -239,9 +247,72 @@ export function createSearchService(deps: SearchServiceDeps) {
     });
   }
 
+  async function search(tenant: SearchTenant, query: SearchQuery): Promise<Hit[]> {
+    const input = parseOrThrow(SearchQuerySchema, query);
+    const filters = { kinds: input.kinds, types: input.types, sourceIds: input.sourceIds };
+    const store = input.mode === 'fulltext' ? undefined : await vectorStore();
+    if (input.mode === 'vector' && !store) {
+      throw ValidationError.field('mode', 'vector search is not available here: no vector store is configured (pgvector extension or QDRANT_URL)');
+    }
+    if (store && input.mode === 'vector') return vectorSearch(tenant.tenantId, store, input, filters);
+    if (store && input.mode === 'hybrid') return hybridSearch(tenant.tenantId, store, input, filters);
+    const hits = await db.inTenant(tenant.tenantId, (tx) => fulltextSearch(tx, { query: input.query, limit: input.limit, minScore: input.minScore, filters, bm25 }));
+    return hits.map((hit) => toHit(hit, hit.score));
+  }
+
+  /** The object type keys that `types` (keys or names) name in the tenant; 400 naming the first unknown one. */
+  async function typeKeys(tenantId: string, types: string[]): Promise<string[]> {
+    const finder = deps.objectTypes;
+    if (!finder) return types;
+    return db.inTenant(tenantId, async (tx) => {
+      const keys: string[] = [];
+      for (const [i, name] of types.entries()) {
+        const objectType = await finder.find(tx, name);
+        if (!objectType) throw ValidationError.field(`types.${i}`, `"${name}" is not an object type of this tenant`);
+        keys.push(objectType.key);
+      }
+      return keys;
+    });
+  }
+
   return {
     replaceSourceIn,
     removeSourceIn,
+
+    /**
+     * The resource engine's search projection (resources/resource-ops.ts): a resource of a type
+     * with `searchFields` is one chunk of those fields' values, replaced in the write's own
+     * transaction; a delete removes it. Types without `searchFields` cost nothing.
+     */
+    resourceIndex: {
+      async written(tx: Tx, objectType: ObjectType, resource: { id: string; data: Record<string, unknown> }): Promise<void> {
+        if (objectType.searchFields.length === 0) return;
+        const { content, fields } = projectResource(resource.data, objectType.searchFields);
+        const source = { kind: 'resource', id: resource.id, type: objectType.key } as const;
+        await replaceSourceIn(tx, source, content ? [{ content, metadata: { fields } }] : []);
+      },
+      async deleted(tx: Tx, _type: string, id: string): Promise<void> {
+        await removeSourceIn(tx, { kind: 'resource', id });
+      },
+    },
+
+    /** The tenant's resources whose projection best answers the query (v4 resource search). */
+    async searchResources(tenant: SearchTenant, request: ResourceSearchInput): Promise<ResourceSearchResult> {
+      const input = parseOrThrow(ResourceSearchInputSchema, request);
+      const types = input.types && [...new Set(await typeKeys(tenant.tenantId, input.types))];
+      const mode = input.mode === 'hybrid' && !(await vectorStore()) ? 'fulltext' : input.mode;
+      const hits = await search(tenant, { query: input.query, mode, limit: input.limit, kinds: ['resource'], types });
+      return {
+        mode,
+        data: hits.map((hit) => ({
+          id: hit.sourceId,
+          objectType: hit.sourceType,
+          score: hit.score,
+          fields: (hit.metadata.fields as Record<string, unknown> | undefined) ?? {},
+          content: hit.content,
+        })),
+      };
+    },
 
     /**
      * Replaces every chunk of `source` (idempotent: twice leaves one copy), embeds them and makes
@@ -286,18 +357,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     },
 
     /** The caller's tenant's chunks that best answer `query`, best first, scores 0..1. */
-    async search(tenant: SearchTenant, query: SearchQuery): Promise<Hit[]> {
-      const input = parseOrThrow(SearchQuerySchema, query);
-      const filters = { kinds: input.kinds, types: input.types, sourceIds: input.sourceIds };
-      const store = input.mode === 'fulltext' ? undefined : await vectorStore();
-      if (input.mode === 'vector' && !store) {
-        throw ValidationError.field('mode', 'vector search is not available here: no vector store is configured (pgvector extension or QDRANT_URL)');
-      }
-      if (store && input.mode === 'vector') return vectorSearch(tenant.tenantId, store, input, filters);
-      if (store && input.mode === 'hybrid') return hybridSearch(tenant.tenantId, store, input, filters);
-      const hits = await db.inTenant(tenant.tenantId, (tx) => fulltextSearch(tx, { query: input.query, limit: input.limit, minScore: input.minScore, filters, bm25 }));
-      return hits.map((hit) => toHit(hit, hit.score));
-    },
+    search,
 
     /** Whether vector and hybrid search use vectors here (false: full text only). */
     vectorsAvailable: async (): Promise<boolean> => !!(await vectorStore()),

@@ -7,6 +7,7 @@ import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
 import { resourcesRouter } from '../resources/resources.router.ts';
+import { searchRouter } from '../search/search.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
 import { storageRouter } from '../storage/storage.router.ts';
 import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts';
@@ -31,6 +32,7 @@ export const appRouter = t.router({
   geo: geoRouter,
   idpApps: idpAppsRouter,
   verticals: verticalsRouter,
+  search: searchRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -107,6 +107,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
     body: { data: { name: 'route case' }, version: 1 },
   },
   'DELETE /v4/verticals/:key/resources/:objectType/:id': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project', id: NO_ID } },
+  'POST /v4/data/resources/:tenantId/search': { tenantFrom: 'path', body: { query: 'route case', mode: 'fulltext' } },
 };
 
 export interface RouteCall {

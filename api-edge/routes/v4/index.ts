@@ -5,6 +5,7 @@ import { v4ObjectTypeRoutes } from './data-object-types.ts';
 import { v4ResourceBatchRoutes } from './data-resource-batches.ts';
 import { v4ResourceFileRoutes } from './data-resource-files.ts';
 import { v4ResourceQueryRoutes } from './data-resource-queries.ts';
+import { v4ResourceSearchRoutes } from './data-resource-search.ts';
 import { v4ResourceRoutes } from './data-resources.ts';
 import { v4StorageRoutes } from './data-storage.ts';
 import { v4GeoRoutes } from './geo.ts';
@@ -16,7 +17,7 @@ import { v4VerticalRoutes } from './verticals.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `geo.ts`, `platform-idp-apps.ts`, `verticals.ts`) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resource-search.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `geo.ts`, `platform-idp-apps.ts`, `verticals.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
@@ -27,6 +28,7 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
     .use(v4StorageRoutes(cp, calls))
     .use(v4ObjectTypeRoutes(cp, calls))
     .use(v4ResourceQueryRoutes(cp, calls))
+    .use(v4ResourceSearchRoutes(cp, calls))
     .use(v4ResourceRoutes(cp, calls))
     .use(v4ResourceFileRoutes(cp, calls))
     .use(v4ResourceBatchRoutes(cp, calls))
