@@ -10,6 +10,7 @@ import { createOrchestrateService, type OrchestrateService } from './orchestrate
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
 import { createIdentityService, type IdentityService } from './identity/identity.service.ts';
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
+import { createRealtimeService, type RealtimeService } from './realtime/realtime.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
@@ -17,6 +18,7 @@ import { createStorageService, type StorageService } from './storage/storage.ser
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
 import { createUploadsService, type UploadsService } from './uploads/uploads.service.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
+import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
 export interface Services {
@@ -33,6 +35,8 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  realtime: RealtimeService;
+  webhooks: WebhooksService;
 }
 
 /**
@@ -67,5 +71,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    realtime: createRealtimeService({ db: deps.db, capabilities }),
+    webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate }),
   };
 }

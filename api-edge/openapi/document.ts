@@ -55,6 +55,8 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Object types', description: "A tenant's object types" },
       { name: 'Resources', description: 'Resources of a tenant, by object type' },
       { name: 'Files', description: 'File properties of resources' },
+      { name: 'Realtime', description: "A tenant's resource changes as they happen (server-sent events)" },
+      { name: 'Webhooks', description: 'Signed inbound webhooks that start workflows' },
     ],
   },
 };
@@ -157,7 +159,9 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
       ? { 'application/json': { schema: components.use(response.schema, 'output', `${pascal(doc.operationId)}Response`) } }
       : response.binary
         ? { '*/*': { schema: { type: 'string', format: 'binary' } } }
-        : undefined;
+        : response.eventStream
+          ? { 'text/event-stream': { schema: { type: 'string' } } }
+          : undefined;
     responses[status] = { description: response.description, headers, ...(content ? { content } : {}) };
   }
   const errors = [...COMMON_ERRORS, ...(BODY_METHODS.has(method) ? [413] : []), ...(doc.errors ?? [])].sort((a, b) => a - b);
@@ -180,6 +184,7 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
+    ...(doc.security === 'none' ? { security: [] } : {}),
   };
 }
 

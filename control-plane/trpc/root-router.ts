@@ -4,12 +4,14 @@ import { healthRouter } from '../health/health.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
+import { realtimeRouter } from '../realtime/realtime.router.ts';
 import { resourcesRouter } from '../resources/resources.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
 import { storageRouter } from '../storage/storage.router.ts';
 import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts';
 import { uploadsRouter } from '../uploads/uploads.router.ts';
 import { usersRouter } from '../users/users.router.ts';
+import { webhooksRouter } from '../webhooks/webhooks.router.ts';
 import { t } from './init.ts';
 
 export const appRouter = t.router({
@@ -25,6 +27,8 @@ export const appRouter = t.router({
   capabilities: capabilitiesRouter,
   health: healthRouter,
   uploads: uploadsRouter,
+  realtime: realtimeRouter,
+  webhooks: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;
