@@ -194,7 +194,7 @@ describe('v4 realtime', () => {
     const southType = await createType(south, 'Secret');
     const northStream = await open(north, ['resources']);
     const southStream = await open(south, ['resources']);
-    const secrets = [];
+    const secrets: Array<{ id: string }> = [];
     for (let i = 0; i < 3; i++) secrets.push(await create(south, southType, { title: `south secret ${i}` }));
     for (const secret of secrets) await southStream.next(about(secret.id));
     const own = await create(north, noteKey, { title: 'north after south' });
