@@ -21,6 +21,7 @@ import {
   type NewDelivery,
   type ReceivingEndpoint,
 } from './webhooks.repo.ts';
+import { MAX_WEBHOOK_BODY_BYTES } from './webhooks.schema.ts';
 import type {
   CreateEndpointInput,
   Delivery,
@@ -226,19 +227,19 @@ export function createWebhooksService(deps: {
      */
     async receive(meta: ReceiveMeta, body: AsyncIterable<Uint8Array>): Promise<Received> {
       const endpoint = await db.system((tx) => receivingEndpoint(tx, meta.tenantId, meta.source));
+      const limit = endpoint?.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
+      // Read before any answer, refusals included: an answer that leaves the sender's bytes unread can reach it as a reset connection.
+      const read = await readUpTo(body, limit);
       if (!endpoint) throw new NotFoundError(`webhook endpoint "${meta.source}"`);
       const declared = meta.contentLength !== undefined && /^\d{1,15}$/.test(meta.contentLength) ? Number(meta.contentLength) : undefined;
       const described = { externalId: meta.deliveryId || undefined, contentType: meta.contentType, userAgent: meta.userAgent };
-      let size = declared ?? 0;
+      const size = Math.max(declared ?? 0, read.size);
       try {
         if (!endpoint.enabled) throw new Refusal('endpoint_disabled', new ForbiddenError(`webhook endpoint "${endpoint.source}" is disabled`));
         await deps.capabilities.require(endpoint.tenantId, 'webhooks').catch((error: unknown) => {
           throw error instanceof DomainError ? new Refusal('capability_refused', error) : error;
         });
-        if (declared !== undefined && declared > endpoint.maxBodyBytes) throw new Refusal('payload_too_large', new PayloadTooLargeError(endpoint.maxBodyBytes));
-        const read = await readUpTo(body, endpoint.maxBodyBytes);
-        size = read.size;
-        if (read.over) throw new Refusal('payload_too_large', new PayloadTooLargeError(endpoint.maxBodyBytes));
+        if (read.over || size > limit) throw new Refusal('payload_too_large', new PayloadTooLargeError(limit));
         const { payload, digest, signedAt } = verify(endpoint, meta, read.bytes);
         const delivery = await accept(endpoint.tenantId, systemActor(endpoint.tenantId), endpoint.workflowId, {
           ...described,

@@ -1,13 +1,42 @@
 import { Elysia } from 'elysia';
 import { untrusted, WEBHOOK_HEADERS, type ControlPlane } from '../../../control-plane/contracts.ts';
+import { MAX_BODY_BYTES } from '../../plugins/body-limit.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { bodyAndQueryOptions, bodyWithPath, jsonObjectBody } from '../request-input.ts';
+
+/** Past the API's limit, how much more of a delivery the edge reads and drops so that its sender gets the 413 rather than a reset connection. */
+const DRAIN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * A delivery's body as the edge reads it: up to the API's limit and the chunk that passes it (so
+ * that the control plane sees it is over), all of it read off the connection before the answer,
+ * up to DRAIN_BYTES. A body declared or found larger than that is left where it stopped, never
+ * cancelled (the server then closes the connection).
+ */
+async function deliveryBody(request: Request): Promise<ReadableStream<Uint8Array>> {
+  const kept: Uint8Array[] = [];
+  if (request.body && Number(request.headers.get('content-length') ?? 0) <= DRAIN_BYTES) {
+    const reader = request.body.getReader();
+    let size = 0;
+    for (let next = await reader.read(); !next.done; next = await reader.read()) {
+      if (size <= MAX_BODY_BYTES) kept.push(next.value);
+      size += next.value.byteLength;
+      if (size > DRAIN_BYTES) break;
+    }
+  }
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of kept) controller.enqueue(chunk);
+      controller.close();
+    },
+  });
+}
 
 /**
  * v4 webhooks: a tenant administrator's endpoints (one per source; the secret is in the answer
  * that creates or rotates it, and no other), their deliveries and replays; and the inbound
  * delivery `POST /v4/webhooks/{tenantId}/{source}`, which outside systems call without a token:
- * its body goes unread to the control plane, which checks its signature over the exact bytes.
+ * its body's bytes go as they came to the control plane, which checks their signature.
  */
 export function v4WebhookRoutes(cp: ControlPlane, calls: RequestCalls) {
   return new Elysia({ name: 'v4-webhooks' })
@@ -57,9 +86,7 @@ export function v4WebhookRoutes(cp: ControlPlane, calls: RequestCalls) {
           contentLength: header('content-length'),
           userAgent: header('user-agent'),
         };
-        // No body is an empty one, which no signature check passes.
-        const stream = request.body ?? new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-        const received = await cp.upload(calls.of(request), 'webhooks', 'receive', { stream, meta: untrusted(meta) });
+        const received = await cp.upload(calls.of(request), 'webhooks', 'receive', { stream: await deliveryBody(request), meta: untrusted(meta) });
         set.status = 202;
         return received;
       },

@@ -83,33 +83,33 @@ declare
   next_seq bigint;
   kept integer;
 begin
+  tenant := case when tg_op = 'DELETE' then old.tenant_id else new.tenant_id end;
+  if tg_op = 'UPDATE' and old.version = new.version and old.data = new.data then
+    return null;
+  end if;
+  -- A tenant that never negotiated has no stream: nothing more to do (one index probe).
+  update realtime_streams set last_seq = last_seq + 1 where tenant_id = tenant returning last_seq, retain into next_seq, kept;
+  if not found then
+    return null;
+  end if;
   if tg_op = 'DELETE' then
-    tenant := old.tenant_id;
     event_kind := 'deleted';
     event_type := old.type;
     event_resource := old.id;
     event_version := old.version + 1;
   else
-    tenant := new.tenant_id;
     event_type := new.type;
     event_resource := new.id;
     event_version := new.version;
     if tg_op = 'INSERT' then
       event_kind := 'created';
     else
-      if old.version = new.version and old.data = new.data then
-        return null;
-      end if;
       select case when v.operation = 'action' then 'action' else 'updated' end, v.action
         into event_kind, event_action
         from resource_versions v
         where v.tenant_id = tenant and v.resource_id = event_resource and v.version = event_version;
       event_kind := coalesce(event_kind, 'updated');
     end if;
-  end if;
-  update realtime_streams set last_seq = last_seq + 1 where tenant_id = tenant returning last_seq, retain into next_seq, kept;
-  if not found then
-    return null;
   end if;
   insert into realtime_events (tenant_id, seq, kind, resource_type, resource_id, version, action)
   values (tenant, next_seq, event_kind, event_type, event_resource, event_version, event_action);
