@@ -91,3 +91,17 @@ export {
   UpdateEndpointInputSchema,
 } from './webhooks/webhooks.schema.ts';
 export { WEBHOOK_HEADERS } from './webhooks/webhook-signature.ts';
+export {
+  CreateDatasetInputSchema,
+  DatasetRefSchema,
+  DatasetSchema,
+  FeatureCollectionInputSchema,
+  FeaturePageSchema,
+  IngestInputSchema,
+  IngestOutcomeSchema,
+  NearbyPlacesSchema,
+  QueryFeaturesInputSchema,
+  ResolvedLocationsSchema,
+  ResolveLocationInputSchema,
+  ReverseInputSchema,
+} from './geo/geo.schema.ts';

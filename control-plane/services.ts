@@ -4,6 +4,7 @@ import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
+import { createGeoService, type GeoService } from './geo/geo.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
@@ -13,6 +14,10 @@ import { createObjectTypesService, type ObjectTypesService } from './object-type
 import { createRealtimeService, type RealtimeService } from './realtime/realtime.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { searchVectorsFromEnv } from './search/search-config.ts';
+import { createSearchService, type SearchService } from './search/search.service.ts';
+import type { Embedder } from './search/embeddings.ts';
+import type { VectorStore } from './search/vector-store.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
@@ -37,6 +42,8 @@ export interface Services {
   uploads: UploadsService;
   realtime: RealtimeService;
   webhooks: WebhooksService;
+  search: SearchService;
+  geo: GeoService;
 }
 
 /**
@@ -44,7 +51,15 @@ export interface Services {
  * and a blob store. A domain reaches another only through the service given to it here, never
  * through the other's repo.
  */
-export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
+export function createServices(deps: {
+  db: Db;
+  workflows?: WorkflowsPort;
+  model?: ChatModel;
+  blobs: BlobStore;
+  uploadLimitBytes?: number;
+  /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
+  searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
+}): Services {
   const objectTypes = createObjectTypesService(deps);
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({
@@ -73,5 +88,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
     realtime: createRealtimeService({ db: deps.db, capabilities }),
     webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate }),
+    search: createSearchService({ db: deps.db, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) }),
+    geo: createGeoService({ db: deps.db, capabilities }),
   };
 }

@@ -57,6 +57,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Files', description: 'File properties of resources' },
       { name: 'Realtime', description: "A tenant's resource changes as they happen (server-sent events)" },
       { name: 'Webhooks', description: 'Signed inbound webhooks that start workflows' },
+      { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
     ],
   },
 };

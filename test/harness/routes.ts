@@ -99,6 +99,15 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   // No caller token: the delivery's signature authenticates it. Here it names no endpoint (404); test/e2e/v4-webhooks.test.ts
   // covers a signature of one tenant's endpoint sent to another tenant's.
   'POST /v4/webhooks/:tenantId/:source': { tenantFrom: 'path', sample: { source: 'route-case' }, body: {} },
+  'POST /v4/geo/resolve-location': { tenantFrom: 'query', body: { query: 'Paris' } },
+  'POST /v4/geo/reverse': { tenantFrom: 'query', body: { lat: 48.85, lon: 2.35 } },
+  'GET /v4/geo/datasets/:tenantId': { tenantFrom: 'path' },
+  'POST /v4/geo/datasets/:tenantId': { tenantFrom: 'path', body: { key: 'route-case' } },
+  'GET /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'DELETE /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'POST /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'PUT /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'GET /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, query: 'bbox=-1,-1,1,1' },
 };
 
 export interface RouteCall {

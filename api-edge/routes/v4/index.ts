@@ -7,6 +7,7 @@ import { v4ResourceFileRoutes } from './data-resource-files.ts';
 import { v4ResourceQueryRoutes } from './data-resource-queries.ts';
 import { v4ResourceRoutes } from './data-resources.ts';
 import { v4StorageRoutes } from './data-storage.ts';
+import { v4GeoRoutes } from './geo.ts';
 import { v4IdentityRoutes } from './identity.ts';
 import { v4CapabilityRoutes } from './platform-capabilities.ts';
 import { v4PlatformRoutes } from './platform.ts';
@@ -15,7 +16,7 @@ import { v4WebhookRoutes } from './webhooks.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`, `geo.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
@@ -30,5 +31,6 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
     .use(v4ResourceFileRoutes(cp, calls))
     .use(v4ResourceBatchRoutes(cp, calls))
     .use(v4RealtimeRoutes(cp, calls))
-    .use(v4WebhookRoutes(cp, calls));
+    .use(v4WebhookRoutes(cp, calls))
+    .use(v4GeoRoutes(cp, calls));
 }
