@@ -66,7 +66,8 @@ export function createRealtimeHub(deps: { db: Db } & HubOptions) {
   const instanceId = randomUUID();
   const feeds = new Map<string, Feed>();
   let listener: Promise<{ unlisten(): Promise<void> }> | undefined;
-  let notified = true;
+  /** False once the poll found events that no notification announced. */
+  let notificationsArrive = true;
   let timer: NodeJS.Timeout | undefined;
   let lastReport = 0;
 
@@ -96,7 +97,11 @@ export function createRealtimeHub(deps: { db: Db } & HubOptions) {
             const rows = await db.readInTenant(feed.tenantId, (tx) => eventsAfter(tx, feed.cursor, pageSize));
             // The log pruned events this instance had not read: its connections find out for themselves.
             if (rows.length && rows[0]!.seq > feed.cursor + 1) {
-              for (const subscriber of feed.subscribers) if (subscriber.live) (subscriber.overflowed = true), subscriber.wake();
+              for (const subscriber of feed.subscribers) {
+                if (!subscriber.live) continue;
+                subscriber.overflowed = true;
+                subscriber.wake();
+              }
             }
             for (const event of rows) {
               feed.cursor = event.seq;
@@ -119,7 +124,7 @@ export function createRealtimeHub(deps: { db: Db } & HubOptions) {
       .listen(
         REALTIME_CHANNEL,
         (tenantId) => {
-          notified = true;
+          notificationsArrive = true;
           const feed = feeds.get(tenantId);
           if (!feed) return;
           feed.unannounced = false;
@@ -149,7 +154,7 @@ export function createRealtimeHub(deps: { db: Db } & HubOptions) {
       }
       if (feed.reading) continue;
       // Unread events at two polls in a row, with no notification of the tenant between: notifications are not arriving.
-      if (feed.unannounced) notified = false;
+      if (feed.unannounced) notificationsArrive = false;
       feed.unannounced = true;
       pump(feed);
     }
@@ -167,7 +172,7 @@ export function createRealtimeHub(deps: { db: Db } & HubOptions) {
         readSeq: feed.cursor,
         queued: subscribers.reduce((sum, s) => sum + s.queue.length, 0),
         lagMs: feed.lagMs,
-        listening: notified,
+        listening: notificationsArrive,
       };
       feed.lagMs = 0;
       return row;
