@@ -7,6 +7,7 @@ import { requestTrace } from './observability.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
 import { assertBodyWithinLimit, assertJsonBody, isStreamedUpload } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
+import { publicRouteOf } from './plugins/public-routes.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
@@ -98,6 +99,15 @@ export function createEdgeApp(deps: EdgeDeps) {
       // The API documents are public, limited per client like sign-in.
       if (isOpenApiDocument(request.method, pathname)) return void (await limit('anonymous', clientAddress(request)));
       if (!pathname.startsWith(`${V3_BASE}/`) && !pathname.startsWith(`${V4_BASE}/`)) return;
+      const publicRoute = publicRouteOf(request.method, pathname);
+      if (publicRoute) {
+        // No user: the procedure checks the delivery's signature or the connection's token. A
+        // delivery spends its endpoint's budget (its sender may send from many addresses); a
+        // connection, its client's.
+        const trace = requestTrace(request);
+        calls.set(request, { identity: null, requestId: trace.requestId, traceparent: trace.traceparent });
+        return void (await (publicRoute === 'webhook-delivery' ? limit('users', `webhook:${pathname}`) : limit('anonymous', clientAddress(request))));
+      }
       let call;
       try {
         call = await authenticate(request, deps.verifyToken, deps.sessionToken);

@@ -74,6 +74,23 @@ export {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities/capabilities.schema.ts';
+export { AlertsSchema, NegotiateInputSchema, NegotiationSchema, RealtimeEventSchema, EventIdSchema, type StreamMessage } from './realtime/realtime.schema.ts';
+export {
+  CreateEndpointInputSchema,
+  DeliveryDetailSchema,
+  DeliveryPageSchema,
+  DeliveryRefSchema,
+  DeliverySchema,
+  EndpointChangesSchema,
+  EndpointSchema,
+  EndpointWithSecretSchema,
+  ListDeliveriesInputSchema,
+  ReceivedSchema,
+  RESERVED_SOURCES as RESERVED_WEBHOOK_SEGMENTS,
+  SourceSchema,
+  UpdateEndpointInputSchema,
+} from './webhooks/webhooks.schema.ts';
+export { WEBHOOK_HEADERS } from './webhooks/webhook-signature.ts';
 export {
   CreateDatasetInputSchema,
   DatasetRefSchema,

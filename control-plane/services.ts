@@ -12,6 +12,7 @@ import { createOrchestrateService, type OrchestrateService } from './orchestrate
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
 import { createIdentityService, type IdentityService } from './identity/identity.service.ts';
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
+import { createRealtimeService, type RealtimeService } from './realtime/realtime.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
 import { searchVectorsFromEnv } from './search/search-config.ts';
@@ -24,6 +25,7 @@ import { createTenantsService, type TenantsService } from './tenants/tenants.ser
 import { createUploadsService, type UploadsService } from './uploads/uploads.service.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
 import { createVerticalsService, type VerticalsService } from './verticals/verticals.service.ts';
+import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
 export interface Services {
@@ -42,6 +44,8 @@ export interface Services {
   uploads: UploadsService;
   idpApps: IdpAppsService;
   verticals: VerticalsService;
+  realtime: RealtimeService;
+  webhooks: WebhooksService;
   search: SearchService;
   geo: GeoService;
 }
@@ -97,6 +101,8 @@ export function createServices(deps: {
     idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
     verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
     search,
+    realtime: createRealtimeService({ db: deps.db, capabilities }),
+    webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate }),
     geo: createGeoService({ db: deps.db, capabilities }),
   };
 }

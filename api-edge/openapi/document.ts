@@ -57,6 +57,8 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Resources', description: 'Resources of a tenant, by object type' },
       { name: 'Batches', description: 'Many resources at once, all or none' },
       { name: 'Files', description: 'File properties of resources' },
+      { name: 'Realtime', description: "A tenant's resource changes as they happen (server-sent events)" },
+      { name: 'Webhooks', description: 'Signed inbound webhooks that start workflows' },
       { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
       { name: 'Identity-provider apps', description: "Apps' OAuth clients at the identity provider" },
       { name: 'Verticals', description: "An enrolled app's surface: its enrollment, object types and resources" },
@@ -164,7 +166,9 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
       ? { 'application/json': { schema: components.use(response.schema, 'output', `${pascal(doc.operationId)}Response`) } }
       : response.binary
         ? { '*/*': { schema: { type: 'string', format: 'binary' } } }
-        : undefined;
+        : response.eventStream
+          ? { 'text/event-stream': { schema: { type: 'string' } } }
+          : undefined;
     responses[status] = { description: response.description, headers, ...(content ? { content } : {}) };
   }
   const errors = [...COMMON_ERRORS, ...(BODY_METHODS.has(method) ? [413] : []), ...(doc.errors ?? [])].sort((a, b) => a - b);
@@ -187,6 +191,7 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
+    ...(doc.security === 'none' ? { security: [] } : {}),
   };
 }
 

@@ -84,6 +84,24 @@ import {
   VerticalSchema,
 } from '../../control-plane/contracts.ts';
 import { ResourceSearchInputSchema, ResourceSearchResultSchema } from '../../control-plane/contracts.ts';
+import {
+  AlertsSchema,
+  CreateEndpointInputSchema,
+  DeliveryDetailSchema,
+  DeliveryPageSchema,
+  DeliveryRefSchema,
+  DeliverySchema,
+  EndpointChangesSchema,
+  EndpointSchema,
+  EndpointWithSecretSchema,
+  EventIdSchema,
+  ListDeliveriesInputSchema,
+  NegotiateInputSchema,
+  NegotiationSchema,
+  ReceivedSchema,
+  SourceSchema,
+  WEBHOOK_HEADERS,
+} from '../../control-plane/contracts.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
 import { VERSION_TAG } from '../routes/request-input.ts';
 import { V3ExecutionPageSchema, V3ExecutionSchema, V3ResourcePageSchema, V3ResourceSchema, V3UserPageSchema, V3WorkflowListSchema } from '../routes/v3/shape.ts';
@@ -115,6 +133,8 @@ export interface ResponseDoc {
   binary?: boolean;
   /** Carries the resource's version as `ETag`. */
   etag?: boolean;
+  /** The body is a stream of server-sent events (`text/event-stream`). */
+  eventStream?: boolean;
 }
 
 export interface RouteDoc {
@@ -131,6 +151,8 @@ export interface RouteDoc {
   responses: Record<number, ResponseDoc>;
   /** Error statuses beyond those every route may answer (400, 401, 403, 404, 429, 500; 413 with a body method). */
   errors?: number[];
+  /** `none`: called without a user's token (the description says what authenticates it instead). */
+  security?: 'none';
 }
 
 const param = (schema: z.ZodType, extra: Omit<ParamDoc, 'schema'> = {}): ParamDoc => ({ schema, ...extra });
@@ -623,6 +645,127 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'Files',
     path: filePath,
     responses: { 204: { description: 'Removed' } },
+    errors: [409],
+  },
+  // Realtime and webhooks (api-edge/routes/v4/realtime.ts, webhooks.ts).
+  [`POST ${V4_BASE}/realtime/negotiate`]: {
+    operationId: 'negotiateRealtime',
+    summary: 'Negotiate a realtime connection',
+    tag: 'Realtime',
+    description:
+      "A signed token for the tenant's resource changes on the channels named (`resources`, `resources:<type>`, `resources:<type>:<id>`), which opens connections for 5 minutes, and the URL to connect with it. The tenant is `tenant_id` in the body or query string, else the caller's. Needs `resources.read` and the `realtime` capability; the tenant's changes are recorded from its first negotiation on.",
+    query: tenantQuery,
+    body: { schema: NegotiateInputSchema.extend({ tenant_id: tenantQuery.tenant_id.schema.optional() }) },
+    responses: { 200: { description: 'The token and the URL to connect to', schema: NegotiationSchema.extend({ url: z.string() }) } },
+  },
+  [`GET ${V4_BASE}/realtime/connect`]: {
+    operationId: 'connectRealtime',
+    summary: "The tenant's resource changes as server-sent events",
+    tag: 'Realtime',
+    description:
+      'Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `expired` after an hour. `Last-Event-ID` (or `?lastEventId=`) resumes after that event.',
+    security: 'none',
+    query: {
+      token: param(z.string(), { required: false, description: 'The negotiated token (or send it as a bearer token)' }),
+      lastEventId: param(EventIdSchema, { required: false, description: 'Resume after this event (browsers send Last-Event-ID themselves when they reconnect)' }),
+    },
+    headers: { 'Last-Event-ID': param(EventIdSchema, { required: false, description: 'Resume after this event' }) },
+    responses: { 200: { description: 'The event stream', eventStream: true } },
+  },
+  [`GET ${V4_BASE}/realtime/alerts`]: {
+    operationId: 'realtimeAlerts',
+    summary: "Delivery diagnostics of the tenant's realtime events",
+    tag: 'Realtime',
+    description: "Connections across every instance, how far they are behind, events dropped, and what needs attention. The tenant is `tenant_id`, else the caller's.",
+    query: tenantQuery,
+    responses: { 200: { description: 'The diagnostics', schema: AlertsSchema } },
+  },
+  [`POST ${V4_BASE}/webhooks/:tenantId/endpoints`]: {
+    operationId: 'createWebhookEndpoint',
+    summary: 'Create an inbound webhook endpoint',
+    tag: 'Webhooks',
+    description: 'For tenant administrators, with the `webhooks` capability. The answer holds the signing secret; no other answer does.',
+    path: tenantPath,
+    body: { schema: CreateEndpointInputSchema },
+    responses: { 201: { description: 'The endpoint, with its secret', schema: EndpointWithSecretSchema } },
+    errors: [409],
+  },
+  [`GET ${V4_BASE}/webhooks/:tenantId/endpoints`]: {
+    operationId: 'listWebhookEndpoints',
+    summary: "The tenant's webhook endpoints",
+    tag: 'Webhooks',
+    path: tenantPath,
+    responses: { 200: { description: 'The endpoints, by source', schema: listOf(EndpointSchema) } },
+  },
+  [`GET ${V4_BASE}/webhooks/:tenantId/endpoints/:source`]: {
+    operationId: 'getWebhookEndpoint',
+    summary: 'A webhook endpoint',
+    tag: 'Webhooks',
+    path: { ...tenantPath, source: SourceSchema },
+    responses: { 200: { description: 'The endpoint', schema: EndpointSchema } },
+  },
+  [`PATCH ${V4_BASE}/webhooks/:tenantId/endpoints/:source`]: {
+    operationId: 'updateWebhookEndpoint',
+    summary: 'Change a webhook endpoint',
+    tag: 'Webhooks',
+    path: { ...tenantPath, source: SourceSchema },
+    body: { schema: EndpointChangesSchema },
+    responses: { 200: { description: 'The endpoint', schema: EndpointSchema } },
+  },
+  [`DELETE ${V4_BASE}/webhooks/:tenantId/endpoints/:source`]: {
+    operationId: 'deleteWebhookEndpoint',
+    summary: 'Remove a webhook endpoint and its deliveries',
+    tag: 'Webhooks',
+    path: { ...tenantPath, source: SourceSchema },
+    responses: { 204: { description: 'Removed' } },
+  },
+  [`POST ${V4_BASE}/webhooks/:tenantId/endpoints/:source/rotate-secret`]: {
+    operationId: 'rotateWebhookSecret',
+    summary: "Replace a webhook endpoint's secret",
+    tag: 'Webhooks',
+    description: 'The new secret is in this answer only; the old one stops working at once.',
+    path: { ...tenantPath, source: SourceSchema },
+    responses: { 200: { description: 'The endpoint, with its new secret', schema: EndpointWithSecretSchema } },
+  },
+  [`GET ${V4_BASE}/webhooks/:tenantId/endpoints/:source/deliveries`]: {
+    operationId: 'listWebhookDeliveries',
+    summary: "A webhook endpoint's deliveries, newest first",
+    tag: 'Webhooks',
+    description: 'Refused deliveries too (`status` `rejected`, with the `reason`).',
+    path: { ...tenantPath, source: SourceSchema },
+    query: { status: ListDeliveriesInputSchema.shape.status, limit: ListDeliveriesInputSchema.shape.limit, offset: ListDeliveriesInputSchema.shape.offset },
+    responses: { 200: { description: 'A page of deliveries', schema: DeliveryPageSchema } },
+  },
+  [`GET ${V4_BASE}/webhooks/:tenantId/deliveries/:deliveryId`]: {
+    operationId: 'getWebhookDelivery',
+    summary: 'A webhook delivery, with its verified payload',
+    tag: 'Webhooks',
+    path: { ...tenantPath, deliveryId: DeliveryRefSchema.shape.deliveryId },
+    responses: { 200: { description: 'The delivery', schema: DeliveryDetailSchema } },
+  },
+  [`POST ${V4_BASE}/webhooks/:tenantId/deliveries/:deliveryId/replay`]: {
+    operationId: 'replayWebhookDelivery',
+    summary: "Start a delivery's workflow again",
+    tag: 'Webhooks',
+    description: "A new delivery with the verified payload of this one (`replayOf`), started as the caller. A refused delivery has no payload to replay (409).",
+    path: { ...tenantPath, deliveryId: DeliveryRefSchema.shape.deliveryId },
+    responses: { 201: { description: 'The new delivery', schema: DeliverySchema } },
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/webhooks/:tenantId/:source`]: {
+    operationId: 'receiveWebhook',
+    summary: 'Deliver a webhook (called by the sending system)',
+    tag: 'Webhooks',
+    description: `No user token: \`${WEBHOOK_HEADERS.signature}: sha256=<hex>\` is the HMAC-SHA256, keyed by the endpoint's secret, of \`<${WEBHOOK_HEADERS.timestamp}>.<body>\` (the exact bytes sent), and the timestamp (Unix seconds) must be within the endpoint's tolerance (default 300 s). A signature or \`${WEBHOOK_HEADERS.deliveryId}\` seen before is refused (409), as are a bad or missing signature or timestamp (401) and a body over the endpoint's limit (413); every refusal is recorded. A verified delivery starts the endpoint's workflow with the body as input.`,
+    security: 'none',
+    path: { ...tenantPath, source: SourceSchema },
+    headers: {
+      [WEBHOOK_HEADERS.timestamp]: param(z.string(), { required: true, description: 'Unix time in seconds' }),
+      [WEBHOOK_HEADERS.signature]: param(z.string(), { required: true, description: '`sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`' }),
+      [WEBHOOK_HEADERS.deliveryId]: param(z.string(), { required: false, description: "The sender's id of the delivery; taken once" }),
+    },
+    body: { schema: z.record(z.string(), z.unknown()), description: 'A JSON object, read as the exact bytes signed' },
+    responses: { 202: { description: 'Stored; the workflow was started (`accepted`) or could not be (`failed`, to be replayed)', schema: ReceivedSchema } },
     errors: [409],
   },
   [`POST ${V4_BASE}/geo/resolve-location`]: {

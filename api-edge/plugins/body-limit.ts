@@ -1,4 +1,5 @@
 import { PayloadTooLargeError, ValidationError } from '../../control-plane/contracts.ts';
+import { publicRouteOf } from './public-routes.ts';
 
 /** The largest request body the REST APIs read: every v3 and v4 body is a JSON document. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -12,9 +13,14 @@ const overLimit = new WeakSet<Request>();
 /** A file upload (`POST /v4/data/resources/{tenantId}/{objectType}/{id}/files/{property}`): streamed to its procedure, which sets its limits. */
 const STREAMED_UPLOAD = /^\/v4\/data\/resources\/[^/]+\/[^/]+\/[^/]+\/files\/[^/]+\/?$/;
 
-/** Whether the request's body is a file streamed to its procedure rather than a JSON document. */
+/**
+ * Whether the request's body is streamed to its procedure rather than a JSON document: a file, or
+ * an inbound webhook delivery, whose exact bytes its signature covers and whose endpoint sets its limit.
+ */
 export function isStreamedUpload(request: Request): boolean {
-  return request.method === 'POST' && STREAMED_UPLOAD.test(new URL(request.url).pathname);
+  if (request.method !== 'POST') return false;
+  const { pathname } = new URL(request.url);
+  return STREAMED_UPLOAD.test(pathname) || publicRouteOf(request.method, pathname) === 'webhook-delivery';
 }
 
 /** Whether the request sends a JSON body of undeclared length (chunked), which must be read to be measured. */

@@ -32,7 +32,7 @@ export async function insertExecution(
 ): Promise<Execution> {
   const rows = await tx.unsafe<Execution[]>(
     `insert into executions (tenant_id, workflow_id, workflow_version, state, input, metadata, steps, created_by)
-     values (current_tenant_id(), $1, $2, 'running', $3::text::jsonb, $4::text::jsonb, $5::text::jsonb, $6::uuid)
+     values (current_tenant_id(), $1, $2, 'running', $3::text::jsonb, $4::text::jsonb, $5::text::jsonb, nullif($6, '')::uuid)
      returning ${EXECUTION_COLUMNS}`,
     [execution.workflowId, execution.version, JSON.stringify(execution.input), JSON.stringify(execution.metadata), JSON.stringify(execution.steps), execution.createdBy],
     { prepare: true },

@@ -6,6 +6,7 @@ import { idpAppsRouter } from '../idp-apps/idp-apps.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
+import { realtimeRouter } from '../realtime/realtime.router.ts';
 import { resourcesRouter } from '../resources/resources.router.ts';
 import { searchRouter } from '../search/search.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
@@ -14,6 +15,7 @@ import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts
 import { uploadsRouter } from '../uploads/uploads.router.ts';
 import { usersRouter } from '../users/users.router.ts';
 import { verticalsRouter } from '../verticals/verticals.router.ts';
+import { webhooksRouter } from '../webhooks/webhooks.router.ts';
 import { t } from './init.ts';
 
 export const appRouter = t.router({
@@ -29,6 +31,8 @@ export const appRouter = t.router({
   capabilities: capabilitiesRouter,
   health: healthRouter,
   uploads: uploadsRouter,
+  realtime: realtimeRouter,
+  webhooks: webhooksRouter,
   geo: geoRouter,
   idpApps: idpAppsRouter,
   verticals: verticalsRouter,

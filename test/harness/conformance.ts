@@ -108,6 +108,7 @@ export function conformanceProblems(answer: ObservedAnswer): string[] {
     return problems;
   }
   if (content['*/*']) return problems;
+  if (content['text/event-stream']) return contentType === 'text/event-stream' ? problems : [...problems, `${where}: Content-Type ${contentType || '(none)'} where an event stream is documented`];
   if (!content['application/json']) return [...problems, `${where}: no JSON content documented`];
   if (contentType !== 'application/json') return [...problems, `${where}: Content-Type ${contentType || '(none)'} where JSON is documented`];
   const validate = validatorAt(api, [...responseAt, 'content', 'application/json', 'schema']);

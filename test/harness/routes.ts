@@ -83,6 +83,22 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PUT /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' }, body: { allowed: true, reason: 'route case' } },
   'DELETE /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' } },
   'PUT /v4/platform/tenants/:tenantId/plan': { tenantFrom: 'path', body: { plan: 'team' } },
+  'POST /v4/realtime/negotiate': { tenantFrom: 'query', body: { channels: ['resources'] } },
+  // Authenticated by a negotiated token that names its tenant, not by the caller: test/e2e/v4-realtime.test.ts covers its isolation.
+  'GET /v4/realtime/connect': { tenantFrom: 'none' },
+  'GET /v4/realtime/alerts': { tenantFrom: 'query' },
+  'POST /v4/webhooks/:tenantId/endpoints': { tenantFrom: 'path', body: { source: 'route-case', workflowId: 'project-briefing' } },
+  'GET /v4/webhooks/:tenantId/endpoints': { tenantFrom: 'path' },
+  'GET /v4/webhooks/:tenantId/endpoints/:source': { tenantFrom: 'path', sample: { source: 'route-case' } },
+  'PATCH /v4/webhooks/:tenantId/endpoints/:source': { tenantFrom: 'path', sample: { source: 'route-case' }, body: { description: 'route case' } },
+  'DELETE /v4/webhooks/:tenantId/endpoints/:source': { tenantFrom: 'path', sample: { source: 'route-case' } },
+  'POST /v4/webhooks/:tenantId/endpoints/:source/rotate-secret': { tenantFrom: 'path', sample: { source: 'route-case' } },
+  'GET /v4/webhooks/:tenantId/endpoints/:source/deliveries': { tenantFrom: 'path', sample: { source: 'route-case' } },
+  'GET /v4/webhooks/:tenantId/deliveries/:deliveryId': { tenantFrom: 'path', sample: { deliveryId: NO_ID } },
+  'POST /v4/webhooks/:tenantId/deliveries/:deliveryId/replay': { tenantFrom: 'path', sample: { deliveryId: NO_ID } },
+  // No caller token: the delivery's signature authenticates it. Here it names no endpoint (404); test/e2e/v4-webhooks.test.ts
+  // covers a signature of one tenant's endpoint sent to another tenant's.
+  'POST /v4/webhooks/:tenantId/:source': { tenantFrom: 'path', sample: { source: 'route-case' }, body: {} },
   'POST /v4/geo/resolve-location': { tenantFrom: 'query', body: { query: 'Paris' } },
   'POST /v4/geo/reverse': { tenantFrom: 'query', body: { lat: 48.85, lon: 2.35 } },
   'GET /v4/geo/datasets/:tenantId': { tenantFrom: 'path' },

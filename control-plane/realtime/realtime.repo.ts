@@ -1,0 +1,109 @@
+import type { PendingQuery, Row, Sql } from 'postgres';
+import type { Tx } from '../db/client.ts';
+import { isoTimestamp } from '../db/sql-fragments.ts';
+import type { EventKind } from './realtime.schema.ts';
+
+/** An event as read from the log; `ageMs` is how long ago it was committed, by the database's clock. */
+export interface LoggedEvent {
+  seq: number;
+  kind: EventKind;
+  type: string;
+  id: string;
+  version: number;
+  action: string | null;
+  at: string;
+  ageMs: number;
+}
+
+/** Events of the current tenant after `afterSeq`, oldest first, at most `limit`. */
+export function eventsAfter(tx: Tx, afterSeq: number, limit: number): PendingQuery<(LoggedEvent & Row)[]> {
+  return tx<(LoggedEvent & Row)[]>`
+    select seq::float8 as seq, kind, resource_type as type, resource_id::text as id, version, action, ${tx.unsafe(isoTimestamp('at'))} as at,
+           greatest(0, extract(epoch from clock_timestamp() - at) * 1000)::int as "ageMs"
+    from realtime_events where tenant_id = current_tenant_id() and seq > ${afterSeq} order by seq limit ${limit}`;
+}
+
+export interface StreamHead {
+  lastSeq: number;
+  retain: number;
+  dropped: number;
+  lastDroppedAt: string | null;
+  oldestSeq: number | null;
+}
+
+/** The current tenant's stream: its newest event, retention and drop count; undefined before its first negotiation. */
+export async function streamHead(tx: Tx): Promise<StreamHead | undefined> {
+  const [row] = await tx<StreamHead[]>`
+    select last_seq::float8 as "lastSeq", retain, dropped::float8 as dropped, ${tx.unsafe(isoTimestamp('last_dropped_at'))} as "lastDroppedAt",
+           (select min(seq)::float8 from realtime_events e where e.tenant_id = s.tenant_id) as "oldestSeq"
+    from realtime_streams s where tenant_id = current_tenant_id()`;
+  return row;
+}
+
+/** Platform work: starts recording the tenant's changes (idempotent); its newest event's number. */
+export async function ensureStream(sql: Sql | Tx, tenantId: string): Promise<number> {
+  const [row] = await sql<{ lastSeq: number }[]>`
+    with made as (insert into realtime_streams (tenant_id) values (${tenantId}::uuid) on conflict (tenant_id) do nothing returning last_seq)
+    select coalesce((select last_seq from made), (select last_seq from realtime_streams where tenant_id = ${tenantId}::uuid))::float8 as "lastSeq"`;
+  return row!.lastSeq;
+}
+
+/** Platform work: the newest event's number of each of these tenants (0 for one not recorded). */
+export async function lastSeqs(sql: Sql, tenantIds: string[]): Promise<Map<string, number>> {
+  const rows = await sql<{ tenantId: string; lastSeq: number }[]>`
+    select tenant_id::text as "tenantId", last_seq::float8 as "lastSeq" from realtime_streams where tenant_id = any(${tenantIds}::uuid[])`;
+  return new Map(rows.map((r) => [r.tenantId, r.lastSeq]));
+}
+
+/** Platform work: counts events that a connection missed because the log no longer held them. */
+export async function countDropped(sql: Sql, tenantId: string, dropped: number): Promise<void> {
+  await sql`update realtime_streams set dropped = dropped + ${dropped}, last_dropped_at = date_trunc('milliseconds', now()) where tenant_id = ${tenantId}::uuid`;
+}
+
+/** What one instance reports of one tenant's connections. */
+export interface DeliveryReport {
+  tenantId: string;
+  connections: number;
+  catchingUp: number;
+  readSeq: number;
+  queued: number;
+  lagMs: number;
+  listening: boolean;
+}
+
+/** Platform work: replaces this instance's reports (a tenant it no longer serves loses its row). */
+export async function report(sql: Sql, instanceId: string, reports: DeliveryReport[]): Promise<void> {
+  await sql.begin(async (tx) => {
+    await tx`delete from realtime_deliveries where instance_id = ${instanceId} and not (tenant_id = any(${reports.map((r) => r.tenantId)}::uuid[]))`;
+    for (const r of reports) {
+      await tx`
+        insert into realtime_deliveries (instance_id, tenant_id, connections, catching_up, read_seq, queued, lag_ms, listening, reported_at)
+        values (${instanceId}, ${r.tenantId}::uuid, ${r.connections}, ${r.catchingUp}, ${r.readSeq}, ${r.queued}, ${r.lagMs}, ${r.listening}, now())
+        on conflict (instance_id, tenant_id) do update set connections = excluded.connections, catching_up = excluded.catching_up, read_seq = excluded.read_seq,
+          queued = excluded.queued, lag_ms = excluded.lag_ms, listening = excluded.listening, reported_at = excluded.reported_at`;
+    }
+  });
+}
+
+/** Platform work: connections of the tenant that other instances reported lately. */
+export async function connectionsElsewhere(sql: Sql, instanceId: string, tenantId: string, freshSeconds: number): Promise<number> {
+  const [row] = await sql<{ n: number }[]>`
+    select coalesce(sum(connections), 0)::int as n from realtime_deliveries
+    where tenant_id = ${tenantId}::uuid and instance_id <> ${instanceId} and reported_at > now() - make_interval(secs => ${freshSeconds})`;
+  return row!.n;
+}
+
+/** The current tenant's fresh delivery reports, one per instance. */
+export function freshReports(tx: Tx, freshSeconds: number) {
+  return tx<(DeliveryReport & { instanceId: string })[]>`
+    select instance_id as "instanceId", tenant_id::text as "tenantId", connections, catching_up as "catchingUp", read_seq::float8 as "readSeq",
+           queued, lag_ms as "lagMs", listening
+    from realtime_deliveries where tenant_id = current_tenant_id() and reported_at > now() - make_interval(secs => ${freshSeconds})`;
+}
+
+/** Platform work: the key that signs connection tokens, made on first use by whichever instance comes first. */
+export async function signingKey(sql: Sql, fresh: Uint8Array): Promise<Uint8Array> {
+  await sql`insert into realtime_signing_keys (id, secret) values (1, ${Buffer.from(fresh)}) on conflict (id) do nothing`;
+  const [row] = await sql<{ secret: Buffer }[]>`select secret from realtime_signing_keys where id = 1`;
+  return new Uint8Array(row!.secret);
+}

@@ -1,0 +1,16 @@
+import { t } from '../trpc/init.ts';
+import { publicProcedure, tenantProcedure } from '../trpc/procedures.ts';
+import { AlertsInputSchema, AlertsSchema, NegotiateInputSchema, NegotiationSchema, StreamInputSchema } from './realtime.schema.ts';
+
+export const realtimeRouter = t.router({
+  negotiate: tenantProcedure('resources.read')
+    .input(NegotiateInputSchema)
+    .output(NegotiationSchema)
+    .mutation(({ ctx, input }) => ctx.services.realtime.negotiate(ctx.actor, input)),
+  /** Authenticated by the negotiated token it takes, not by the caller's: browsers' EventSource sends no header. */
+  stream: publicProcedure.input(StreamInputSchema).subscription(({ ctx, input, signal }) => ctx.services.realtime.stream(input, signal)),
+  alerts: tenantProcedure('resources.read')
+    .input(AlertsInputSchema)
+    .output(AlertsSchema)
+    .query(({ ctx }) => ctx.services.realtime.alerts(ctx.actor)),
+});

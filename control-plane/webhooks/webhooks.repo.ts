@@ -1,0 +1,173 @@
+import type { Tx } from '../db/client.ts';
+import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
+import { UUID } from '../ids.ts';
+import type { CreateEndpointInput, Delivery, DeliveryDetail, DeliveryReason, Endpoint, ListDeliveriesInput, UpdateEndpointInput } from './webhooks.schema.ts';
+
+const ENDPOINT_COLUMNS = `id::text as id, tenant_id::text as "tenantId", source, description, workflow_id as "workflowId", enabled,
+  tolerance_seconds as "toleranceSeconds", max_body_bytes as "maxBodyBytes", secret_hint as "secretHint",
+  ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt", ${isoTimestamp('secret_rotated_at')} as "secretRotatedAt"`;
+
+const DELIVERY_COLUMNS = `id::text as id, endpoint_id::text as "endpointId", source, status, reason, message, external_id as "externalId",
+  ${isoTimestamp('signed_at')} as "signedAt", size_bytes::float8 as "sizeBytes", content_type as "contentType", user_agent as "userAgent",
+  execution_id::text as "executionId", replay_of::text as "replayOf", replayed_by::text as "replayedBy", ${isoTimestamp('received_at')} as "receivedAt"`;
+
+/** How long deliveries are kept: longer than any tolerance window, so replay protection holds. */
+const DELIVERY_RETENTION = `interval '30 days'`;
+
+export const secretHintOf = (secret: string) => `${secret.slice(0, 10)}…`;
+
+export async function insertEndpoint(tx: Tx, input: CreateEndpointInput, secret: string, createdBy: string): Promise<Endpoint | undefined> {
+  const rows = await tx.unsafe<Endpoint[]>(
+    `insert into webhook_endpoints (tenant_id, source, description, workflow_id, secret, secret_hint, tolerance_seconds, max_body_bytes, enabled, created_by)
+     values (current_tenant_id(), $1, $2, $3, $4, $5, $6, $7, $8, nullif($9, '')::uuid)
+     on conflict (tenant_id, source) do nothing
+     returning ${ENDPOINT_COLUMNS}`,
+    [input.source, input.description, input.workflowId, secret, secretHintOf(secret), input.toleranceSeconds, input.maxBodyBytes, input.enabled, createdBy],
+  );
+  return rows[0];
+}
+
+export function listEndpoints(tx: Tx): Promise<Endpoint[]> {
+  return tx.unsafe<Endpoint[]>(`select ${ENDPOINT_COLUMNS} from webhook_endpoints where tenant_id = current_tenant_id() order by source`);
+}
+
+export async function countEndpoints(tx: Tx): Promise<number> {
+  const [row] = await tx<{ n: number }[]>`select count(*)::int as n from webhook_endpoints where tenant_id = current_tenant_id()`;
+  return row!.n;
+}
+
+export async function findEndpoint(tx: Tx, source: string): Promise<Endpoint | undefined> {
+  const rows = await tx.unsafe<Endpoint[]>(`select ${ENDPOINT_COLUMNS} from webhook_endpoints where tenant_id = current_tenant_id() and source = $1`, [source]);
+  return rows[0];
+}
+
+export async function updateEndpoint(tx: Tx, input: UpdateEndpointInput): Promise<Endpoint | undefined> {
+  const rows = await tx.unsafe<Endpoint[]>(
+    `update webhook_endpoints set
+       workflow_id = coalesce($2, workflow_id), description = coalesce($3, description), tolerance_seconds = coalesce($4::int, tolerance_seconds),
+       max_body_bytes = coalesce($5::int, max_body_bytes), enabled = coalesce($6::boolean, enabled), updated_at = ${NOW_MS}
+     where tenant_id = current_tenant_id() and source = $1
+     returning ${ENDPOINT_COLUMNS}`,
+    [input.source, input.workflowId ?? null, input.description ?? null, input.toleranceSeconds ?? null, input.maxBodyBytes ?? null, input.enabled ?? null],
+  );
+  return rows[0];
+}
+
+export async function deleteEndpoint(tx: Tx, source: string): Promise<boolean> {
+  return (await tx`delete from webhook_endpoints where tenant_id = current_tenant_id() and source = ${source} returning 1`).length > 0;
+}
+
+export async function replaceSecret(tx: Tx, source: string, secret: string): Promise<Endpoint | undefined> {
+  const rows = await tx.unsafe<Endpoint[]>(
+    `update webhook_endpoints set secret = $2, secret_hint = $3, secret_rotated_at = ${NOW_MS}, updated_at = ${NOW_MS}
+     where tenant_id = current_tenant_id() and source = $1 returning ${ENDPOINT_COLUMNS}`,
+    [source, secret, secretHintOf(secret)],
+  );
+  return rows[0];
+}
+
+/** An endpoint with its secret, for verifying a delivery. */
+export interface ReceivingEndpoint {
+  id: string;
+  tenantId: string;
+  source: string;
+  workflowId: string;
+  secret: string;
+  enabled: boolean;
+  toleranceSeconds: number;
+  maxBodyBytes: number;
+}
+
+/** Platform work (the owner's transaction; tenant transactions cannot read secrets): the endpoint of a live tenant, named by id or slug. */
+export async function receivingEndpoint(tx: Tx, tenantRef: string, source: string): Promise<ReceivingEndpoint | undefined> {
+  const rows = await tx<ReceivingEndpoint[]>`
+    select e.id::text as id, e.tenant_id::text as "tenantId", e.source, e.workflow_id as "workflowId", e.secret, e.enabled,
+           e.tolerance_seconds as "toleranceSeconds", e.max_body_bytes as "maxBodyBytes"
+    from webhook_endpoints e join tenants t on t.id = e.tenant_id
+    where t.deleted_at is null and e.source = ${source} and ${UUID.test(tenantRef) ? tx`t.id = ${tenantRef}::uuid` : tx`t.slug = ${tenantRef}`}`;
+  return rows[0];
+}
+
+/** A delivery as recorded; `payload` only for verified ones. */
+export interface NewDelivery {
+  endpointId: string;
+  source: string;
+  status: 'accepted' | 'failed' | 'rejected';
+  reason?: DeliveryReason;
+  message?: string;
+  externalId?: string;
+  signature?: string;
+  signedAt?: number;
+  sizeBytes: number;
+  contentType?: string;
+  userAgent?: string;
+  payload?: Record<string, unknown>;
+  replayOf?: string;
+  replayedBy?: string;
+}
+
+/**
+ * Records a delivery in the current tenant, and forgets the endpoint's deliveries past their
+ * retention. Undefined when a verified delivery's signature or sender's id was taken already (a replay).
+ */
+export async function insertDelivery(tx: Tx, delivery: NewDelivery): Promise<Delivery | undefined> {
+  await tx`delete from webhook_deliveries where tenant_id = current_tenant_id() and endpoint_id = ${delivery.endpointId}::uuid and received_at < now() - ${tx.unsafe(DELIVERY_RETENTION)}`;
+  const rows = await tx.unsafe<Delivery[]>(
+    `insert into webhook_deliveries (tenant_id, endpoint_id, source, status, reason, message, external_id, signature, signed_at, size_bytes, content_type, user_agent, payload, replay_of, replayed_by)
+     values (current_tenant_id(), $1::uuid, $2, $3, $4, $5, $6, $7, to_timestamp($8::float8), $9, $10, $11, $12::text::jsonb, $13::uuid, $14::uuid)
+     on conflict do nothing
+     returning ${DELIVERY_COLUMNS}`,
+    [
+      delivery.endpointId,
+      delivery.source,
+      delivery.status,
+      delivery.reason ?? null,
+      delivery.message ?? null,
+      delivery.externalId ?? null,
+      delivery.signature ?? null,
+      delivery.signedAt ?? null,
+      delivery.sizeBytes,
+      delivery.contentType ?? null,
+      delivery.userAgent ?? null,
+      delivery.payload === undefined ? null : JSON.stringify(delivery.payload),
+      delivery.replayOf ?? null,
+      delivery.replayedBy || null,
+    ],
+  );
+  return rows[0];
+}
+
+/** Marks a verified delivery's outcome: the execution it started, or why it could not start one. */
+export async function settleDelivery(tx: Tx, id: string, outcome: { executionId: string } | { failed: string }): Promise<Delivery> {
+  const rows = await tx.unsafe<Delivery[]>(
+    `update webhook_deliveries set execution_id = $2::uuid, status = case when $2 is null then 'failed' else status end,
+       reason = case when $2 is null then 'workflow_unavailable' else reason end, message = $3
+     where tenant_id = current_tenant_id() and id = $1::uuid returning ${DELIVERY_COLUMNS}`,
+    [id, 'executionId' in outcome ? outcome.executionId : null, 'failed' in outcome ? outcome.failed : null],
+  );
+  return rows[0]!;
+}
+
+export async function listDeliveries(tx: Tx, endpointId: string, filter: Omit<ListDeliveriesInput, 'source'>): Promise<{ rows: Delivery[]; total: number }> {
+  const status = filter.status ?? null;
+  const [rows, totals] = await Promise.all([
+    tx.unsafe<Delivery[]>(
+      `select ${DELIVERY_COLUMNS} from webhook_deliveries
+       where tenant_id = current_tenant_id() and endpoint_id = $1::uuid and ($2::text is null or status = $2)
+       order by received_at desc, id desc limit $3 offset $4`,
+      [endpointId, status, filter.limit, filter.offset],
+    ),
+    tx<{ total: number }[]>`select count(*)::int as total from webhook_deliveries
+      where tenant_id = current_tenant_id() and endpoint_id = ${endpointId}::uuid and (${status}::text is null or status = ${status})`,
+  ]);
+  return { rows, total: totals[0]!.total };
+}
+
+export async function findDelivery(tx: Tx, id: string): Promise<(DeliveryDetail & { workflowId: string | null }) | undefined> {
+  const rows = await tx.unsafe<(DeliveryDetail & { workflowId: string | null })[]>(
+    `select ${DELIVERY_COLUMNS}, payload, (select e.workflow_id from webhook_endpoints e where e.id = d.endpoint_id) as "workflowId"
+     from webhook_deliveries d where tenant_id = current_tenant_id() and id = $1::uuid`,
+    [id],
+  );
+  return rows[0];
+}

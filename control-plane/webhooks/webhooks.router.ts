@@ -1,0 +1,64 @@
+import { octetInputParser } from '@trpc/server/http';
+import { z } from 'zod';
+import { t } from '../trpc/init.ts';
+import { publicProcedure, tenantProcedure, uploadMetaOf } from '../trpc/procedures.ts';
+import {
+  CreateEndpointInputSchema,
+  DeliveryDetailSchema,
+  DeliveryPageSchema,
+  DeliveryRefSchema,
+  DeliverySchema,
+  EndpointRefSchema,
+  EndpointSchema,
+  EndpointWithSecretSchema,
+  ListDeliveriesInputSchema,
+  ReceivedSchema,
+  ReceiveMetaSchema,
+  UpdateEndpointInputSchema,
+} from './webhooks.schema.ts';
+
+/** Endpoint configuration, deliveries and replays are the tenant administrator's (`tenants.manage`). */
+export const webhooksRouter = t.router({
+  createEndpoint: tenantProcedure('tenants.manage')
+    .input(CreateEndpointInputSchema)
+    .output(EndpointWithSecretSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.createEndpoint(ctx.actor, input)),
+  listEndpoints: tenantProcedure('tenants.manage')
+    .input(z.object({}).strict())
+    .output(z.array(EndpointSchema))
+    .query(({ ctx }) => ctx.services.webhooks.listEndpoints(ctx.actor)),
+  getEndpoint: tenantProcedure('tenants.manage')
+    .input(EndpointRefSchema)
+    .output(EndpointSchema)
+    .query(({ ctx, input }) => ctx.services.webhooks.getEndpoint(ctx.actor, input.source)),
+  updateEndpoint: tenantProcedure('tenants.manage')
+    .input(UpdateEndpointInputSchema)
+    .output(EndpointSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.updateEndpoint(ctx.actor, input)),
+  deleteEndpoint: tenantProcedure('tenants.manage')
+    .input(EndpointRefSchema)
+    .output(z.void())
+    .mutation(({ ctx, input }) => ctx.services.webhooks.deleteEndpoint(ctx.actor, input.source)),
+  rotateSecret: tenantProcedure('tenants.manage')
+    .input(EndpointRefSchema)
+    .output(EndpointWithSecretSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.rotateSecret(ctx.actor, input.source)),
+  listDeliveries: tenantProcedure('tenants.manage')
+    .input(ListDeliveriesInputSchema)
+    .output(DeliveryPageSchema)
+    .query(({ ctx, input }) => ctx.services.webhooks.listDeliveries(ctx.actor, input)),
+  getDelivery: tenantProcedure('tenants.manage')
+    .input(DeliveryRefSchema)
+    .output(DeliveryDetailSchema)
+    .query(({ ctx, input }) => ctx.services.webhooks.getDelivery(ctx.actor, input.deliveryId)),
+  replayDelivery: tenantProcedure('tenants.manage')
+    .input(DeliveryRefSchema)
+    .output(DeliverySchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.replayDelivery(ctx.actor, input.deliveryId)),
+  /** An outside system's delivery: no caller identity; the body's signature authenticates it. */
+  receive: publicProcedure
+    .use(uploadMetaOf(ReceiveMetaSchema))
+    .input(octetInputParser)
+    .output(ReceivedSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.receive(ctx.uploadMeta, input)),
+});

@@ -1,0 +1,46 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type postgres from 'postgres';
+import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
+import type { DevUser } from '../../api-edge/identity/dev-users.ts';
+
+/** A tenant of one test file's own, with an administrator (`admin`, `tenant-admin`) and a member. */
+export interface TenantFixture {
+  id: string;
+  slug: string;
+  admin: DevUser;
+  member: DevUser;
+}
+
+/**
+ * Makes a tenant with the built-in roles, its two users and, when asked, a plan. The users are for the stack's identity provider: pass
+ * `devUsers` of every fixture to `startTestStack`.
+ */
+export async function createTenantFixture(
+  sql: postgres.Sql,
+  prefix: string,
+  options: { plan?: 'free' | 'team' | 'enterprise' } = {},
+): Promise<TenantFixture> {
+  const slug = `${prefix}-${randomBytes(4).toString('hex')}`;
+  const [tenant] = await sql<{ id: string }[]>`
+    insert into tenants (slug, name, home_region, plan) values (${slug}, ${slug}, 'eu', ${options.plan ?? null}) returning id::text as id`;
+  const id = tenant!.id;
+  for (const [name, permissions] of Object.entries(DEFAULT_ROLES)) {
+    await sql`insert into roles (tenant_id, name, permissions) values (${id}::uuid, ${name}, ${permissions as string[]})`;
+  }
+  const admin = { sub: randomUUID(), email: `admin-${slug}@fixture.test`, name: `Admin ${slug}`, tenant: slug };
+  const member = { sub: randomUUID(), email: `member-${slug}@fixture.test`, name: `Member ${slug}`, tenant: slug };
+  for (const [user, roles] of [[admin, ['admin', 'tenant-admin']], [member, ['member']]] as const) {
+    const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${user.email}, ${user.name}) returning id::text as id`;
+    await sql`insert into memberships (tenant_id, user_id, roles) values (${id}::uuid, ${row!.id}::uuid, ${roles as unknown as string[]})`;
+  }
+  return { id, slug, admin, member };
+}
+
+/** Gives the tenant the example workflows of the seeded `acme` tenant (a started stack has seeded it). */
+export async function copyExampleWorkflows(sql: postgres.Sql, tenantId: string): Promise<void> {
+  await sql`
+    insert into workflow_definitions (tenant_id, id, name, description, version, steps)
+    select ${tenantId}::uuid, d.id, d.name, d.description, d.version, d.steps
+    from workflow_definitions d join tenants t on t.id = d.tenant_id where t.slug = 'acme'
+    on conflict do nothing`;
+}
