@@ -4,6 +4,7 @@ import type { ChatModel } from './ai/model.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
+import { createDocumentsService, type DocumentsService } from './documents/documents.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
@@ -33,6 +34,7 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  documents: DocumentsService;
 }
 
 /**
@@ -67,5 +69,6 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    documents: createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities }),
   };
 }

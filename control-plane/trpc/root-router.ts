@@ -1,5 +1,6 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
+import { documentsRouter } from '../documents/documents.router.ts';
 import { healthRouter } from '../health/health.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
@@ -25,6 +26,7 @@ export const appRouter = t.router({
   capabilities: capabilitiesRouter,
   health: healthRouter,
   uploads: uploadsRouter,
+  documents: documentsRouter,
 });
 
 export type AppRouter = typeof appRouter;
