@@ -117,7 +117,8 @@ const ChunkSizeSchema = z
 const ChunkOverlapSchema = z.number({ error: 'must be a whole number' }).int('must be a whole number').min(0, 'must not be negative');
 
 /** Token sizes of chunks: the overlap defaults to 400 or half the size, whichever is smaller, and may be at most half the size. */
-const chunkingFields = { chunkSize: ChunkSizeSchema.optional(), chunkOverlap: ChunkOverlapSchema.optional() };
+export const ChunkingOptionsSchema = z.object({ chunkSize: ChunkSizeSchema.optional(), chunkOverlap: ChunkOverlapSchema.optional() }).strict();
+const chunkingFields = ChunkingOptionsSchema.shape;
 function withChunkingDefaults<T extends { chunkSize?: number; chunkOverlap?: number }>(input: T, ctx: z.RefinementCtx): (T & { chunkSize: number; chunkOverlap: number }) {
   const chunkSize = input.chunkSize ?? CHUNKING.defaultSize;
   const chunkOverlap = input.chunkOverlap ?? Math.min(CHUNKING.defaultOverlap, Math.floor(chunkSize / 2));
@@ -132,10 +133,8 @@ export const IndexDocumentInputSchema = z
 export type IndexDocumentInput = z.infer<typeof IndexDocumentInputSchema>;
 
 /** v4 `rag-index`: the document and, optionally, the chunking. */
-export const SubmitIndexJobInputSchema = z
-  .object({ documentId: z.string({ error: 'is required' }).max(100), ...chunkingFields })
-  .strict()
-  .transform(withChunkingDefaults);
+export const SubmitIndexJobFieldsSchema = z.object({ documentId: z.string({ error: 'is required' }).max(100), ...chunkingFields }).strict();
+export const SubmitIndexJobInputSchema = SubmitIndexJobFieldsSchema.transform(withChunkingDefaults);
 export type SubmitIndexJobInput = z.infer<typeof SubmitIndexJobInputSchema>;
 
 /** The answer of v3 `POST /documents/:id/index`: `indexed` once done, `processing` while the job still runs after the wait, `failed` with `error`. */
