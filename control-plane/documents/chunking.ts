@@ -21,6 +21,8 @@ interface Unit {
   text: string;
   tokens: number;
   position: SegmentPosition;
+  /** The segment it comes from: pieces of one segment join with a space. */
+  segment: number;
 }
 
 /** Where a chunk may not reach across: a page, a sheet, a section. */
@@ -36,21 +38,21 @@ const sentences = new Intl.Segmenter('en', { granularity: 'sentence' });
  * A segment as pieces of at most `size` tokens: whole when it fits, else its sentences, and a
  * sentence longer than `size` cut into token windows.
  */
-function unitsOf(segment: Segment, size: number): Unit[] {
+function unitsOf(segment: Segment, index: number, size: number): Unit[] {
   const count = tokens(segment.text).length;
-  if (count <= size) return [{ text: segment.text, tokens: count, position: segment.position }];
+  if (count <= size) return [{ text: segment.text, tokens: count, position: segment.position, segment: index }];
   const units: Unit[] = [];
   for (const { segment: sentence } of sentences.segment(segment.text)) {
     const text = sentence.trim();
     if (!text) continue;
     const encoded = tokens(text);
     if (encoded.length <= size) {
-      units.push({ text, tokens: encoded.length, position: segment.position });
+      units.push({ text, tokens: encoded.length, position: segment.position, segment: index });
       continue;
     }
     for (let at = 0; at < encoded.length; at += size) {
       const window = encoded.slice(at, at + size);
-      units.push({ text: decode(window).trim(), tokens: window.length, position: segment.position });
+      units.push({ text: decode(window).trim(), tokens: window.length, position: segment.position, segment: index });
     }
   }
   return units.filter((unit) => unit.text);
@@ -74,7 +76,9 @@ function metadataOf(units: Unit[]): Record<string, unknown> {
  */
 export function chunkSegments(segments: readonly Segment[], options: ChunkingOptions): DocumentChunk[] {
   const chunks: DocumentChunk[] = [];
-  const separator = (units: Unit[]) => ('sheet' in units[0]!.position ? '\n' : '\n\n');
+  /** Rows a line apart, paragraphs and pages a blank line apart, pieces of one segment a space. */
+  const join = (units: Unit[]) =>
+    units.map((unit, i) => (i === 0 ? '' : unit.segment === units[i - 1]!.segment ? ' ' : 'sheet' in unit.position ? '\n' : '\n\n') + unit.text).join('');
   let current: Unit[] = [];
   let currentTokens = 0;
   let currentGroup: string | undefined;
@@ -82,7 +86,7 @@ export function chunkSegments(segments: readonly Segment[], options: ChunkingOpt
   let fresh = false;
 
   const emit = () => {
-    if (fresh && current.length) chunks.push({ content: current.map((u) => u.text).join(separator(current)), metadata: metadataOf(current) });
+    if (fresh && current.length) chunks.push({ content: join(current), metadata: metadataOf(current) });
     fresh = false;
   };
   /** The tail of `current` kept to begin the next chunk: whole units, up to the overlap, never all of it. */
@@ -97,9 +101,9 @@ export function chunkSegments(segments: readonly Segment[], options: ChunkingOpt
     return tail;
   };
 
-  for (const segment of segments) {
+  for (const [index, segment] of segments.entries()) {
     const group = groupOf(segment.position);
-    for (const unit of unitsOf(segment, options.chunkSize)) {
+    for (const unit of unitsOf(segment, index, options.chunkSize)) {
       if (group !== currentGroup) {
         emit();
         current = [];
