@@ -105,6 +105,8 @@ export function readMultipartForm(request: Request, options: MultipartOptions): 
         return fail(ValidationError.field(name, 'must name its file (a filename in the part header)'));
       }
       files += 1;
+      // The file is destroyed with the form's error when the form fails; whoever reads it sees that error, and nobody else must.
+      stream.on('error', () => {});
       // Past the limit busboy drops the rest of the file: the form fails at once, before its end is read.
       stream.once('limit', () => fail(new FileTooLargeError(options.maxFileBytes)));
       const before = new Map(fields);

@@ -13,6 +13,8 @@ export interface DocumentForm {
   callOf(fields: ReadonlyMap<string, string>): CallContext;
   /** Whether the tenant is known before the body is read (v3's header, v4's query string): the declared length is then judged by the tenant's own limit. */
   tenantKnownUpfront: boolean;
+  /** Fields that, when given, must come before the first file (the tenant the files are stored for). */
+  beforeFiles?: readonly string[];
   /** The answer's headers: a refused upload closes its connection, so that the rest of the body is not read. */
   headers: Record<string, string | number>;
 }
@@ -48,6 +50,7 @@ export async function receiveDocuments(cp: ControlPlane, request: Request, form:
   }
 
   const uploadIds: string[] = [];
+  let atFirstFile: ReadonlyMap<string, string> | undefined;
   try {
     const { fields, files } = await readMultipartForm(request, {
       fileFields: [form.fileField],
@@ -55,13 +58,19 @@ export async function receiveDocuments(cp: ControlPlane, request: Request, form:
       maxFiles: form.maxFiles,
       maxFileBytes: MAX_UPLOAD_BYTES,
       onFile: async (file, fieldsSoFar) => {
+        atFirstFile ??= fieldsSoFar;
         const caller = await authorize(fieldsSoFar);
         const staged = await cp.upload(caller, 'documents', 'stage', { stream: file.stream, meta: untrusted({ filename: file.filename, contentType: file.contentType }) });
         uploadIds.push(staged.uploadId);
       },
     });
     const caller = await authorize(fields);
+    // The whole form known: a tenant named twice (query string and form) is refused here.
+    form.callOf(fields);
     if (files === 0) throw ValidationError.field(form.fileField, 'is required');
+    for (const name of form.beforeFiles ?? []) {
+      if (fields.has(name) && !atFirstFile?.has(name)) throw ValidationError.field(name, `must come before the files (${form.fileField}) in the form`);
+    }
     return { call: caller, fields, uploadIds };
   } catch (error) {
     form.headers.connection = 'close';

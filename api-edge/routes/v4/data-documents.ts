@@ -52,6 +52,7 @@ export function v4DocumentRoutes(cp: ControlPlane, calls: RequestCalls) {
       textFields: FORM_FIELDS,
       callOf: (fields) => calls.of(request, formTenant(request, fields)),
       tenantKnownUpfront: new URL(request.url).searchParams.has('tenant_id'),
+      beforeFiles: ['tenant_id'],
     });
 
   return new Elysia({ name: 'v4-data-documents' })
