@@ -13,6 +13,10 @@ import { createIdentityService, type IdentityService } from './identity/identity
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { searchVectorsFromEnv } from './search/search-config.ts';
+import { createSearchService, type SearchService } from './search/search.service.ts';
+import type { Embedder } from './search/embeddings.ts';
+import type { VectorStore } from './search/vector-store.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
@@ -34,6 +38,7 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  search: SearchService;
   documents: DocumentsService;
 }
 
@@ -42,7 +47,15 @@ export interface Services {
  * and a blob store. A domain reaches another only through the service given to it here, never
  * through the other's repo.
  */
-export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
+export function createServices(deps: {
+  db: Db;
+  workflows?: WorkflowsPort;
+  model?: ChatModel;
+  blobs: BlobStore;
+  uploadLimitBytes?: number;
+  /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
+  searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
+}): Services {
   const objectTypes = createObjectTypesService(deps);
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({
@@ -55,6 +68,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
   const identity = createIdentityService(deps);
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
+  const search = createSearchService({ db: deps.db, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
   return {
     identity,
     objectTypes,
@@ -69,6 +83,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
-    documents: createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities }),
+    search,
+    documents: createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities, search }),
   };
 }
