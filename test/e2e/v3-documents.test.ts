@@ -214,6 +214,94 @@ describe('v3 documents', () => {
     expect(done.body).toMatchObject({ status: 'ready', failureReason: null, indexed: false, classification: { category: expect.any(String) } });
   });
 
+  const search = (body: Record<string, unknown>, as = team.admin.email) => stack.request('POST', `${V3}/documents/search`, { as, body });
+  const chunkRows = (id: string) => sql<{ chunk_index: number; metadata: any }[]>`select chunk_index, metadata from search_chunks where source_kind = 'document' and source_id = ${id} order by chunk_index`;
+  const waitForJob = (id: string) => until(() => get(id), (r) => r.body.status === 'ready' || r.body.status === 'failed', 120_000);
+
+  it('indexes on upload with autoIndex, in a workflow carrying the tenant, and finds the text with its page', async () => {
+    const created = await upload([{ filename: 'northwind.pdf', bytes: await fixture('sample.pdf') }, ['type', 'report'], ['autoIndex', 'true'], ['autoClassify', 'true']]);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const done = await waitForJob(created.body.id);
+    expect(done.body).toMatchObject({ status: 'ready', indexed: true, failureReason: null, classification: { category: expect.any(String) } });
+    expect(done.body.chunkCount).toBeGreaterThanOrEqual(2);
+    expect((await chunkRows(created.body.id)).map((r) => r.chunk_index)).toEqual([...Array(done.body.chunkCount).keys()]);
+
+    const found = await search({ query: 'turnover figures appendix', limit: 5 });
+    expect(found.status, JSON.stringify(found.body)).toBe(200);
+    const hit = found.body.results.find((r: any) => r.documentId === created.body.id && r.chunk.includes('Appendix'));
+    expect(hit).toMatchObject({ filename: 'northwind.pdf', metadata: { pageNumber: 2 } });
+    expect(hit.score).toBeGreaterThan(0);
+    expect(hit.score).toBeLessThanOrEqual(1);
+    const viaGet = await stack.request('GET', `${V3}/documents/search?query=${encodeURIComponent('turnover figures appendix')}&limit=5&type=report`, { as: team.admin.email });
+    expect(viaGet.body.results.map((r: any) => r.documentId)).toContain(created.body.id);
+    const otherType = await search({ query: 'turnover figures appendix', type: 'invoice' });
+    expect(otherType.body.results.map((r: any) => r.documentId)).not.toContain(created.body.id);
+    const strict = await search({ query: 'turnover figures appendix', minScore: 0.5 });
+    for (const result of strict.body.results) expect(result.score).toBeGreaterThanOrEqual(0.5);
+    for (const [field, body] of [['query', { query: '' }], ['minScore', { query: 'x', minScore: 2 }], ['limit', { query: 'x', limit: 101 }], ['colour', { query: 'x', colour: 1 }]] as const) {
+      const refused = await search(body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.details.field).toBe(field);
+    }
+
+    const { Connection, Client } = await import('@temporalio/client');
+    const connection = await Connection.connect({ address: stack.temporal.address });
+    try {
+      const client = new Client({ connection, namespace: stack.temporal.namespace });
+      const described = await client.workflow.getHandle(`document-${created.body.id}-index`).describe();
+      expect(described.status.name).toBe('COMPLETED');
+      expect(described.searchAttributes).toMatchObject({ TenantId: [team.id], WorkflowKey: ['document-index'] });
+    } finally {
+      await connection.close();
+    }
+  }, 180_000);
+
+  it('re-indexes with other chunk sizes, replacing the chunks', async () => {
+    const paragraphs = Array.from({ length: 30 }, (_, i) => `Paragraph ${i} of the Zurich lease renewal notes: the landlord asks for clause ${i} to be reviewed.`).join('\n\n');
+    const created = await upload([{ filename: 'lease.txt', bytes: Buffer.from(paragraphs) }]);
+    const index = (body: unknown) => stack.request('POST', `${V3}/documents/${created.body.id}/index`, { as: team.admin.email, body });
+    const coarse = await index({ chunkSize: 4000 });
+    expect(coarse.status, JSON.stringify(coarse.body)).toBe(200);
+    expect(coarse.body).toMatchObject({ documentId: created.body.id, status: 'indexed', chunks: 1 });
+    const fine = await index({ chunkSize: 100, chunkOverlap: 20 });
+    expect(fine.body.status).toBe('indexed');
+    expect(fine.body.chunks).toBeGreaterThan(5);
+    const rows = await chunkRows(created.body.id);
+    expect(rows.map((r) => r.chunk_index)).toEqual([...Array(fine.body.chunks).keys()]);
+    expect(rows[0]!.metadata).toMatchObject({ paragraph: 1 });
+    expect((await get(created.body.id)).body).toMatchObject({ indexed: true, chunkCount: fine.body.chunks, status: 'ready' });
+    for (const [field, body] of [['chunkSize', { chunkSize: 99 }], ['chunkSize', { chunkSize: 4001 }], ['chunkOverlap', { chunkSize: 200, chunkOverlap: 101 }], ['chunkOverlap', { chunkOverlap: -1 }], ['id', { id: 'x' }]] as const) {
+      const refused = await index(body);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.details.field).toBe(field);
+    }
+    // Delete takes the chunks with it.
+    expect((await stack.request('DELETE', `${V3}/documents/${created.body.id}`, { as: team.admin.email })).status).toBe(204);
+    expect(await chunkRows(created.body.id)).toEqual([]);
+    const after = await search({ query: 'Zurich lease renewal landlord clause', limit: 100 });
+    expect(after.body.results.map((r: any) => r.documentId)).not.toContain(created.body.id);
+  }, 180_000);
+
+  it('reads an image by OCR when the plan has it, and finds its text', async () => {
+    const created = await upload([{ filename: 'scan.png', bytes: await fixture('ocr.png') }, ['autoIndex', 'true']]);
+    const done = await waitForJob(created.body.id);
+    expect(done.body).toMatchObject({ status: 'ready', indexed: true, chunkCount: 1 });
+    const found = await search({ query: 'invoice 4711 total', limit: 10 });
+    expect(found.body.results.find((r: any) => r.documentId === created.body.id)).toMatchObject({ filename: 'scan.png', metadata: { pageNumber: 1 } });
+    expect((await search({ query: 'invoice 4711 total' }, GLOBEX_ADMIN)).body.results.map((r: any) => r.documentId)).not.toContain(created.body.id);
+  }, 180_000);
+
+  it('ends a job failed, with the reason, for a file that cannot be read', async () => {
+    const damaged = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 0x41)]);
+    const created = await upload([{ filename: 'damaged.pdf', bytes: damaged }, ['autoIndex', 'true']]);
+    expect(created.status).toBe(201);
+    const done = await waitForJob(created.body.id);
+    expect(done.body).toMatchObject({ status: 'failed', indexed: false, failureReason: expect.stringContaining('PDF') });
+    const again = await stack.request('POST', `${V3}/documents/${created.body.id}/index`, { as: team.admin.email, body: {} });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ status: 'failed', chunks: 0, error: expect.stringContaining('PDF') });
+  }, 180_000);
+
   it('deletes a document with its file (204); it is gone afterwards', async () => {
     const created = await upload([{ filename: 'gone.pdf', bytes: await fixture('sample.pdf') }]);
     const objects = await storedObjects(stack, team.id);

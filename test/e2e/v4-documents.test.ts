@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { createDocsTenant, fixture, form, postForm, storedObjects, type DocsTenant } from '../harness/documents.ts';
 import { GLOBEX_ADMIN, startTestStack, type TestStack } from '../harness/stack.ts';
+import { until } from '../harness/until.ts';
 
 const DOCS = '/v4/data/documents';
 
@@ -53,6 +54,48 @@ describe('v4 documents', () => {
     }
     expect(await storedObjects(stack, team.id)).toEqual(expect.arrayContaining([`${charter.id}/original`, `${orders.id}/original`]));
   });
+
+  it('uploads several files (processing_mode=full): each is classified and indexed by its job', async () => {
+    const answer = await postForm(
+      stack,
+      `${DOCS}/upload?tenant_id=${team.id}`,
+      token,
+      form([
+        ['processing_mode', 'full'],
+        { name: 'files', filename: 'northwind.pdf', bytes: await fixture('sample.pdf') },
+        { name: 'files', filename: 'orders.csv', bytes: await fixture('sample.csv') },
+      ]),
+    );
+    expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+    expect(answer.body.data.map((d: any) => [d.filename, d.status])).toEqual([
+      ['northwind.pdf', 'uploaded'],
+      ['orders.csv', 'uploaded'],
+    ]);
+    for (const document of answer.body.data) {
+      expect(document.jobId).toEqual(expect.any(String));
+      const done = await until(() => record(document.id), (r) => r.body.status === 'ready' || r.body.status === 'failed', 120_000);
+      expect(done.body).toMatchObject({ status: 'ready', indexed: true, classification: { category: expect.any(String) } });
+      expect(done.body.chunkCount).toBeGreaterThan(0);
+      const job = await stack.request('GET', `${DOCS}/rag-index/${document.jobId}?tenant_id=${team.id}`, { as: team.admin.email });
+      expect(job.body).toMatchObject({ jobId: document.jobId, documentId: document.id, state: 'completed', classify: true, index: true, chunks: done.body.chunkCount, error: null });
+    }
+    expect((await record(answer.body.data[1].id)).body.classification.category).toBe('spreadsheet');
+  }, 240_000);
+
+  it('runs an indexing job (rag-index): 202 with the job, whose state is readable until it completes', async () => {
+    const created = await postForm(stack, `${DOCS}/classify?tenant_id=${team.id}`, token, form([{ name: 'files', filename: 'minutes.doc', bytes: await fixture('sample.doc') }]));
+    const id = created.body.data[0].id;
+    const submitted = await stack.request('POST', `${DOCS}/rag-index`, { as: team.admin.email, body: { tenant_id: team.id, documentId: id, chunkSize: 200, chunkOverlap: 50 } });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(202);
+    expect(submitted.body).toMatchObject({ documentId: id, workflowId: `document-${id}-index`, state: 'queued', classify: false, index: true, chunkSize: 200, chunkOverlap: 50, chunks: null });
+    const job = () => stack.request('GET', `${DOCS}/rag-index/${submitted.body.jobId}?tenant_id=${team.id}`, { as: team.admin.email });
+    const done = await until(job, (r) => r.body.state === 'completed' || r.body.state === 'failed', 120_000);
+    expect(done.body).toMatchObject({ state: 'completed', stage: null, chunks: 1, error: null });
+    expect(done.body.startedAt).toEqual(expect.any(String));
+    expect(done.body.completedAt).toEqual(expect.any(String));
+    expect((await record(id)).body).toMatchObject({ indexed: true, chunkCount: 1, jobId: submitted.body.jobId, classification: { category: expect.any(String) } });
+    expect((await stack.request('GET', `${DOCS}/rag-index/${submitted.body.jobId}`, { token: await stack.token(GLOBEX_ADMIN) })).status).toBe(404);
+  }, 240_000);
 
   it('refuses a form it cannot take, all files or none', async () => {
     const before = await storedObjects(stack, team.id);
