@@ -7,11 +7,13 @@ const { beginDocumentJob, finishDocumentJob, failDocumentJob } = proxyActivities
   retry: { maximumAttempts: 10, initialInterval: '1 second' },
 });
 
-// Long steps heartbeat (workers/activities/documents.activities.ts): a worker that dies is noticed within the heartbeat timeout.
+// Long steps heartbeat every 5 s (workers/activities/documents.activities.ts): a worker that dies
+// is noticed within the heartbeat timeout. The offline embedding model computes a batch of chunks
+// without yielding the event loop (tens of seconds on a busy machine), hence the long timeout.
 const { extractDocumentText, classifyDocumentText, chunkDocumentText, storeDocumentChunks } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '20 seconds',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
+  heartbeatTimeout: '2 minutes',
+  retry: { maximumAttempts: 10, initialInterval: '1 second' },
 });
 
 /** The innermost message of a failure: what the step reported. */
