@@ -51,7 +51,8 @@ export function readMultipartForm(request: Request, options: MultipartOptions): 
     parser = busboy({
       headers: { 'content-type': contentType },
       limits: {
-        fileSize: options.maxFileBytes,
+        // Busboy cuts a file when it reaches this size: one byte more lets a file of exactly the limit through.
+        fileSize: options.maxFileBytes + 1,
         // One more than taken, so that the extra file is seen and named (below).
         files: options.maxFiles + 1,
         fields: options.textFields.length,

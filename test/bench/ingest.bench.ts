@@ -96,8 +96,14 @@ async function pool<T>(items: readonly T[], concurrency: number, task: (item: T,
   }));
 }
 
-/** The resident memory of a process, in bytes (Linux). */
-const residentBytes = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+/** The resident memory of a process, in bytes (Linux); 0 once it is gone. */
+function residentBytes(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
 
 interface Stage {
   name: string;
@@ -233,6 +239,7 @@ async function main(): Promise<void> {
     await streamedUpload(8 * MB);
     await new Promise((r) => setTimeout(r, 1000));
     const baseline = residentBytes(platform.pid);
+    if (!baseline) throw new Error('the platform process is gone');
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(platform.pid))), 20);
     const largeBegan = performance.now();
@@ -240,6 +247,7 @@ async function main(): Promise<void> {
     const largeSeconds = (performance.now() - largeBegan) / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, residentBytes(platform.pid));
+    if (!residentBytes(platform.pid)) throw new Error('the platform process ended during the large upload');
 
     const rate = (seconds: number) => pages / seconds;
     const slowest = stages.reduce((a, b) => (a.seconds > b.seconds ? a : b));
@@ -255,8 +263,8 @@ async function main(): Promise<void> {
   } finally {
     await db.close();
     process.kill(platform.pid, 'SIGTERM');
-    const { output } = await platform.finished;
-    if (process.env.BENCH_VERBOSE) log(output);
+    const { code, output } = await platform.finished;
+    if (process.env.BENCH_VERBOSE || (code !== 0 && code !== null && code !== 143)) log(output.slice(-4000));
     await dropDatabase(cluster.adminUrl, DATABASE);
     rmSync(blobDir, { recursive: true, force: true });
     await temporal.stop();
