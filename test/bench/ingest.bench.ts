@@ -237,29 +237,36 @@ async function main(): Promise<void> {
       await remove(answer.id);
     };
     await streamedUpload(8 * MB);
-    await new Promise((r) => setTimeout(r, 1000));
-    const baseline = residentBytes(platform.pid);
-    if (!baseline) throw new Error('the platform process is gone');
-    let peak = baseline;
-    const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(platform.pid))), 20);
-    const largeBegan = performance.now();
-    await streamedUpload(MAX_UPLOAD_BYTES);
-    const largeSeconds = (performance.now() - largeBegan) / 1000;
-    clearInterval(sampler);
-    peak = Math.max(peak, residentBytes(platform.pid));
-    if (!residentBytes(platform.pid)) throw new Error('the platform process ended during the large upload');
+    /** One 100 MB upload: its time, and the edge's resident memory before it and at its peak. */
+    const measureLarge = async () => {
+      await new Promise((r) => setTimeout(r, 1000));
+      const baseline = residentBytes(platform.pid);
+      if (!baseline) throw new Error('the platform process is gone');
+      let peak = baseline;
+      const sampler = setInterval(() => (peak = Math.max(peak, residentBytes(platform.pid))), 20);
+      const began = performance.now();
+      await streamedUpload(MAX_UPLOAD_BYTES);
+      clearInterval(sampler);
+      peak = Math.max(peak, residentBytes(platform.pid));
+      if (!residentBytes(platform.pid)) throw new Error('the platform process ended during the large upload');
+      return { seconds: (performance.now() - began) / 1000, baseline, peak };
+    };
+    const large = await measureLarge();
+    // A second one: what a process that has served a large upload before grows by.
+    const again = await measureLarge();
 
     const rate = (seconds: number) => pages / seconds;
     const slowest = stages.reduce((a, b) => (a.seconds > b.seconds ? a : b));
     const ratio = rate(pipelineSeconds) / rate(slowest.seconds);
-    const growthMb = (peak - baseline) / MB;
+    const growthMb = (large.peak - large.baseline) / MB;
     const rows = [...stages.map((s) => [`${s.name}, alone`, s.seconds.toFixed(2), rate(s.seconds).toFixed(1)]), ['upload to searchable (pipeline)', pipelineSeconds.toFixed(2), rate(pipelineSeconds).toFixed(1)]];
     const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length), ['stage', 'seconds', 'pages/s'][i]!.length));
     const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
     console.log(`\nmachine: nproc ${availableParallelism()}, edge and control plane on Bun, the worker on Node; ${PDFS} PDFs x ${PAGES} pages, ${CONCURRENCY} uploads at a time`);
     console.log([line(['stage', 'seconds', 'pages/s']), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n'));
     console.log(`\npipeline / slowest stage alone (${slowest.name}): ${ratio.toFixed(3)} (target >= 0.80: ${ratio >= 0.8 ? 'PASS' : 'MISS'})`);
-    console.log(`100 MB upload: ${largeSeconds.toFixed(2)} s; edge resident memory ${(baseline / MB).toFixed(1)} MB -> peak ${(peak / MB).toFixed(1)} MB, growth ${growthMb.toFixed(1)} MB (target < 32 MB: ${growthMb < 32 ? 'PASS' : 'MISS'})`);
+    console.log(`100 MB upload: ${large.seconds.toFixed(2)} s; edge resident memory ${(large.baseline / MB).toFixed(1)} MB -> peak ${(large.peak / MB).toFixed(1)} MB, growth ${growthMb.toFixed(1)} MB (target < 32 MB: ${growthMb < 32 ? 'PASS' : 'MISS'})`);
+    console.log(`a second 100 MB upload: ${again.seconds.toFixed(2)} s; ${(again.baseline / MB).toFixed(1)} MB -> peak ${(again.peak / MB).toFixed(1)} MB, growth ${((again.peak - again.baseline) / MB).toFixed(1)} MB (info)`);
   } finally {
     await db.close();
     process.kill(platform.pid, 'SIGTERM');
