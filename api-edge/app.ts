@@ -5,13 +5,14 @@ import { errorBody, toErrorResponse } from './errors.ts';
 import { apiReferenceRoutes, isOpenApiDocument } from './openapi/reference.ts';
 import { requestTrace } from './observability.ts';
 import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
-import { assertBodyWithinLimit, assertJsonBody, isStreamedUpload } from './plugins/body-limit.ts';
+import { assertBodyWithinLimit, assertJsonBody, isDocumentUpload, isStreamedUpload } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
 import { publicRouteOf } from './plugins/public-routes.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
 import { V3_BASE, V4_BASE } from './routes/bases.ts';
+import { v3DocumentRoutes } from './routes/v3/documents.ts';
 import { v3OrchestrateRoutes } from './routes/v3/orchestrate.ts';
 import { v3ResourceRoutes } from './routes/v3/resources.ts';
 import { v3UserRoutes } from './routes/v3/users.ts';
@@ -34,8 +35,12 @@ export interface EdgeDeps {
   serveMetrics?: boolean;
 }
 
-/** The resources budget covers v3 resources, v4 data and verticals' resources; every other API shares the second budget. */
-function groupOf(pathname: string): RateLimitGroup {
+/**
+ * The resources budget covers v3 resources, v4 data and verticals' resources; document uploads
+ * (v3 and v4) have their own; every other API shares the last budget.
+ */
+function groupOf(method: string, pathname: string): RateLimitGroup {
+  if (method === 'POST' && isDocumentUpload(pathname)) return 'uploads';
   const resources =
     pathname.startsWith(`${V3_BASE}/resources`) ||
     pathname.startsWith(`${V4_BASE}/data/resources`) ||
@@ -49,7 +54,7 @@ const isDomainError = (error: unknown) => typeof (error as { toBody?: unknown } 
 /** The REST API under both bases: v3 for the browser (via the BFF), v4 for the platform. */
 function apiRoutes(cp: ControlPlane, calls: RequestCalls) {
   return new Elysia()
-    .group(V3_BASE, (v3) => v3.use(v3ResourceRoutes(cp, calls)).use(v3UserRoutes(cp, calls)).use(v3OrchestrateRoutes(cp, calls)))
+    .group(V3_BASE, (v3) => v3.use(v3ResourceRoutes(cp, calls)).use(v3UserRoutes(cp, calls)).use(v3OrchestrateRoutes(cp, calls)).use(v3DocumentRoutes(cp, calls)))
     .use(v4Routes(cp, calls));
 }
 
@@ -119,7 +124,7 @@ export function createEdgeApp(deps: EdgeDeps) {
       trace.user = call.identity.sub;
       trace.tenant = call.identity.tenant ?? call.tenantHint;
       calls.set(request, { ...call, requestId: trace.requestId, traceparent: trace.traceparent });
-      await limit(groupOf(pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
+      await limit(groupOf(request.method, pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
       if (!isStreamedUpload(request)) {
         assertBodyWithinLimit(request);
         assertJsonBody(request);

@@ -7,7 +7,7 @@ export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
-export { AppErrorBodySchema, ERROR_CODES, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
+export { AppErrorBodySchema, ERROR_CODES, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
 export { untrusted, type ControlPlane, type CallContext, type PortInput, type UploadBody, type Untrusted } from './trpc/control-plane.ts';
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';
@@ -123,3 +123,23 @@ export {
   VerticalSchema,
 } from './verticals/verticals.schema.ts';
 export { ResourceSearchInputSchema, ResourceSearchResultSchema } from './search/search.schema.ts';
+export {
+  ChunkingOptionsSchema,
+  ClassificationSchema,
+  CreateDocumentInputSchema,
+  DocumentJobSchema,
+  DocumentRefSchema,
+  DocumentSchema,
+  DocumentSearchResultSchema,
+  DocumentSearchResultsSchema,
+  DocumentTypeSchema,
+  IndexOutcomeSchema,
+  JobRefSchema,
+  ListDocumentsInputSchema,
+  SearchDocumentsInputSchema,
+  SubmitIndexJobFieldsSchema,
+  SubmitIndexJobInputSchema,
+  TagsSchema,
+  type Document,
+} from './documents/documents.schema.ts';
+export { MAX_UPLOAD_BYTES } from './uploads/uploads.schema.ts';

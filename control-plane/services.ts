@@ -5,6 +5,7 @@ import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
 import { createGeoService, type GeoService } from './geo/geo.service.ts';
+import { createDocumentsService, type DocumentsService } from './documents/documents.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
 import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from './idp-apps/idp-apps.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
@@ -48,6 +49,7 @@ export interface Services {
   webhooks: WebhooksService;
   search: SearchService;
   geo: GeoService;
+  documents: DocumentsService;
 }
 
 /** Where the built-in identity provider is when nothing says: the edge's default public origin. */
@@ -104,5 +106,6 @@ export function createServices(deps: {
     realtime: createRealtimeService({ db: deps.db, capabilities }),
     webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate }),
     geo: createGeoService({ db: deps.db, capabilities }),
+    documents: createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities, search }),
   };
 }

@@ -32,20 +32,21 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     base: V3_BASE,
     title: 'REST API v3',
     version: '3',
-    description: 'The browser-facing API: resources, users and orchestrate. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
+    description: 'The browser-facing API: resources, users, orchestrate and documents. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
     routes: V3_ROUTE_DOCS,
     schemaNames: V3_SCHEMA_NAMES,
     tags: [
       { name: 'Resources', description: 'Resources of the tenant, by object type' },
       { name: 'Users', description: 'Members of the tenant' },
       { name: 'Orchestrate', description: 'Workflow definitions and their executions' },
+      { name: 'Documents', description: 'Uploaded documents: classification, indexing for retrieval, search' },
     ],
   },
   v4: {
     base: V4_BASE,
     title: 'Platform API v4',
     version: '4',
-    description: 'The platform API: identity, tenants and apps, and data (object types, resources, files, storage).',
+    description: 'The platform API: identity, tenants and apps, and data (object types, resources, files, storage, documents).',
     routes: V4_ROUTE_DOCS,
     schemaNames: V4_SCHEMA_NAMES,
     tags: [
@@ -62,6 +63,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
       { name: 'Identity-provider apps', description: "Apps' OAuth clients at the identity provider" },
       { name: 'Verticals', description: "An enrolled app's surface: its enrollment, object types and resources" },
+      { name: 'Documents', description: 'Document uploads, classification and indexing jobs' },
     ],
   },
 };
@@ -152,6 +154,15 @@ class Components {
   }
 }
 
+/** A `multipart/form-data` body: the text fields' schema, and a binary property (or a list of them) per file part. */
+function formSchema(fields: z.ZodObject, files: Record<string, { description: string; multiple?: boolean; required: boolean }>): Json {
+  const schema = jsonSchema(fields, 'input');
+  const binary = { type: 'string', format: 'binary' };
+  const properties = { ...(schema.properties as Json), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.multiple ? { type: 'array', items: binary, description: file.description } : { ...binary, description: file.description }])) };
+  const required = [...((schema.required as string[] | undefined) ?? []), ...Object.entries(files).filter(([, file]) => file.required).map(([name]) => name)];
+  return { ...schema, properties, ...(required.length ? { required } : {}) };
+}
+
 function operation(method: string, doc: RouteDoc, components: Components, shared: Json[]): Json {
   const parameters = [
     ...Object.entries(doc.path ?? {}).map(([name, spec]) => parameter(name, 'path', spec)),
@@ -178,7 +189,9 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
     ? undefined
     : 'binary' in body
       ? { required: true, description: body.description, content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' } } } }
-      : {
+      : 'multipart' in body
+        ? { required: true, description: body.description, content: { 'multipart/form-data': { schema: formSchema(body.multipart, body.files) } } }
+        : {
           required: body.required ?? true,
           ...(body.description ? { description: body.description } : {}),
           content: { 'application/json': { schema: components.use(body.schema, 'input', `${pascal(doc.operationId)}Request`) } },

@@ -101,9 +101,22 @@ import {
   ReceivedSchema,
   SourceSchema,
   WEBHOOK_HEADERS,
+  ChunkingOptionsSchema,
+  ClassificationSchema,
+  DocumentJobSchema,
+  DocumentRefSchema,
+  DocumentSchema,
+  DocumentSearchResultsSchema,
+  DocumentTypeSchema,
+  IndexOutcomeSchema,
+  JobRefSchema,
+  ListDocumentsInputSchema,
+  SearchDocumentsInputSchema,
+  SubmitIndexJobFieldsSchema,
 } from '../../control-plane/contracts.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
 import { VERSION_TAG } from '../routes/request-input.ts';
+import { V3DocumentPageSchema, V3DocumentSchema } from '../routes/v3/documents.ts';
 import { V3ExecutionPageSchema, V3ExecutionSchema, V3ResourcePageSchema, V3ResourceSchema, V3UserPageSchema, V3WorkflowListSchema } from '../routes/v3/shape.ts';
 
 /**
@@ -146,8 +159,14 @@ export interface RouteDoc {
   path?: Record<string, z.ZodType | ParamDoc>;
   query?: Record<string, z.ZodType | ParamDoc>;
   headers?: Record<string, z.ZodType | ParamDoc>;
-  /** A JSON body (`required` unless said otherwise), or the bytes of a file. */
-  body?: { schema: z.ZodType; required?: boolean; description?: string } | { binary: true; description: string };
+  /**
+   * A JSON body (`required` unless said otherwise), the bytes of a file, or a `multipart/form-data`
+   * form: its text fields (as text) and its file parts (`multiple`: the part may repeat).
+   */
+  body?:
+    | { schema: z.ZodType; required?: boolean; description?: string }
+    | { binary: true; description: string }
+    | { multipart: z.ZodObject; files: Record<string, { description: string; multiple?: boolean; required: boolean }>; description: string };
   responses: Record<number, ResponseDoc>;
   /** Error statuses beyond those every route may answer (400, 401, 403, 404, 429, 500; 413 with a body method). */
   errors?: number[];
@@ -170,6 +189,21 @@ const filePath = { ...resourcePath, propertyName: param(FileRefSchema.shape.prop
 const verticalTenantQuery = { tenant_id: param(TenantRefSchema, { description: "The app's company tenant or its child tenant, by id or slug; default: the caller's tenant" }) };
 const verticalTypePath = { key: param(VerticalKeySchema, { description: 'The key of an enrolled app' }), objectType: resourcePath.objectType };
 const verticalResourcePath = { ...verticalTypePath, id: ResourceRefSchema.shape.id };
+/** The text fields of a document upload form, as text. */
+const flag = z.enum(['true', 'false']).optional();
+const V3UploadFormSchema = z.object({
+  type: DocumentTypeSchema.optional().describe('The document type; default `general`'),
+  tags: z.string().optional().describe('Comma-separated tags'),
+  autoClassify: flag.describe('Classify it (a processing job)'),
+  autoIndex: flag.describe('Index it for search (a processing job)'),
+  metadata: z.string().optional().describe('A JSON object, as text'),
+});
+const V4UploadFormSchema = z.object({
+  tenant_id: TenantRefSchema.optional().describe('The tenant (id or slug), before the files; or in the query string'),
+  type: V3UploadFormSchema.shape.type,
+  tags: V3UploadFormSchema.shape.tags,
+  metadata: V3UploadFormSchema.shape.metadata,
+});
 const membership = { 200: { description: 'The membership existed', schema: MembershipSchema }, 201: { description: 'The membership was created', schema: MembershipSchema } };
 
 export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
@@ -296,6 +330,85 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     description: 'Cancelling an execution that already ended changes nothing.',
     path: ExecutionRefSchema.shape,
     responses: { 204: { description: 'Cancelled' } },
+  },
+  [`POST ${V3_BASE}/documents`]: {
+    operationId: 'uploadDocument',
+    summary: 'Upload a document',
+    tag: 'Documents',
+    description:
+      'A form with the file, streamed to the blob store. Its type is judged by its content (PDF, DOC, DOCX, TXT, RTF, XLS, XLSX, CSV, JPG, PNG, GIF, WEBP); at most 100 MB (less on some plans). `autoClassify` and `autoIndex` start a processing job. 50 uploads per minute per tenant.',
+    body: { multipart: V3UploadFormSchema, files: { file: { description: 'The document', required: true } }, description: 'The file and its description' },
+    responses: { 201: { description: 'The document, `uploaded`', schema: V3DocumentSchema } },
+    errors: [409, 415],
+  },
+  [`GET ${V3_BASE}/documents`]: {
+    operationId: 'listDocuments',
+    summary: 'List documents',
+    tag: 'Documents',
+    query: {
+      type: ListDocumentsInputSchema.shape.type,
+      tags: param(z.string().optional(), { description: 'Comma-separated: documents holding every one of them' }),
+      status: ListDocumentsInputSchema.shape.status,
+      indexed: ListDocumentsInputSchema.shape.indexed,
+      limit: ListDocumentsInputSchema.shape.limit,
+      offset: ListDocumentsInputSchema.shape.offset,
+    },
+    responses: { 200: { description: 'A page of documents, newest first', schema: V3DocumentPageSchema } },
+  },
+  [`POST ${V3_BASE}/documents/search`]: {
+    operationId: 'searchDocuments',
+    summary: 'Search indexed documents',
+    tag: 'Documents',
+    body: { schema: SearchDocumentsInputSchema, description: '`minScore` is on the 0..1 scale of `score`' },
+    responses: { 200: { description: 'Matching chunks, best first', schema: DocumentSearchResultsSchema } },
+  },
+  [`GET ${V3_BASE}/documents/search`]: {
+    operationId: 'searchDocumentsByQuery',
+    summary: 'Search indexed documents (query string)',
+    tag: 'Documents',
+    query: SearchDocumentsInputSchema.shape,
+    responses: { 200: { description: 'Matching chunks, best first', schema: DocumentSearchResultsSchema } },
+  },
+  [`GET ${V3_BASE}/documents/:id`]: {
+    operationId: 'getDocument',
+    summary: 'Get a document, with its classification',
+    tag: 'Documents',
+    path: DocumentRefSchema.shape,
+    responses: { 200: { description: 'The document', schema: V3DocumentSchema } },
+  },
+  [`GET ${V3_BASE}/documents/:id/file`]: {
+    operationId: 'downloadDocument',
+    summary: "Download a document's file (its `url`)",
+    tag: 'Documents',
+    path: DocumentRefSchema.shape,
+    responses: { 200: { description: 'The file, with its media type, size and name (Content-Disposition)', binary: true } },
+  },
+  [`POST ${V3_BASE}/documents/:id/classify`]: {
+    operationId: 'classifyDocument',
+    summary: 'Classify a document',
+    tag: 'Documents',
+    path: DocumentRefSchema.shape,
+    responses: { 200: { description: 'Its category, subcategory, confidence and the fields read from it', schema: ClassificationSchema } },
+  },
+  [`POST ${V3_BASE}/documents/:id/index`]: {
+    operationId: 'indexDocument',
+    summary: 'Index a document for search',
+    tag: 'Documents',
+    description: 'Runs an indexing job (chunks in tokens: `chunkSize` 100-4000, default 800; `chunkOverlap` at most half of it, default 400) and waits up to 25 s for it. Re-indexing replaces the chunks.',
+    path: DocumentRefSchema.shape,
+    body: { schema: ChunkingOptionsSchema, required: false },
+    responses: {
+      200: { description: 'The job finished: `indexed` with the chunk count, or `failed` with the reason', schema: IndexOutcomeSchema },
+      202: { description: 'The job still runs (`processing`)', schema: IndexOutcomeSchema },
+    },
+    errors: [409],
+  },
+  [`DELETE ${V3_BASE}/documents/:id`]: {
+    operationId: 'deleteDocument',
+    summary: 'Delete a document, its file, chunks and vectors',
+    tag: 'Documents',
+    path: DocumentRefSchema.shape,
+    responses: { 204: { description: 'Deleted' } },
   },
 };
 
@@ -957,6 +1070,56 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     path: tenantPath,
     body: { schema: ResourceSearchInputSchema },
     responses: { 200: { description: 'The best matches, best first', schema: ResourceSearchResultSchema } },
+  },
+  [`POST ${V4_BASE}/data/documents/upload`]: {
+    operationId: 'uploadDocuments',
+    summary: 'Upload documents and process them',
+    tag: 'Documents',
+    description:
+      'A form with one or more files (`files`, up to 20), each streamed to the blob store and judged by its content; each becomes a document whose job classifies and indexes it. `tenant_id` in the query string or as a field before the files. All files or none.',
+    query: tenantQuery,
+    body: { multipart: V4UploadFormSchema.extend({ processing_mode: z.literal('full').optional() }), files: { files: { description: 'The documents', multiple: true, required: true } }, description: 'The files and their description' },
+    responses: { 201: { description: 'The documents, each with its job (`jobId`)', schema: listOf(DocumentSchema) } },
+    errors: [409, 415],
+  },
+  [`POST ${V4_BASE}/data/documents/classify`]: {
+    operationId: 'classifyDocuments',
+    summary: 'Upload documents and classify them',
+    tag: 'Documents',
+    description: 'As upload, but each document is classified at once (no indexing); the answer carries each classification.',
+    query: tenantQuery,
+    body: {
+      multipart: V4UploadFormSchema.extend({ processing_mode: z.literal('classification').optional() }),
+      files: { files: { description: 'The documents', multiple: true, required: true } },
+      description: 'The files and their description',
+    },
+    responses: { 201: { description: 'The documents with their classification', schema: listOf(DocumentSchema) } },
+    errors: [409, 415],
+  },
+  [`GET ${V4_BASE}/data/documents/records/:documentId`]: {
+    operationId: 'getDocumentRecord',
+    summary: "A document's record: storage path, status, classification, chunk count",
+    tag: 'Documents',
+    path: { documentId: DocumentRefSchema.shape.id },
+    query: tenantQuery,
+    responses: { 200: { description: 'The document', schema: DocumentSchema } },
+  },
+  [`POST ${V4_BASE}/data/documents/rag-index`]: {
+    operationId: 'submitIndexJob',
+    summary: 'Submit an indexing job for a document',
+    tag: 'Documents',
+    description: 'Starts the job (a Temporal workflow `document-<id>-index`) and answers at once; read its state at `GET /data/documents/rag-index/{jobId}`.',
+    body: { schema: SubmitIndexJobFieldsSchema.extend({ tenant_id: TenantRefSchema.optional() }) },
+    responses: { 202: { description: 'The job, queued', schema: DocumentJobSchema } },
+    errors: [409],
+  },
+  [`GET ${V4_BASE}/data/documents/rag-index/:jobId`]: {
+    operationId: 'getIndexJob',
+    summary: 'The state of an indexing job',
+    tag: 'Documents',
+    path: JobRefSchema.shape,
+    query: tenantQuery,
+    responses: { 200: { description: 'The job', schema: DocumentJobSchema } },
   },
 };
 

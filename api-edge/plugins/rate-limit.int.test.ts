@@ -30,6 +30,7 @@ describe('rate limit counts in PostgreSQL', () => {
   const policies = (points: number): Record<RateLimitGroup, RateLimitPolicy> => ({
     resources: { points, durationSeconds: 60 },
     users: { points, durationSeconds: 60 },
+    uploads: { points, durationSeconds: 60 },
     anonymous: { points, durationSeconds: 60 },
   });
   const remainingOf = (outcome: PromiseSettledResult<{ 'x-ratelimit-remaining': string }>) =>

@@ -7,7 +7,7 @@ export interface RateLimitPolicy {
   durationSeconds: number;
 }
 
-export type RateLimitGroup = 'resources' | 'users' | 'anonymous';
+export type RateLimitGroup = 'resources' | 'users' | 'uploads' | 'anonymous';
 
 export interface RateLimitHeaders {
   'x-ratelimit-limit': string;
@@ -21,6 +21,8 @@ export type LimiterFactory = (group: RateLimitGroup, policy: RateLimitPolicy) =>
 export const DEFAULT_POLICIES: Record<RateLimitGroup, RateLimitPolicy> = {
   resources: { points: 1000, durationSeconds: 60 },
   users: { points: 1000, durationSeconds: 60 },
+  /** Seed 000: "Documents API uploads: 50 per minute per tenant". */
+  uploads: { points: 50, durationSeconds: 60 },
   anonymous: { points: 300, durationSeconds: 60 },
 };
 

@@ -46,8 +46,15 @@ export const RUN_EXECUTION = {
   workflowId: (executionId: string) => `exec-${executionId}`,
 } as const;
 
+/** Processes one document (extract, classify, chunk, embed and store); one run at a time per document, a later job reusing the id. */
+export const INDEX_DOCUMENT = {
+  type: 'indexDocument',
+  workflowId: (documentId: string) => `document-${documentId}-index`,
+  key: 'document-index',
+} as const;
+
 /** Every workflow type the worker registers (the exports of `workers/workflows/index.ts`). */
-export type WorkflowType = (typeof PROVISION_TENANT | typeof PROVISION_STORAGE | typeof RUN_EXECUTION)['type'];
+export type WorkflowType = (typeof PROVISION_TENANT | typeof PROVISION_STORAGE | typeof RUN_EXECUTION | typeof INDEX_DOCUMENT)['type'];
 
 /**
  * The header with which a run's activities get the trace of the call that started the run (the

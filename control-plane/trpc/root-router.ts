@@ -1,6 +1,7 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import { geoRouter } from '../geo/geo.router.ts';
+import { documentsRouter } from '../documents/documents.router.ts';
 import { healthRouter } from '../health/health.router.ts';
 import { idpAppsRouter } from '../idp-apps/idp-apps.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
@@ -37,6 +38,7 @@ export const appRouter = t.router({
   idpApps: idpAppsRouter,
   verticals: verticalsRouter,
   search: searchRouter,
+  documents: documentsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -147,6 +147,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     await operator?.stop();
     await worker?.shutdown();
     await workflows?.close();
+    await services?.documents.close();
   };
 
   if (options.role === 'worker' || options.role === 'operator') {

@@ -124,6 +124,21 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   },
   'DELETE /v4/verticals/:key/resources/:objectType/:id': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project', id: NO_ID } },
   'POST /v4/data/resources/:tenantId/search': { tenantFrom: 'path', body: { query: 'route case', mode: 'fulltext' } },
+  // Upload routes take a multipart form: a JSON body is refused (400) after the caller's tenant is checked.
+  [`POST ${V3}/documents`]: { tenantFrom: 'header', body: {} },
+  [`GET ${V3}/documents`]: { tenantFrom: 'header' },
+  [`POST ${V3}/documents/search`]: { tenantFrom: 'header', body: { query: 'route case' } },
+  [`GET ${V3}/documents/search`]: { tenantFrom: 'header' },
+  [`GET ${V3}/documents/:id`]: { tenantFrom: 'header', sample: { id: NO_ID } },
+  [`GET ${V3}/documents/:id/file`]: { tenantFrom: 'header', sample: { id: NO_ID } },
+  [`POST ${V3}/documents/:id/classify`]: { tenantFrom: 'header', sample: { id: NO_ID } },
+  [`POST ${V3}/documents/:id/index`]: { tenantFrom: 'header', sample: { id: NO_ID }, body: {} },
+  [`DELETE ${V3}/documents/:id`]: { tenantFrom: 'header', sample: { id: NO_ID } },
+  'POST /v4/data/documents/upload': { tenantFrom: 'query', body: {} },
+  'POST /v4/data/documents/classify': { tenantFrom: 'query', body: {} },
+  'GET /v4/data/documents/records/:documentId': { tenantFrom: 'query', sample: { documentId: NO_ID } },
+  'POST /v4/data/documents/rag-index': { tenantFrom: 'query', body: { documentId: NO_ID } },
+  'GET /v4/data/documents/rag-index/:jobId': { tenantFrom: 'query', sample: { jobId: NO_ID } },
 };
 
 export interface RouteCall {

@@ -1,4 +1,5 @@
 import type { Services } from '../../control-plane/contracts.ts';
+import { createDocumentsActivities } from './documents.activities.ts';
 import { createOrchestrateActivities } from './orchestrate.activities.ts';
 import { createStorageActivities } from './storage.activities.ts';
 import { createTenantsActivities } from './tenants.activities.ts';
@@ -9,6 +10,7 @@ export function createActivities(deps: { services: Services }) {
     ...createOrchestrateActivities(deps),
     ...createStorageActivities(deps),
     ...createTenantsActivities(deps),
+    ...createDocumentsActivities(deps),
   };
 }
 

@@ -2,3 +2,4 @@
 export { runExecution } from './run-execution.workflow.ts';
 export { provisionTenant } from './provision-tenant.workflow.ts';
 export { provisionStorage } from './provision-storage.workflow.ts';
+export { indexDocument } from './index-document.workflow.ts';

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
+import { v4DocumentRoutes } from './data-documents.ts';
 import { v4ObjectTypeRoutes } from './data-object-types.ts';
 import { v4ResourceBatchRoutes } from './data-resource-batches.ts';
 import { v4ResourceFileRoutes } from './data-resource-files.ts';
@@ -19,7 +20,7 @@ import { v4WebhookRoutes } from './webhooks.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resource-search.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`, `geo.ts`, `platform-idp-apps.ts`, `verticals.ts`) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resource-search.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`, `geo.ts`, `platform-idp-apps.ts`, `verticals.ts`, `data-documents.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
@@ -38,5 +39,6 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls) {
     .use(v4WebhookRoutes(cp, calls))
     .use(v4GeoRoutes(cp, calls))
     .use(v4IdpAppRoutes(cp, calls))
-    .use(v4VerticalRoutes(cp, calls));
+    .use(v4VerticalRoutes(cp, calls))
+    .use(v4DocumentRoutes(cp, calls));
 }

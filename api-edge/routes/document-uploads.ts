@@ -1,0 +1,114 @@
+import { FileTooLargeError, MAX_UPLOAD_BYTES, untrusted, ValidationError, type CallContext, type ControlPlane, type Untrusted } from '../../control-plane/contracts.ts';
+import { FORM_OVERHEAD_BYTES, isMultipartForm, readMultipartForm } from '../plugins/multipart.ts';
+
+export interface DocumentForm {
+  /** The file part's name: `file` (v3, one) or `files` (v4, several). */
+  fileField: string;
+  maxFiles: number;
+  textFields: readonly string[];
+  /**
+   * The call of the request; `fields` are the text fields read so far, for a tenant named in the
+   * form (v4 `tenant_id`). Called once the tenant must be known: before the first file, or at the end.
+   */
+  callOf(fields: ReadonlyMap<string, string>): CallContext;
+  /** Whether the tenant is known before the body is read (v3's header, v4's query string): the declared length is then judged by the tenant's own limit. */
+  tenantKnownUpfront: boolean;
+  /** Fields that, when given, must come before the first file (the tenant the files are stored for). */
+  beforeFiles?: readonly string[];
+  /** The answer's headers: a refused upload closes its connection, so that the rest of the body is not read. */
+  headers: Record<string, string | number>;
+}
+
+export interface ReceivedDocuments {
+  call: CallContext;
+  fields: Map<string, string>;
+  uploadIds: string[];
+}
+
+/**
+ * Receives a document upload form: the caller's right to upload is checked first (403 before any
+ * byte is read), a declared length over the limit is refused unread (413), then each file is
+ * streamed to the control plane (`documents.stage`), which judges and stores it. Should anything
+ * fail, the files staged so far are discarded.
+ */
+export async function receiveDocuments(cp: ControlPlane, request: Request, form: DocumentForm): Promise<ReceivedDocuments> {
+  let call: CallContext | undefined;
+  let maxFileBytes = MAX_UPLOAD_BYTES;
+  const authorize = async (fields: ReadonlyMap<string, string>) => {
+    if (call) return call;
+    const candidate = form.callOf(fields);
+    maxFileBytes = (await cp.query(candidate, 'documents', 'uploadPolicy', {})).maxFileBytes;
+    return (call = candidate);
+  };
+  const declared = Number(request.headers.get('content-length') ?? Number.NaN);
+  try {
+    if (form.tenantKnownUpfront || !isMultipartForm(request)) await authorize(new Map());
+    if (declared > maxFileBytes * form.maxFiles + FORM_OVERHEAD_BYTES) throw new FileTooLargeError(maxFileBytes);
+  } catch (error) {
+    form.headers.connection = 'close';
+    throw error;
+  }
+
+  const uploadIds: string[] = [];
+  let atFirstFile: ReadonlyMap<string, string> | undefined;
+  try {
+    const { fields, files } = await readMultipartForm(request, {
+      fileFields: [form.fileField],
+      textFields: form.textFields,
+      maxFiles: form.maxFiles,
+      maxFileBytes: MAX_UPLOAD_BYTES,
+      onFile: async (file, fieldsSoFar) => {
+        atFirstFile ??= fieldsSoFar;
+        const caller = await authorize(fieldsSoFar);
+        const staged = await cp.upload(caller, 'documents', 'stage', { stream: file.stream, meta: untrusted({ filename: file.filename, contentType: file.contentType }) });
+        uploadIds.push(staged.uploadId);
+      },
+    });
+    const caller = await authorize(fields);
+    // The whole form known: a tenant named twice (query string and form) is refused here.
+    form.callOf(fields);
+    if (files === 0) throw ValidationError.field(form.fileField, 'is required');
+    for (const name of form.beforeFiles ?? []) {
+      if (fields.has(name) && !atFirstFile?.has(name)) throw ValidationError.field(name, `must come before the files (${form.fileField}) in the form`);
+    }
+    return { call: caller, fields, uploadIds };
+  } catch (error) {
+    form.headers.connection = 'close';
+    await discardDocuments(cp, call, uploadIds);
+    throw error;
+  }
+}
+
+/** Removes staged uploads that did not become documents (best effort: an upload left staged holds no record). */
+export async function discardDocuments(cp: ControlPlane, call: CallContext | undefined, uploadIds: readonly string[]): Promise<void> {
+  if (!call) return;
+  for (const uploadId of uploadIds) await cp.mutation(call, 'documents', 'discard', { uploadId }).catch(() => undefined);
+}
+
+/** A form's `true`/`false` as a boolean; any other text is passed on for the procedure to refuse. */
+export function formFlag(fields: ReadonlyMap<string, string>, name: string): boolean | Untrusted | undefined {
+  const value = fields.get(name);
+  if (value === undefined) return undefined;
+  return value === 'true' ? true : value === 'false' ? false : untrusted(value);
+}
+
+/** Comma-separated tags as a list (blank entries dropped). */
+export function formTags(value: string | undefined): string[] | undefined {
+  return value === undefined ? undefined : value.split(',').map((tag) => tag.trim()).filter(Boolean);
+}
+
+/** A form field holding JSON text (`metadata`). */
+export function formJson(fields: ReadonlyMap<string, string>, name: string): Untrusted | undefined {
+  const value = fields.get(name);
+  if (value === undefined) return undefined;
+  try {
+    return untrusted(JSON.parse(value) as unknown);
+  } catch {
+    throw ValidationError.field(name, 'must be JSON text');
+  }
+}
+
+/** The document fields every upload form takes beside its files and tenant. */
+export function documentFields(fields: ReadonlyMap<string, string>) {
+  return { type: fields.get('type'), tags: formTags(fields.get('tags')), metadata: formJson(fields, 'metadata') };
+}

@@ -1,0 +1,79 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type postgres from 'postgres';
+import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
+import type { DevUser } from '../../api-edge/identity/dev-users.ts';
+import type { TestStack } from './stack.ts';
+
+const FIXTURES = fileURLToPath(new URL('../../control-plane/extract/fixtures/', import.meta.url));
+
+/** A file of control-plane/extract/fixtures (real files of each format). */
+export const fixture = async (name: string) => new Uint8Array(await readFile(join(FIXTURES, name)));
+
+export interface DocsTenant {
+  id: string;
+  slug: string;
+  admin: DevUser;
+  member: DevUser;
+}
+
+/**
+ * A tenant of the test's own on `plan`, with an administrator and a member the built-in provider
+ * signs in (pass `users` to the stack): no other test file sees its documents or changes its plan.
+ */
+export async function createDocsTenant(sql: postgres.Sql, plan: 'free' | 'team' | 'enterprise', label = 'docs'): Promise<DocsTenant> {
+  const suffix = randomBytes(4).toString('hex');
+  const slug = `${label}-${suffix}`;
+  const [tenant] = await sql<{ id: string }[]>`insert into tenants (slug, name, home_region, plan) values (${slug}, ${slug}, 'eu', ${plan}) returning id::text as id`;
+  const id = tenant!.id;
+  for (const [name, permissions] of Object.entries(DEFAULT_ROLES)) {
+    await sql`insert into roles (tenant_id, name, permissions) values (${id}::uuid, ${name}, ${permissions as string[]})`;
+  }
+  const admin = { sub: randomUUID(), email: `admin-${suffix}@${label}.test`, name: `Admin ${suffix}`, tenant: slug };
+  const member = { sub: randomUUID(), email: `member-${suffix}@${label}.test`, name: `Member ${suffix}`, tenant: slug };
+  for (const [user, roles] of [[admin, ['admin', 'tenant-admin']], [member, ['member']]] as const) {
+    const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${user.email}, ${user.name}) returning id::text as id`;
+    await sql`insert into memberships (tenant_id, user_id, roles) values (${id}::uuid, ${row!.id}::uuid, ${roles as unknown as string[]})`;
+  }
+  return { id, slug, admin, member };
+}
+
+export interface FormFile {
+  name?: string;
+  filename: string;
+  bytes: Uint8Array;
+  type?: string;
+}
+
+/** A multipart form as a browser builds it: text fields and files in the order given. */
+export function form(entries: Array<[string, string] | FormFile>): FormData {
+  const data = new FormData();
+  for (const entry of entries) {
+    if (Array.isArray(entry)) data.append(entry[0], entry[1]);
+    else data.append(entry.name ?? 'file', new Blob([entry.bytes], { type: entry.type ?? 'application/octet-stream' }), entry.filename);
+  }
+  return data;
+}
+
+/** POSTs a form to the edge with the bearer token; the answer's status, headers and JSON. */
+export async function postForm(stack: TestStack, path: string, token: string, body: FormData | string, headers: Record<string, string> = {}) {
+  const response = await fetch(stack.url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...headers }, body });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as any) : undefined };
+}
+
+/** Every object under the tenant's documents area of the stack's blob store (staged uploads and temporary files included). */
+export async function storedObjects(stack: TestStack, tenantId: string): Promise<string[]> {
+  const root = join(stack.blobRoot, 'tenants', tenantId, 'documents');
+  const found: string[] = [];
+  async function walk(dir: string, prefix: string) {
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      if (entry.isDirectory()) await walk(join(dir, entry.name), `${prefix}${entry.name}/`);
+      else found.push(`${prefix}${entry.name}`);
+    }
+  }
+  await walk(root, '');
+  return found.sort();
+}

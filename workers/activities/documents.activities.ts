@@ -1,0 +1,45 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Services } from '../../control-plane/contracts.ts';
+
+/** How often a document step tells Temporal it is alive; its heartbeat timeout is a few times this. */
+export const DOCUMENT_HEARTBEAT_MS = 5_000;
+
+/**
+ * Runs a document step, heartbeating while it runs: extraction, OCR and embedding can take
+ * minutes, and a worker that went away is noticed at the heartbeat timeout, not at the step's
+ * long start-to-close timeout. A domain error (an unreadable file, a deleted document, a capability
+ * the tenant lacks) fails the step for good: retrying would give the same answer.
+ */
+async function step<T>(run: () => Promise<T>): Promise<T> {
+  const context = Context.current();
+  context.heartbeat();
+  const timer = setInterval(() => context.heartbeat(), DOCUMENT_HEARTBEAT_MS);
+  try {
+    return await run();
+  } catch (error) {
+    const domain = error as { code?: unknown; toBody?: unknown; message?: string };
+    if (typeof domain?.toBody === 'function' && typeof domain.code === 'string') {
+      throw ApplicationFailure.create({ message: domain.message ?? domain.code, type: domain.code, nonRetryable: true, cause: error as Error });
+    }
+    throw error;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+type Documents = Services['documents'];
+type Ref = Parameters<Documents['beginJob']>[0];
+
+/** The steps of a document job, as activities over the documents service. */
+export function createDocumentsActivities(deps: { services: Services }) {
+  const { documents } = deps.services;
+  return {
+    beginDocumentJob: (ref: Ref) => documents.beginJob(ref),
+    extractDocumentText: (ref: Ref) => step(() => documents.extractText(ref)),
+    classifyDocumentText: (ref: Ref) => step(() => documents.classifyText(ref)),
+    chunkDocumentText: (ref: Ref, options: Parameters<Documents['chunkText']>[1]) => step(() => documents.chunkText(ref, options)),
+    storeDocumentChunks: (ref: Ref) => step(() => documents.storeChunks(ref)),
+    finishDocumentJob: (ref: Ref, outcome: Parameters<Documents['finishJob']>[1]) => documents.finishJob(ref, outcome),
+    failDocumentJob: (ref: Ref, outcome: Parameters<Documents['failJob']>[1]) => documents.failJob(ref, outcome),
+  };
+}
