@@ -74,3 +74,25 @@ export {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities/capabilities.schema.ts';
+export {
+  ChatEventSchema,
+  ConversationListSchema,
+  ConversationMessagesSchema,
+  ConversationSchema,
+  MessageSchema,
+  ResumeChatInputSchema,
+  SendChatInputSchema,
+  WorkflowChatAnswerSchema,
+  WorkflowChatBodySchema,
+  WorkflowChatInputSchema,
+  type ChatEvent,
+  type ChatStreamItem,
+} from './chat/chat.schema.ts';
+export {
+  ReadinessInputSchema,
+  ReadinessSchema,
+  RuntimeRequestInputSchema,
+  RuntimeRequestSchema,
+  WorkflowStatusInputSchema,
+  WorkflowStatusSchema,
+} from './runtime/runtime.schema.ts';

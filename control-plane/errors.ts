@@ -20,6 +20,7 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_FILE_TYPE',
   'INTERNAL_ERROR',
+  'UPSTREAM_ERROR',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -170,4 +171,5 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_FILE_TYPE: 415,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
+  UPSTREAM_ERROR: 502,
 };

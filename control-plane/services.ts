@@ -1,6 +1,10 @@
 import { createLocalModel } from './ai/local-model.ts';
+import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from './ai/openai-compatible.ts';
 import { createAppsService, type AppsService } from './apps/apps.service.ts';
-import type { ChatModel } from './ai/model.ts';
+import { createAnsweringService, type AnsweringService, type ReadDocument, type Retrieve } from './chat/answering.ts';
+import type { AnswerStreamSettings } from './chat/answer-streams.ts';
+import { createChatService, type ChatService } from './chat/chat.service.ts';
+import { createRuntimeService, type RuntimeService } from './runtime/runtime.service.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
@@ -33,6 +37,18 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  answering: AnsweringService;
+  chat: ChatService;
+  runtime: RuntimeService;
+}
+
+/** The AI model settings: an OpenAI-compatible endpoint replaces the local model when given; how answer streams are kept. */
+export interface AiDeps {
+  ai?: OpenAiCompatibleSettings;
+  chatStreams?: AnswerStreamSettings;
+  /** Where answers find the tenant's passages (the search service); none until it is wired. */
+  retrieve?: Retrieve;
+  readDocument?: ReadDocument;
 }
 
 /**
@@ -40,7 +56,7 @@ export interface Services {
  * and a blob store. A domain reaches another only through the service given to it here, never
  * through the other's repo.
  */
-export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?: ChatModel; blobs: BlobStore; uploadLimitBytes?: number }): Services {
+export function createServices(deps: { db: Db; workflows?: WorkflowsPort; blobs: BlobStore; uploadLimitBytes?: number } & AiDeps): Services {
   const objectTypes = createObjectTypesService(deps);
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({
@@ -49,7 +65,14 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     actionWorkflows: { prepare: (tx, actor, execution) => orchestrate.prepareExecution(tx, actor, execution) },
   });
   const capabilities = createCapabilitiesService(deps);
-  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel(), capabilities });
+  const answering = createAnsweringService({
+    models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
+    resources,
+    retrieve: deps.retrieve ?? (async () => []),
+    readDocument: deps.readDocument,
+  });
+  const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities });
   const identity = createIdentityService(deps);
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
@@ -67,5 +90,8 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; model?
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    answering,
+    chat,
+    runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),
   };
 }

@@ -32,13 +32,14 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     base: V3_BASE,
     title: 'REST API v3',
     version: '3',
-    description: 'The browser-facing API: resources, users and orchestrate. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
+    description: 'The browser-facing API: resources, users, orchestrate and chat. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
     routes: V3_ROUTE_DOCS,
     schemaNames: V3_SCHEMA_NAMES,
     tags: [
       { name: 'Resources', description: 'Resources of the tenant, by object type' },
       { name: 'Users', description: 'Members of the tenant' },
       { name: 'Orchestrate', description: 'Workflow definitions and their executions' },
+      { name: 'Chat', description: "AI answers from the tenant's documents and resources, streamed, in the caller's conversations" },
     ],
   },
   v4: {
@@ -55,6 +56,9 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Object types', description: "A tenant's object types" },
       { name: 'Resources', description: 'Resources of a tenant, by object type' },
       { name: 'Files', description: 'File properties of resources' },
+      { name: 'AI', description: 'Chat per workflow and stage' },
+      { name: 'Workflows', description: 'Runtime status of workflows and requests for a binding' },
+      { name: 'Integrations', description: 'Readiness for builders' },
     ],
   },
 };
@@ -73,6 +77,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   428: { name: 'PreconditionRequired', description: 'The version being replaced is required (`PRECONDITION_REQUIRED`)' },
   429: { name: 'TooManyRequests', description: 'Rate limit exceeded (`RATE_LIMIT_EXCEEDED`, with `retryAfter` in seconds)' },
   500: { name: 'InternalError', description: 'An unexpected error (`INTERNAL_ERROR`)' },
+  502: { name: 'BadGateway', description: 'The AI model endpoint failed (`UPSTREAM_ERROR`)' },
 };
 
 /** The error codes each status carries. */
@@ -87,6 +92,8 @@ const HEADERS: Json = {
   'X-RateLimit-Reset': { description: 'When the window ends, in Unix epoch seconds', required: true, schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer' } },
   ETag: { description: 'The resource version, as an entity tag (`"3"`)', required: true, schema: { type: 'string' } },
+  'X-Conversation-Id': { description: 'The conversation the answer belongs to', required: true, schema: { type: 'string' } },
+  'X-Message-Id': { description: 'The answer (an assistant message); resume its events with it', required: true, schema: { type: 'string' } },
 };
 const RATE_LIMIT_HEADERS = Object.fromEntries(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((name) => [name, ref('headers', name)]));
 const RETRY_AFTER = ref('headers', 'Retry-After');
@@ -152,12 +159,26 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
   ];
   const responses: Json = {};
   for (const [status, response] of Object.entries(doc.responses)) {
-    const headers = { ...RATE_LIMIT_HEADERS, ...(response.etag ? { ETag: ETAG } : {}) };
+    const headers = {
+      ...RATE_LIMIT_HEADERS,
+      ...(response.etag ? { ETag: ETAG } : {}),
+      ...(response.streamIds ? { 'X-Conversation-Id': ref('headers', 'X-Conversation-Id'), 'X-Message-Id': ref('headers', 'X-Message-Id') } : {}),
+    };
     const content = response.schema
       ? { 'application/json': { schema: components.use(response.schema, 'output', `${pascal(doc.operationId)}Response`) } }
       : response.binary
         ? { '*/*': { schema: { type: 'string', format: 'binary' } } }
-        : undefined;
+        : response.events
+          ? {
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description: `Server-sent events: each is \`id: <n>\` and one \`data:\` line holding JSON (\`x-event-schema\`)${response.done ? ', and the last line is the literal `data: [DONE]`' : ''}.`,
+                },
+                'x-event-schema': components.use(response.events, 'output', 'ChatEvent'),
+              },
+            }
+          : undefined;
     responses[status] = { description: response.description, headers, ...(content ? { content } : {}) };
   }
   const errors = [...COMMON_ERRORS, ...(BODY_METHODS.has(method) ? [413] : []), ...(doc.errors ?? [])].sort((a, b) => a - b);

@@ -1,10 +1,12 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
+import { chatRouter } from '../chat/chat.router.ts';
 import { healthRouter } from '../health/health.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
 import { resourcesRouter } from '../resources/resources.router.ts';
+import { runtimeRouter } from '../runtime/runtime.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
 import { storageRouter } from '../storage/storage.router.ts';
 import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts';
@@ -25,6 +27,8 @@ export const appRouter = t.router({
   capabilities: capabilitiesRouter,
   health: healthRouter,
   uploads: uploadsRouter,
+  chat: chatRouter,
+  runtime: runtimeRouter,
 });
 
 export type AppRouter = typeof appRouter;

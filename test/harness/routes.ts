@@ -83,6 +83,16 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'PUT /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' }, body: { allowed: true, reason: 'route case' } },
   'DELETE /v4/platform/capabilities/overrides/:tenantId/:capability': { tenantFrom: 'path', sample: { capability: 'geo' } },
   'PUT /v4/platform/tenants/:tenantId/plan': { tenantFrom: 'path', body: { plan: 'team' } },
+  [`POST ${V3}/chat`]: { tenantFrom: 'header', body: { message: 'route case' } },
+  [`GET ${V3}/chat/conversations`]: { tenantFrom: 'header' },
+  [`GET ${V3}/chat/conversations/:conversationId`]: { tenantFrom: 'header', sample: { conversationId: NO_ID } },
+  [`DELETE ${V3}/chat/conversations/:conversationId`]: { tenantFrom: 'header', sample: { conversationId: NO_ID } },
+  [`GET ${V3}/chat/conversations/:conversationId/messages/:messageId/events`]: { tenantFrom: 'header', sample: { conversationId: NO_ID, messageId: NO_ID } },
+  'POST /v4/ai/chat/:tenantId/:workflowId/:stage': { tenantFrom: 'path', sample: { workflowId: 'route-case', stage: 'chat' }, body: { message: 'route case' } },
+  'POST /v4/ai/chat/stream/:tenantId/:workflowId/:stage': { tenantFrom: 'path', sample: { workflowId: 'route-case', stage: 'chat' }, body: { message: 'route case' } },
+  'GET /v4/workflows/runtime/:workflowKey/status': { tenantFrom: 'query', sample: { workflowKey: 'route-case' } },
+  'POST /v4/workflows/runtime-requests': { tenantFrom: 'query', body: { workflow_key: 'route-case', reason: 'route case' } },
+  'GET /v4/integrations/builder/readiness': { tenantFrom: 'query' },
 };
 
 export interface RouteCall {

@@ -73,6 +73,10 @@ export async function startTestStack(
     temporal?: { address: string; namespace: string };
     /** False: no worker runs in the test process; start `worker` processes yourself. */
     worker?: boolean;
+    /** An OpenAI-compatible endpoint for AI answers (in every process of the stack). */
+    ai?: PlatformOptions['ai'];
+    chatStreams?: PlatformOptions['chatStreams'];
+    sseHeartbeatMs?: number;
   } = {},
 ): Promise<TestStack> {
   const databaseUrl = inject('databaseUrl');
@@ -86,6 +90,7 @@ export async function startTestStack(
   };
   const started: RunningPlatform[] = [];
   const blobRoot = await mkdtemp(join(tmpdir(), 'svc-blobs-'));
+  const ai = { ai: options.ai, chatStreams: options.chatStreams };
   let edge: RunningPlatform;
   if ((options.controlPlane ?? inject('controlPlaneMode')) === 'http') {
     // The control plane must know the edge's origin (the token issuer) before the edge listens, so
@@ -93,11 +98,22 @@ export async function startTestStack(
     for (let attempt = 1; ; attempt++) {
       const edgePort = await freePort();
       const publicUrl = `http://127.0.0.1:${edgePort}`;
-      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal });
+      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, ...ai });
       started.push(controlPlane);
-      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
+      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, ...ai }));
       try {
-        edge = await startPlatform({ role: 'edge', databaseUrl, tenantDatabaseUrl, port: edgePort, publicUrl, controlPlaneUrl: controlPlane.url, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies });
+        edge = await startPlatform({
+          role: 'edge',
+          databaseUrl,
+          tenantDatabaseUrl,
+          port: edgePort,
+          publicUrl,
+          controlPlaneUrl: controlPlane.url,
+          rateLimits,
+          devUsers: options.devUsers,
+          trustedProxies: options.trustedProxies,
+          sseHeartbeatMs: options.sseHeartbeatMs,
+        });
         break;
       } catch (error) {
         for (const platform of started.splice(0).reverse()) await platform.close();
@@ -105,15 +121,41 @@ export async function startTestStack(
       }
     }
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
-    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal }));
+    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, ...ai }));
     try {
-      edge = await startBunEdge({ databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal });
+      edge = await startBunEdge({
+        databaseUrl,
+        tenantDatabaseUrl,
+        blobRoot,
+        port: 0,
+        seedDevelopmentData: true,
+        rateLimits,
+        devUsers: options.devUsers,
+        trustedProxies: options.trustedProxies,
+        temporal,
+        sseHeartbeatMs: options.sseHeartbeatMs,
+        ...ai,
+      });
     } catch (error) {
       for (const platform of started.splice(0).reverse()) await platform.close();
       throw error;
     }
   } else {
-    edge = await startPlatform({ role: 'all', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, seedDevelopmentData: true, rateLimits, devUsers: options.devUsers, trustedProxies: options.trustedProxies, temporal, runWorker: options.worker });
+    edge = await startPlatform({
+      role: 'all',
+      databaseUrl,
+      tenantDatabaseUrl,
+      blobRoot,
+      port: 0,
+      seedDevelopmentData: true,
+      rateLimits,
+      devUsers: options.devUsers,
+      trustedProxies: options.trustedProxies,
+      temporal,
+      runWorker: options.worker,
+      sseHeartbeatMs: options.sseHeartbeatMs,
+      ...ai,
+    });
   }
   started.push(edge);
 
