@@ -31,13 +31,13 @@ export async function startScriptedEndpoint() {
     res.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 } })}\n\n`);
     res.end('data: [DONE]\n\n');
   };
-  let requests = 0;
+  const received: Array<{ model: string; temperature?: number; max_tokens?: number; messages: Array<{ role: string; content: string }> }> = [];
 
   const server = createServer(async (req, res) => {
     let text = '';
     for await (const piece of req) text += piece;
-    requests++;
-    const body = JSON.parse(text) as { messages: Array<{ role: string; content: string }> };
+    const body = JSON.parse(text) as (typeof received)[number];
+    received.push(body);
     const question = body.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '';
     if (question.includes('[busy]')) {
       res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
@@ -64,7 +64,8 @@ export async function startScriptedEndpoint() {
     /** Resolves once the request holding on `key` has sent its first piece. */
     held: (key: string) => hold(key).arrival,
     release: (key: string) => hold(key).release(),
-    requests: () => requests,
+    /** The request bodies received, oldest first. */
+    received,
     async close() {
       for (const entry of holds.values()) entry.release();
       server.closeAllConnections();
