@@ -96,8 +96,10 @@ export async function readTenantContext(profile: string): Promise<TenantContext 
   return (await readJson<TenantContext>(contextPath()))?.[profile];
 }
 
-export async function writeTenantContext(profile: string, context: TenantContext): Promise<void> {
+/** Sets the profile's active tenant; `undefined` clears it. */
+export async function writeTenantContext(profile: string, context: TenantContext | undefined): Promise<void> {
   const all = (await readJson<TenantContext>(contextPath())) ?? {};
-  all[profile] = context;
+  if (context) all[profile] = context;
+  else delete all[profile];
   await writeJson(contextPath(), all);
 }

@@ -3,6 +3,7 @@ import { DEFAULT_PROFILE, readTenantContext, readTokens, resolveBaseUrl } from '
 import { CliError } from './errors.ts';
 import { FORMATS, Output, type Format } from './output.ts';
 import { createApiClient, type ApiClient } from './services/api-client.ts';
+import { needsRefresh, refreshTokens } from './services/login.service.ts';
 
 /** What every command gets: its output, the profile, and (on demand) the API client and tenant. */
 export interface CommandContext {
@@ -70,7 +71,8 @@ function createContext(command: CommandUnknownOpts): CommandContext {
         if (!token) {
           const stored = await readTokens(profile);
           if (stored.looseMode) out.warn('~/.svc/tokens.json is readable by other users: chmod 600 it');
-          token = stored.tokens?.accessToken;
+          const tokens = stored.tokens && needsRefresh(stored.tokens) ? await refreshTokens({ baseUrl, profile, tokens: stored.tokens }) : stored.tokens;
+          token = tokens?.accessToken;
         }
         const debug = options.debug ? (line: string) => out.info(out.errColors.dim(line)) : undefined;
         return createApiClient({ baseUrl, token, debug });

@@ -21,6 +21,8 @@ export const EXIT_CODES = {
   conflict: 7,
   /** The platform could not be reached. */
   unreachable: 8,
+  /** A check the command ran failed (doctor, verify): the report says which. */
+  checksFailed: 9,
 } as const;
 
 export interface ErrorEntry {

@@ -97,18 +97,41 @@ export class Output {
     process.stderr.write(`${this.simple ? 'Suggestion: ' : c.dim('→ ')}${body.suggestion}\n`);
   }
 
-  /** Runs `work` under a spinner on stderr when stderr is a terminal (never with `--simple`). */
-  async spin<T>(text: string, work: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` under a spinner on stderr when stderr is a terminal (never with `--simple`); with
+   * `elapsed`, the spinner counts the seconds (long waits such as provisioning).
+   */
+  async spin<T>(text: string, work: () => Promise<T>, options: { elapsed?: boolean } = {}): Promise<T> {
     if (this.simple || !process.stderr.isTTY || this.format === 'json') return work();
     const { default: ora } = await import('ora');
     const spinner = ora({ text, stream: process.stderr, color: 'cyan' }).start();
+    const started = Date.now();
+    const ticker = options.elapsed ? setInterval(() => (spinner.text = `${text} (${Math.round((Date.now() - started) / 1000)}s)`), 1000) : undefined;
     try {
-      const result = await work();
+      return await work();
+    } finally {
+      clearInterval(ticker);
       spinner.stop();
-      return result;
-    } catch (error) {
-      spinner.stop();
-      throw error;
+    }
+  }
+
+  /**
+   * Runs `work` with a progress bar of `total` bytes on stderr when stderr is a terminal (never with
+   * `--simple` or JSON output); `work` reports each chunk it has sent through `advance`.
+   */
+  async progress<T>(text: string, total: number, work: (advance: (bytes: number) => void) => Promise<T>): Promise<T> {
+    if (this.simple || !process.stderr.isTTY || this.format === 'json') return work(() => {});
+    const { default: cliProgress } = await import('cli-progress');
+    const bar = new cliProgress.SingleBar(
+      { format: `${text} [{bar}] {percentage}% {value}/{total} bytes`, stream: process.stderr, hideCursor: true, clearOnComplete: true },
+      cliProgress.Presets.shades_classic,
+    );
+    bar.start(total, 0);
+    let sent = 0;
+    try {
+      return await work((bytes) => bar.update((sent += bytes)));
+    } finally {
+      bar.stop();
     }
   }
 

@@ -1,7 +1,7 @@
 import { createLocalModel } from './ai/local-model.ts';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from './ai/openai-compatible.ts';
 import { createAppsService, type AppsService } from './apps/apps.service.ts';
-import { createAnsweringService, type AnsweringService, type ReadDocument, type Retrieve } from './chat/answering.ts';
+import { createAnsweringService, retrieveFromSearch, type AnsweringService, type ReadDocument, type Retrieve } from './chat/answering.ts';
 import type { AnswerStreamSettings } from './chat/answer-streams.ts';
 import { createChatService, type ChatService } from './chat/chat.service.ts';
 import { createRuntimeService, type RuntimeService } from './runtime/runtime.service.ts';
@@ -16,6 +16,10 @@ import { createIdentityService, type IdentityService } from './identity/identity
 import { createObjectTypesService, type ObjectTypesService } from './object-types/object-types.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from './resources/resource-files.ts';
 import { createResourcesService, type ResourcesService } from './resources/resources.service.ts';
+import { searchVectorsFromEnv } from './search/search-config.ts';
+import { createSearchService, type SearchService } from './search/search.service.ts';
+import type { Embedder } from './search/embeddings.ts';
+import type { VectorStore } from './search/vector-store.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
@@ -37,6 +41,7 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  search: SearchService;
   answering: AnsweringService;
   chat: ChatService;
   runtime: RuntimeService;
@@ -46,7 +51,7 @@ export interface Services {
 export interface AiDeps {
   ai?: OpenAiCompatibleSettings;
   chatStreams?: AnswerStreamSettings;
-  /** Where answers find the tenant's passages (the search service); none until it is wired. */
+  /** Where answers find the tenant's passages; default: hybrid search of the search service. */
   retrieve?: Retrieve;
   readDocument?: ReadDocument;
 }
@@ -56,7 +61,16 @@ export interface AiDeps {
  * and a blob store. A domain reaches another only through the service given to it here, never
  * through the other's repo.
  */
-export function createServices(deps: { db: Db; workflows?: WorkflowsPort; blobs: BlobStore; uploadLimitBytes?: number } & AiDeps): Services {
+export function createServices(
+  deps: {
+    db: Db;
+    workflows?: WorkflowsPort;
+    blobs: BlobStore;
+    uploadLimitBytes?: number;
+    /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
+    searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
+  } & AiDeps,
+): Services {
   const objectTypes = createObjectTypesService(deps);
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({
@@ -65,10 +79,11 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; blobs:
     actionWorkflows: { prepare: (tx, actor, execution) => orchestrate.prepareExecution(tx, actor, execution) },
   });
   const capabilities = createCapabilitiesService(deps);
+  const search = createSearchService({ db: deps.db, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
   const answering = createAnsweringService({
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
     resources,
-    retrieve: deps.retrieve ?? (async () => []),
+    retrieve: deps.retrieve ?? retrieveFromSearch(search),
     readDocument: deps.readDocument,
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
@@ -90,6 +105,7 @@ export function createServices(deps: { db: Db; workflows?: WorkflowsPort; blobs:
     apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    search,
     answering,
     chat,
     runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),

@@ -14,6 +14,10 @@ export interface RequestOptions {
   subject?: string;
   /** False: the call needs no bearer token (`GET /health`). */
   auth?: boolean;
+  /** A body sent as it is (a file's bytes), instead of `body` as JSON. */
+  raw?: { body: ReadableStream<Uint8Array> | Uint8Array; contentType: string; length?: number };
+  /** `bytes`: the answer's body is returned as bytes, not parsed. */
+  response?: 'bytes';
 }
 
 export interface ApiClient {
@@ -26,6 +30,7 @@ interface PlatformErrorBody {
 }
 
 const TIMEOUT_MS = 30_000;
+const UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
 /** The platform's error text with its details (`field: issue`, a current version), for `{details}`. */
 function describePlatformError(status: number, body: unknown): string {
@@ -106,8 +111,12 @@ export function createApiClient(options: { baseUrl: string; token?: string; debu
       for (const [name, value] of entries) if (value !== undefined) url.searchParams.append(name, String(value));
       const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
       if (request.auth !== false && token) headers['authorization'] = `Bearer ${token}`;
-      let body: string | undefined;
-      if (request.body !== undefined) {
+      let body: string | ReadableStream<Uint8Array> | Uint8Array | undefined;
+      if (request.raw) {
+        headers['content-type'] = request.raw.contentType;
+        if (request.raw.length !== undefined) headers['content-length'] = String(request.raw.length);
+        body = request.raw.body;
+      } else if (request.body !== undefined) {
         headers['content-type'] = 'application/json';
         body = JSON.stringify(request.body);
       }
@@ -115,9 +124,16 @@ export function createApiClient(options: { baseUrl: string; token?: string; debu
       let response: Response;
       try {
         fetching ??= fetchFunction();
-        response = await (await fetching)(url.toString(), { method, headers, body, signal: AbortSignal.timeout(TIMEOUT_MS) });
+        // A streamed body goes out as it is read (`duplex: 'half'`); uploads get longer than other calls.
+        const init = { method, headers, body, signal: AbortSignal.timeout(request.raw ? UPLOAD_TIMEOUT_MS : TIMEOUT_MS), duplex: 'half' };
+        response = await (await fetching)(url.toString(), init as RequestInit);
       } catch (error) {
         throw new CliError('E201', { url: baseUrl }, { cause: error });
+      }
+      if (request.response === 'bytes' && response.ok) {
+        const bytes = new Uint8Array(await response.arrayBuffer());
+        debug?.(`-> ${response.status}`);
+        return { status: response.status, headers: Object.fromEntries(response.headers), body: bytes as T };
       }
       const text = await response.text();
       let parsed: unknown = text;

@@ -113,3 +113,38 @@ export async function loginWithBrowser(options: LoginOptions): Promise<{ issuer:
     listener.close();
   }
 }
+
+/** Tokens are refreshed this long before they expire, so that a call never starts with one about to lapse. */
+const REFRESH_MARGIN_S = 60;
+
+/** Whether stored tokens should be refreshed now: they expire within the margin and there is a refresh token. */
+export function needsRefresh(tokens: StoredTokens, nowS = Date.now() / 1000): boolean {
+  return tokens.refreshToken !== undefined && tokens.expiresAt !== undefined && tokens.expiresAt - REFRESH_MARGIN_S <= nowS;
+}
+
+/**
+ * Exchanges the refresh token at the issuer's token endpoint (the refresh_token grant) and saves
+ * the new tokens over the old. E102 when the provider refuses it (the session has ended: log in
+ * again), E201 when it cannot be reached.
+ */
+export async function refreshTokens(options: { baseUrl: string; profile: string; tokens: StoredTokens }): Promise<StoredTokens> {
+  const oidc = await import('openid-client');
+  const server = new URL(options.tokens.issuer ?? options.baseUrl);
+  let refreshed: Awaited<ReturnType<typeof oidc.refreshTokenGrant>>;
+  try {
+    const config = await oidc.discovery(server, CLI_CLIENT_ID, undefined, oidc.None(), {
+      execute: server.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
+      timeout: 10,
+    });
+    refreshed = await oidc.refreshTokenGrant(config, options.tokens.refreshToken!);
+  } catch (error) {
+    if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_TIMEOUT') throw new CliError('E201', { url: server.origin }, { cause: error });
+    throw new CliError('E102', {}, { cause: error });
+  }
+  const stored: StoredTokens = { ...options.tokens, accessToken: refreshed.access_token };
+  if (refreshed.refresh_token) stored.refreshToken = refreshed.refresh_token;
+  if (refreshed.id_token) stored.idToken = refreshed.id_token;
+  if (refreshed.expires_in !== undefined) stored.expiresAt = Math.floor(Date.now() / 1000) + refreshed.expires_in;
+  await writeTokens(options.profile, stored);
+  return stored;
+}

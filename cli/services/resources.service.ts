@@ -82,6 +82,35 @@ export function createResourcesService(api: ApiClient) {
       return (await api.request('POST', `${base(tenantId)}/search`, { body: input })).body;
     },
 
+    /** `POST .../{type}/batch/create|update|delete`: all items or none; the platform's answer as it came. */
+    async batch(tenantId: string, type: string, operation: 'create' | 'update' | 'delete', body: unknown): Promise<unknown> {
+      return (await api.request('POST', `${base(tenantId)}/${seg(type)}/batch/${operation}`, { body, subject: `Object type ${type}` })).body;
+    },
+
+    /** Streams a file into a file property of a resource (`?filename=`, the file's bytes as the body). */
+    async uploadFile(
+      tenantId: string,
+      file: { type: string; id: string; property: string; filename: string; contentType: string; size: number; body: ReadableStream<Uint8Array> },
+    ): Promise<unknown> {
+      const path = `${one(tenantId, file.type, file.id)}/files/${seg(file.property)}`;
+      const raw = { body: file.body, contentType: file.contentType, length: file.size };
+      return (await api.request('POST', path, { query: { filename: file.filename }, raw, subject: `${file.type} ${file.id}` })).body;
+    },
+
+    /** A stored file's bytes with its name and content type, from the answer's headers. */
+    async downloadFile(tenantId: string, type: string, id: string, property: string): Promise<{ bytes: Uint8Array; contentType: string; filename: string | undefined }> {
+      const answer = await api.request<Uint8Array>('GET', `${one(tenantId, type, id)}/files/${seg(property)}`, { response: 'bytes', subject: `${type} ${id} file ${property}` });
+      const disposition = answer.headers['content-disposition'] ?? '';
+      const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1];
+      const filename = encoded ? decodeURIComponent(encoded) : /filename="([^"]*)"/i.exec(disposition)?.[1];
+      return { bytes: answer.body, contentType: answer.headers['content-type'] ?? 'application/octet-stream', filename };
+    },
+
+    async deleteFile(tenantId: string, type: string, id: string, property: string): Promise<{ id: string; type: string; property: string; deleted: true }> {
+      await api.request('DELETE', `${one(tenantId, type, id)}/files/${seg(property)}`, { subject: `${type} ${id} file ${property}` });
+      return { id, type, property, deleted: true };
+    },
+
     async schema(tenantId: string): Promise<{ data: Array<Record<string, unknown>> }> {
       return (await api.request<{ data: Array<Record<string, unknown>> }>('GET', `/v4/data/resources/schema/${seg(tenantId)}`, { subject: `Tenant ${tenantId}` })).body;
     },

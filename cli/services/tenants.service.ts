@@ -13,7 +13,31 @@ export interface TenantMembership {
   roles: string[];
 }
 
-/** The caller's tenants over v4; every function is one `GET /v4/identity/tenants`. */
+/** A tenant as the platform answers its creation. */
+export interface CreatedTenant {
+  id: string;
+  slug: string;
+  name: string;
+  parentId: string | null;
+  homeRegion: string | null;
+  status: string;
+  statusReason: string | null;
+  [field: string]: unknown;
+}
+
+export interface TenantFields {
+  name: string;
+  slug: string;
+  domains?: string[];
+  usecase?: string;
+  industry?: string;
+  starterTemplate?: string;
+  homeRegion?: string;
+}
+
+const seg = encodeURIComponent;
+
+/** The caller's tenants over v4: memberships (`GET /v4/identity/tenants`), creation and deletion. */
 export function createTenantsService(api: ApiClient) {
   const memberships = async () => (await api.request<{ data: TenantMembership[] }>('GET', '/v4/identity/tenants')).body;
   return {
@@ -37,6 +61,58 @@ export function createTenantsService(api: ApiClient) {
 
     async all(): Promise<TenantMembership[]> {
       return (await memberships()).data;
+    },
+
+    /** A root tenant (platform administrators only). */
+    async createRoot(fields: TenantFields): Promise<CreatedTenant> {
+      return (await api.request<CreatedTenant>('POST', '/v4/platform/tenants', { body: fields })).body;
+    },
+
+    /** A child of `parentId`, then the caller made its tenant-admin (bootstrap-admin). */
+    async createChild(parentId: string, fields: TenantFields): Promise<CreatedTenant> {
+      const subject = `Tenant ${parentId}`;
+      const child = (await api.request<CreatedTenant>('POST', `/v4/platform/tenants/${seg(parentId)}/children`, { body: fields, subject })).body;
+      await api.request('POST', `/v4/platform/tenants/${seg(parentId)}/children/${seg(child.id)}/bootstrap-admin`, { subject });
+      return child;
+    },
+
+    /**
+     * Polls the caller's memberships until the tenant is usable (`active`), every `intervalMs`;
+     * a tenant whose provisioning failed is E203 with the platform's reason, and one still
+     * provisioning after `timeoutMs` is E203 naming its status.
+     */
+    async waitUntilUsable(id: string, options: { intervalMs?: number; timeoutMs?: number } = {}): Promise<TenantMembership> {
+      const { intervalMs = 500, timeoutMs = 120_000 } = options;
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = (await memberships()).data.find((t) => t.id === id);
+        if (found?.status === 'active') return found;
+        if (found?.status === 'failed') throw new CliError('E203', { details: `provisioning of ${found.slug} failed: ${found.statusReason ?? 'no reason given'}` });
+        if (Date.now() >= deadline) throw new CliError('E203', { details: `tenant ${id} is still ${found?.status ?? 'not visible to you'} after ${Math.round(timeoutMs / 1000)} s` });
+        await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      }
+    },
+
+    async delete(id: string): Promise<Record<string, unknown>> {
+      return (await api.request<Record<string, unknown>>('POST', `/v4/platform/tenants/${seg(id)}/delete`, { subject: `Tenant ${id}` })).body ?? { id, deleted: true };
+    },
+  };
+}
+
+/** Users over v4: look one up by e-mail, grant a membership, provision oneself. */
+export function createUsersService(api: ApiClient) {
+  return {
+    async findByEmail(email: string): Promise<{ id: string; email: string; name: string; [field: string]: unknown }> {
+      return (await api.request<{ id: string; email: string; name: string }>('GET', '/v4/platform/users/by-email', { query: { email }, subject: `User ${email}` })).body;
+    },
+
+    async provision(tenantId: string, userId: string): Promise<Record<string, unknown>> {
+      const path = `/v4/platform/tenants/${seg(tenantId)}/users/${seg(userId)}/provision`;
+      return (await api.request<Record<string, unknown>>('POST', path, { subject: `Tenant ${tenantId}` })).body;
+    },
+
+    async provisionMe(tenantId: string): Promise<Record<string, unknown>> {
+      return (await api.request<Record<string, unknown>>('POST', '/v4/identity/me/provision', { body: { tenant_id: tenantId }, subject: `Tenant ${tenantId}` })).body;
     },
   };
 }

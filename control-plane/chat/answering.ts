@@ -2,6 +2,7 @@ import type { ChatMessage, ChatModel, Citation, Completion, ContextPassage, Usag
 import { ValidationError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
+import type { SearchService } from '../search/search.service.ts';
 import type { ChatContext } from './chat.schema.ts';
 
 /** What retrieval may search: the tenant's documents, its resources, or both. */
@@ -17,6 +18,25 @@ export interface RetrievalQuery {
 
 /** Finds passages of the tenant's own sources for a question (the search service, hybrid). */
 export type Retrieve = (actor: Actor, query: RetrievalQuery) => Promise<ContextPassage[]>;
+
+/** The search query holds at most this many characters of the question. */
+const QUERY_CHARS = 2000;
+
+/**
+ * Retrieval through the search service: hybrid search of the tenant's chunks of the kinds (and
+ * types) asked for. A resource's hit is cited as `<type>/<id>`, a document's by its id.
+ */
+export function retrieveFromSearch(search: Pick<SearchService, 'search'>): Retrieve {
+  return async (actor, query) => {
+    const hits = await search.search(actor, { query: query.query.slice(0, QUERY_CHARS), mode: 'hybrid', limit: query.limit, kinds: query.kinds, types: query.types?.length ? query.types : undefined });
+    return hits.map((hit) => ({
+      source: hit.kind === 'resource' ? `${hit.sourceType}/${hit.sourceId}` : hit.sourceId,
+      sourceType: hit.kind,
+      text: hit.content,
+      score: hit.score,
+    }));
+  };
+}
 
 /** Reads a document of the actor's tenant as passages; throws NotFoundError for one it does not have. */
 export type ReadDocument = (actor: Actor, documentId: string) => Promise<ContextPassage[]>;

@@ -16,9 +16,11 @@ const INVOICE = {
 };
 
 const source = fieldsOf(RESOURCE_TABLE, [INVOICE]);
+const TENANT = '00000000-0000-4000-8000-000000000001';
 
 function compile(request: { groupBy: string[]; metrics: unknown; where?: Record<string, unknown>; limit?: number; types?: string[] }) {
   const query: AggregateQuery = {
+    tenantId: TENANT,
     types: request.types ?? ['invoice'],
     groupBy: parseGroupBy(request.groupBy),
     metrics: parseMetrics(request.metrics),
@@ -53,11 +55,11 @@ describe('compileAggregate', () => {
         `(min((case when jsonb_typeof(data #> '{amount}') = 'number' then (data #>> '{amount}')::numeric end)))::text as m3, ` +
         `to_char(max(try_timestamptz(data #>> '{dueDate}')) at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as m4, ` +
         `count(distinct nullif(data #> '{customer,name}', 'null'::jsonb)) as m5 ` +
-        `from resources where tenant_id = current_tenant_id() and type = $1::text ` +
-        `and (data #>> '{status}') is distinct from $2::text and (case when jsonb_typeof(data #> '{amount}') = 'number' then (data #>> '{amount}')::numeric end) >= $3::text::numeric ` +
-        `group by 1 order by 1 asc nulls last limit $4::text::int`,
+        `from resources where tenant_id = $1::text::uuid and type = $2::text ` +
+        `and (data #>> '{status}') is distinct from $3::text and (case when jsonb_typeof(data #> '{amount}') = 'number' then (data #>> '{amount}')::numeric end) >= $4::text::numeric ` +
+        `group by 1 order by 1 asc nulls last limit $5::text::int`,
     );
-    expect(sql.values).toEqual(['invoice', "x'; drop table resources; --", '10', '1001']);
+    expect(sql.values).toEqual([TENANT, 'invoice', "x'; drop table resources; --", '10', '1001']);
   });
 
   it('buckets the system timestamps and date fields of the data by day, week, month or year, in UTC', () => {
@@ -65,9 +67,9 @@ describe('compileAggregate', () => {
     expect(sql.text).toContain(`to_jsonb(to_char(date_trunc('month', created_at, 'UTC') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as g0`);
     expect(sql.text).toContain(`to_jsonb(to_char(date_trunc('week', try_timestamptz(data #>> '{dueDate}'), 'UTC') at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')) as g1`);
     expect(sql.text).toContain(`nullif(data #> '{customer,name}', 'null'::jsonb) as g2`);
-    expect(sql.text).toContain('type = any($1::text[])');
+    expect(sql.text).toContain('type = any($2::text[])');
     expect(sql.text).toContain('group by 1, 2, 3 order by 1 asc nulls last, 2 asc nulls last, 3 asc nulls last');
-    expect(sql.values).toEqual([['invoice', 'bill'], '1001']);
+    expect(sql.values).toEqual([TENANT, ['invoice', 'bill'], '1001']);
   });
 
   it('renders rows under the names the request used: group names as given, metrics by alias', () => {

@@ -32,6 +32,8 @@ export interface Metric {
 }
 
 export interface AggregateQuery {
+  /** The tenant whose rows the statement reads. */
+  tenantId: string;
   types: readonly string[];
   groupBy: readonly GroupKey[];
   metrics: readonly Metric[];
@@ -153,10 +155,11 @@ export function compileAggregate(source: FieldSource, query: AggregateQuery): Ag
   const metrics = query.metrics.map((metric, i) => ({ metric, ...metricExpr(metric, source), column: `m${i}` }));
 
   const params = new Params();
+  const tenantCondition = `${table.tenantColumn} = ${params.bind(query.tenantId, 'uuid')}`;
   const [onlyType] = query.types;
   const typeCondition =
     query.types.length === 1 && onlyType !== undefined ? `${table.typeColumn} = ${params.bind(onlyType)}` : `${table.typeColumn} = any(${params.bind([...query.types], 'text[]')})`;
-  const where = [table.tenantScope, typeCondition, ...compileFilters(query.filters, source, params)];
+  const where = [tenantCondition, typeCondition, ...compileFilters(query.filters, source, params)];
   const positions = query.groupBy.map((_, i) => String(i + 1));
   const limit = params.bind(query.limit + 1, 'int');
   const text =

@@ -5,6 +5,8 @@ import { Params, type SqlText } from './sql-text.ts';
 import type { FieldSource } from './table.ts';
 
 export interface ListQuery {
+  /** The tenant whose rows the statements read. */
+  tenantId: string;
   /** One type, or several for a query across types. */
   types: readonly string[];
   /** Filters that must all hold. */
@@ -26,7 +28,7 @@ export interface ListStatements {
 
 /**
  * Compiles a list over a table into its page statement and its count statement, both confined to
- * the current tenant and the given types. `select` is the select list of a row.
+ * the tenant and the given types. `select` is the select list of a row.
  */
 export function compileList(source: FieldSource, select: string, query: ListQuery): ListStatements {
   const { table } = source;
@@ -39,8 +41,9 @@ export function compileList(source: FieldSource, select: string, query: ListQuer
   const sort = compileSort(query.sortKeys, source);
 
   const params = new Params();
+  const tenantCondition = `${table.tenantColumn} = ${params.bind(query.tenantId, 'uuid')}`;
   const typeCondition = single ? `${table.typeColumn} = ${params.bind(onlyType)}` : `${table.typeColumn} = any(${params.bind([...query.types], 'text[]')})`;
-  const where = [table.tenantScope, typeCondition, ...compileFilters(query.filters, source, params)];
+  const where = [tenantCondition, typeCondition, ...compileFilters(query.filters, source, params)];
   const count: SqlText = { text: `select count(*)::int as total from ${table.name} where ${where.join(' and ')}`, values: [...params.values] };
 
   if (query.cursor) where.push(compileKeyset(sort, decodeCursor(query.cursor, fingerprint, sort.keys.length), params));

@@ -12,8 +12,12 @@ export interface QueryTable {
   typeColumn: string;
   /** Fields the server owns, by the name clients use: `createdAt` -> `created_at`. */
   columns: Readonly<Record<string, { column: string; kind: FieldKind }>>;
-  /** SQL that confines a statement to the current tenant's rows. */
-  tenantScope: string;
+  /**
+   * The column naming each row's tenant. Statements compare it with the tenant they run for as a
+   * bound value (row-level security confines them as well), so that the planner can use indexes
+   * partial on one tenant.
+   */
+  tenantColumn: string;
 }
 
 /** The kind a field path has in the types a statement covers, or undefined when they do not say (or disagree). */

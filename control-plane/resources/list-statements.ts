@@ -24,12 +24,13 @@ export interface ListOptions {
 const DEFAULT_SORT = [{ field: 'createdAt', desc: false }];
 
 /**
- * Compiles a list request of one type (v3 query filters and a structured `where` alike) into the
+ * Compiles a tenant's list request of one type (v3 query filters and a structured `where` alike) into the
  * page and count statements. Field kinds come from the object type's schema.
  */
-export function buildListStatements(options: ListOptions, schema: object | undefined): ListStatements {
+export function buildListStatements(tenantId: string, options: ListOptions, schema: object | undefined): ListStatements {
   const filters: Filter[] = [...parseQueryFilters(options.filter), ...(options.where ? parseWhere(options.where) : [])];
   return compileList(fieldsOf(RESOURCE_TABLE, [schema]), RESOURCE_COLUMNS, {
+    tenantId,
     types: [options.type],
     filters,
     sortKeys: parseSort(options.sort, DEFAULT_SORT),

@@ -36,6 +36,7 @@ export function createResourceQueries(deps: { db: Db; objectTypes: ObjectTypesSe
         // One order of the keys, so that a cursor holds whatever order the types were named in.
         const keys = [...types.keys()].sort();
         const statements = compileList(fieldsOf(RESOURCE_TABLE, keys.map((key) => types.get(key))), RESOURCE_COLUMNS, {
+          tenantId: actor.tenantId,
           types: keys,
           filters,
           sortKeys: NEWEST_FIRST,
@@ -53,7 +54,7 @@ export function createResourceQueries(deps: { db: Db; objectTypes: ObjectTypesSe
       const filters = input.where ? parseWhere(input.where) : [];
       return db.inTenant(actor.tenantId, async (tx) => {
         const objectType = await objectTypes.require(tx, input.type);
-        const statement = compileAggregate(fieldsOf(RESOURCE_TABLE, [objectType.schema]), { types: [objectType.key], groupBy, metrics, filters, limit: input.limit });
+        const statement = compileAggregate(fieldsOf(RESOURCE_TABLE, [objectType.schema]), { tenantId: actor.tenantId, types: [objectType.key], groupBy, metrics, filters, limit: input.limit });
         const rows = await runAggregate(tx, statement.sql);
         return { items: rows.slice(0, input.limit).map(statement.render), hasMore: rows.length > input.limit };
       });

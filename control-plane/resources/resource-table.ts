@@ -14,5 +14,5 @@ export const RESOURCE_TABLE: QueryTable = {
     created_at: { column: 'created_at', kind: 'timestamp' },
     updated_at: { column: 'updated_at', kind: 'timestamp' },
   },
-  tenantScope: 'tenant_id = current_tenant_id()',
+  tenantColumn: 'tenant_id',
 };

@@ -29,7 +29,7 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
   async function list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
     return db.inTenant(actor.tenantId, async (tx) => {
       const objectType = await objectTypes.require(tx, options.type);
-      const statements = buildListStatements({ ...options, type: objectType.key }, objectType.schema);
+      const statements = buildListStatements(actor.tenantId, { ...options, type: objectType.key }, objectType.schema);
       return readListPage(tx, statements, options.limit, options.cursor);
     });
   }

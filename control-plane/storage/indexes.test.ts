@@ -3,6 +3,9 @@ import { fieldsOf, resolveField } from '../query/fields.ts';
 import { RESOURCE_TABLE } from '../resources/resource-table.ts';
 import { indexedPaths, indexSpecs } from './indexes.ts';
 
+const TENANT = '00000000-0000-4000-8000-00000000000a';
+const OTHER_TENANT = '00000000-0000-4000-8000-00000000000b';
+
 const schema = {
   type: 'object',
   properties: {
@@ -27,30 +30,31 @@ describe('indexes from object type metadata', () => {
     ]);
   });
 
-  it('indexes the expressions the query engine generates, partial on the type', () => {
-    const { specs } = indexSpecs([{ name: 'Gadget', schema }]);
+  it('indexes the expressions the query engine generates, partial on the tenant and the type', () => {
+    const { specs } = indexSpecs(TENANT, [{ name: 'Gadget', schema }]);
     expect(specs.map((s) => s.field)).toEqual(['sku', 'price', 'active', 'tags', 'specs.weight']);
     for (const spec of specs) {
       expect(spec.expression).toBe(resolveField(spec.field, fieldsOf(RESOURCE_TABLE, [schema]), () => 'json', 'sort').expr);
       expect(spec.name).toMatch(/^resources_x_[0-9a-f]{16}$/);
       expect(spec.definition).toContain(`create index concurrently if not exists ${spec.name} on resources `);
-      expect(spec.definition).toMatch(/ where type = 'Gadget'$/);
+      expect(spec.definition).toMatch(new RegExp(` where tenant_id = '${TENANT}'::uuid and type = 'Gadget'$`));
     }
-    expect(specs.find((s) => s.field === 'sku')!.definition).toContain(`(tenant_id, (data #>> '{sku}'), id)`);
+    expect(specs.find((s) => s.field === 'sku')!.definition).toContain(`((data #>> '{sku}'), id)`);
     expect(specs.find((s) => s.field === 'tags')!.definition).toContain(`using gin ((data #> '{tags}'))`);
   });
 
-  it('names an index by type and expression alone, and quotes the type', () => {
-    const first = indexSpecs([{ name: 'Gadget', schema }]).specs;
-    const again = indexSpecs([{ name: 'Gadget', schema: { properties: { sku: { type: 'string', maxLength: 10, 'x-indexed': true } } } }]).specs;
+  it('names an index by tenant, type and expression alone, and quotes the type', () => {
+    const first = indexSpecs(TENANT, [{ name: 'Gadget', schema }]).specs;
+    const again = indexSpecs(TENANT, [{ name: 'Gadget', schema: { properties: { sku: { type: 'string', maxLength: 10, 'x-indexed': true } } } }]).specs;
     expect(again[0]!.name).toBe(first[0]!.name);
-    expect(indexSpecs([{ name: 'Widget', schema }]).specs[0]!.name).not.toBe(first[0]!.name);
-    const quoted = indexSpecs([{ name: "O'Brien", schema: { properties: { n: { type: 'number', 'x-indexed': true } } } }]).specs[0]!;
-    expect(quoted.definition).toMatch(/where type = 'O''Brien'$/);
+    expect(indexSpecs(TENANT, [{ name: 'Widget', schema }]).specs[0]!.name).not.toBe(first[0]!.name);
+    expect(indexSpecs(OTHER_TENANT, [{ name: 'Gadget', schema }]).specs[0]!.name).not.toBe(first[0]!.name);
+    const quoted = indexSpecs(TENANT, [{ name: "O'Brien", schema: { properties: { n: { type: 'number', 'x-indexed': true } } } }]).specs[0]!;
+    expect(quoted.definition).toMatch(/and type = 'O''Brien'$/);
   });
 
   it('explains every field it cannot index', () => {
-    const { skipped } = indexSpecs([{ name: 'Gadget', schema }]);
+    const { skipped } = indexSpecs(TENANT, [{ name: 'Gadget', schema }]);
     expect(Object.fromEntries(skipped.map((s) => [s.field, s.reason]))).toEqual({
       launchedAt: 'date and date-time fields compare through a function that PostgreSQL cannot index',
       notes: 'a text field needs a maxLength of at most 500 to be indexed',

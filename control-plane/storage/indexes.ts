@@ -51,25 +51,31 @@ function nodeAt(schema: JsonSchemaNode | undefined, path: string[]): JsonSchemaN
 
 const quoteLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
-function specOf(objectType: string, field: string, expression: string, method: 'btree' | 'gin'): IndexSpec {
-  const name = `resources_x_${createHash('sha256').update(`${objectType}\n${method}\n${expression}`).digest('hex').slice(0, 16)}`;
-  const columns = method === 'gin' ? `using gin (${expression})` : `(tenant_id, ${expression}, id)`;
+function specOf(tenantId: string, objectType: string, field: string, expression: string, method: 'btree' | 'gin'): IndexSpec {
+  const name = `resources_x_${createHash('sha256').update(`${tenantId}\n${objectType}\n${method}\n${expression}`).digest('hex').slice(0, 16)}`;
+  const columns = method === 'gin' ? `using gin (${expression})` : `(${expression}, id)`;
   return {
     name,
     objectType,
     field,
     expression,
-    definition: `create index concurrently if not exists ${name} on resources ${columns} where type = ${quoteLiteral(objectType)}`,
+    definition: `create index concurrently if not exists ${name} on resources ${columns} where tenant_id = ${quoteLiteral(tenantId)}::uuid and type = ${quoteLiteral(objectType)}`,
   };
 }
 
 /**
- * The indexes that object types ask for (their `indexes`, and fields their schema marks `x-indexed`). Each is partial on the type and keyed by tenant, the
- * field's expression exactly as `query/fields.ts` builds it, and id (the sort tiebreaker), so that
- * the resource engine's filters, sorts and keyset pages on the field can use it; array fields get a
- * GIN index for `contains`. Fields that cannot be indexed are returned with the reason.
+ * The indexes that a tenant's object types ask for (their `indexes`, and fields their schema marks
+ * `x-indexed`). Each is partial on the tenant and the type, so that it holds that tenant's rows
+ * only: another tenant's type of the same key neither pays for it on writes nor can fail a write
+ * with a value too long for it. Its key is the field's expression exactly as `query/fields.ts`
+ * builds it, then id (the sort tiebreaker), so that the resource engine's filters, sorts and
+ * keyset pages on the field can use it; array fields get a GIN index for `contains`. Fields that
+ * cannot be indexed are returned with the reason.
  */
-export function indexSpecs(types: ReadonlyArray<{ name: string; schema: object; indexes?: readonly string[] }>): { specs: IndexSpec[]; skipped: SkippedField[] } {
+export function indexSpecs(
+  tenantId: string,
+  types: ReadonlyArray<{ name: string; schema: object; indexes?: readonly string[] }>,
+): { specs: IndexSpec[]; skipped: SkippedField[] } {
   const specs: IndexSpec[] = [];
   const skipped: SkippedField[] = [];
   for (const { name: objectType, schema, indexes = [] } of types) {
@@ -90,16 +96,16 @@ export function indexSpecs(types: ReadonlyArray<{ name: string; schema: object; 
         case 'text':
           if (typeof node?.maxLength !== 'number' || node.maxLength > MAX_INDEXED_TEXT_LENGTH) {
             skip(`a text field needs a maxLength of at most ${MAX_INDEXED_TEXT_LENGTH} to be indexed`);
-          } else specs.push(specOf(objectType, field, ref.expr, 'btree'));
+          } else specs.push(specOf(tenantId, objectType, field, ref.expr, 'btree'));
           break;
         case 'number':
-          specs.push(specOf(objectType, field, ref.expr, 'btree'));
+          specs.push(specOf(tenantId, objectType, field, ref.expr, 'btree'));
           break;
         case 'array':
-          specs.push(specOf(objectType, field, ref.expr, 'gin'));
+          specs.push(specOf(tenantId, objectType, field, ref.expr, 'gin'));
           break;
         case 'boolean':
-          specs.push(specOf(objectType, field, ref.expr, 'btree'));
+          specs.push(specOf(tenantId, objectType, field, ref.expr, 'btree'));
           break;
         case 'timestamp':
           skip('date and date-time fields compare through a function that PostgreSQL cannot index');

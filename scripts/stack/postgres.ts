@@ -14,6 +14,7 @@ import {
 import { basename, delimiter, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
+import { createVectorExtension, ensurePgvectorInstalled } from './pgvector.ts';
 import { isAlive, portIsFree, readText, tail, withLock } from './process.ts';
 import { isRoot, stateDir } from './state-dir.ts';
 
@@ -114,7 +115,20 @@ export async function ensureLocalPostgres(opts: LocalPostgresOptions): Promise<L
     }
   });
 
+  await ensureVectorExtension(dataDir, url, log);
   return { url, dataDir, stop: () => stopCluster(dataDir) };
+}
+
+/**
+ * pgvector in the cluster: built from Debian's source package when missing (scripts/stack/pgvector.ts)
+ * and created by the superuser in `template1`, so every database made afterwards has it. Without
+ * it the platform still runs, with full-text search only.
+ */
+async function ensureVectorExtension(dataDir: string, url: string, log?: (msg: string) => void): Promise<void> {
+  const major = Number.parseInt(readText(join(dataDir, 'PG_VERSION')), 10);
+  const bin = installedBinaries().find((b) => b.major === major);
+  if (!bin || !(await ensurePgvectorInstalled({ major, binDir: bin.dir, log }))) return;
+  await createVectorExtension(url, [], log);
 }
 
 /** Creates database `dbName` (dropping any existing one first) and returns its URL, built from `adminUrl`. */

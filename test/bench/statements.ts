@@ -133,7 +133,7 @@ export async function getStatementsFromCode(context: RequestContext, type: strin
 /** The list as derived from the code: upsert, begin, tenant scope, type lookup, page, count, commit. */
 export async function listStatementsFromCode(context: RequestContext, options: ListOptions, schema: object): Promise<Statement[]> {
   const tx = tenantTransaction(context);
-  const { page, count } = buildListStatements(options, schema);
+  const { page, count } = buildListStatements(context.tenantId, options, schema);
   const asStatement = (s: { text: string; values: unknown[] }): Statement => ({ sql: s.text, params: s.values.map((v) => (v === null ? null : String(v))) });
   return [
     await rateLimitUpsert(context),

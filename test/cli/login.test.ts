@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,6 +88,21 @@ describe('svc login', { timeout: 90_000 }, () => {
     // The saved token and the selected tenant are enough for a data command.
     const listed = await svc(['resources', 'list', 'project', '--limit', '1', '--format', 'json'], { HOME: home, BASE_URL_PUBLIC_API: stack.url });
     expect(listed.exitCode, listed.stderr).toBe(0);
+
+    // A token about to expire is refreshed with the refresh token before the call, and saved.
+    const saved = JSON.parse(await readFile(tokens, 'utf8'));
+    expect(saved.default.refreshToken).toEqual(expect.any(String));
+    await writeFile(tokens, JSON.stringify({ default: { ...saved.default, expiresAt: Math.floor(Date.now() / 1000) + 10 } }), { mode: 0o600 });
+    const refreshedCall = await svc(['resources', 'list', 'project', '--limit', '1', '--format', 'json'], { HOME: home, BASE_URL_PUBLIC_API: stack.url });
+    expect(refreshedCall.exitCode, refreshedCall.stderr).toBe(0);
+    const refreshed = JSON.parse(await readFile(tokens, 'utf8')).default;
+    expect(refreshed.accessToken).not.toBe(saved.default.accessToken);
+    expect(refreshed.expiresAt).toBeGreaterThan(Math.floor(Date.now() / 1000) + 60);
+    expect((await stat(tokens)).mode & 0o777).toBe(0o600);
+    // A refresh token the provider refuses means logging in again: E102.
+    await writeFile(tokens, JSON.stringify({ default: { ...refreshed, refreshToken: 'not-a-refresh-token', expiresAt: Math.floor(Date.now() / 1000) - 1 } }), { mode: 0o600 });
+    const refused = await svc(['resources', 'list', 'project', '--limit', '1', '--format', 'json'], { HOME: home, BASE_URL_PUBLIC_API: stack.url });
+    expect(refused.json.error).toMatchObject({ code: 'E102', exitCode: 4 });
 
     expect((await svc(['logout'], { HOME: home })).exitCode).toBe(0);
     await expect(stat(tokens)).rejects.toThrow();

@@ -311,7 +311,7 @@ describe('v4 storage', () => {
     expect(applied.body.changes).toEqual(dry.body.changes);
     const indexes = await sql<{ indexname: string; indexdef: string }[]>`select indexname, indexdef from pg_indexes where indexname in ${sql(names)} order by indexname`;
     expect(indexes).toHaveLength(4);
-    expect(indexes.every((i) => i.indexdef.includes(`WHERE (type = '${gadget}'::text)`))).toBe(true);
+    expect(indexes.every((i) => i.indexdef.includes(`WHERE ((tenant_id = '${tenantA}'::uuid) AND (type = '${gadget}'::text))`))).toBe(true);
     expect(indexes.filter((i) => i.indexdef.includes('USING gin'))).toHaveLength(1);
     expect((await syncSchema(tenantA, {})).body.changes).toEqual([]);
     expect((await doctor(tenantA)).body.checks.find((c: any) => c.name === 'indexes')).toMatchObject({ result: 'ok', message: '4 index(es) declared by object types are in place' });
@@ -319,8 +319,8 @@ describe('v4 storage', () => {
     // The plans of the resource engine's own statements, as the tenant under row-level security.
     // `leakproof` first runs the doctor's hint in the same transaction, which is rolled back.
     const indexOf = (field: string) => dry.body.changes.find((c: any) => c.field === field).name as string;
-    const plan = async (options: Parameters<typeof buildListStatements>[0], { leakproof = false } = {}) => {
-      const statements = buildListStatements(options, schema({ price: true }));
+    const plan = async (options: Parameters<typeof buildListStatements>[1], { leakproof = false } = {}) => {
+      const statements = buildListStatements(tenantA, options, schema({ price: true }));
       let text = '';
       await sql
         .begin(async (tx) => {
@@ -393,16 +393,31 @@ describe('v4 storage', () => {
         });
       return plan;
     };
-    const first = buildListStatements({ type: key, filter: {}, sort: '-weight', limit: 20 }, created.body.schema);
+    const first = buildListStatements(tenantA, { type: key, filter: {}, sort: '-weight', limit: 20 }, created.body.schema);
     expect(await explain(first.page.text, first.page.values)).toMatch(new RegExp(`Index Scan Backward using ${weightIndex}`));
 
     const page = await stack.request('GET', `/v4/data/resources/${tenantA}/${key}?sort=-weight&limit=20`, { as: adminA.email });
     expect(page.body.data.map((r: any) => r.data.weight)).toEqual(Array.from({ length: 20 }, (_, i) => 2000 - i));
     expect(page.body.total).toBe(2000);
-    const next = buildListStatements({ type: key, filter: {}, sort: '-weight', limit: 20, cursor: page.body.nextCursor }, created.body.schema);
+    const next = buildListStatements(tenantA, { type: key, filter: {}, sort: '-weight', limit: 20, cursor: page.body.nextCursor }, created.body.schema);
     expect(await explain(next.page.text, next.page.values)).toMatch(new RegExp(`Index Scan Backward using ${weightIndex}`));
     const second = await stack.request('GET', `/v4/data/resources/${tenantA}/${key}?sort=-weight&limit=20&cursor=${encodeURIComponent(page.body.nextCursor)}`, { as: adminA.email });
     expect(second.body.data[0].data.weight).toBe(1980);
+
+    // Tenant B's type of the same name lets `code` be any length: A's index holds none of B's rows,
+    // so B's long values are stored as ever (a shared index would refuse them as too long to index).
+    const other = await stack.request('POST', `/v4/data/resources/object-types?tenant_id=${tenantB}`, {
+      as: adminB.email,
+      body: { name, schema: { type: 'object', properties: { code: { type: 'string' } } } },
+    });
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    expect(other.body.key).toBe(key);
+    const longCode = randomBytes(6000).toString('hex');
+    const stored = await stack.request('POST', `/v4/data/resources/${tenantB}/${key}`, { as: adminB.email, body: { data: { code: longCode } } });
+    expect(stored.status, JSON.stringify(stored.body)).toBe(201);
+    const [definition] = await sql<{ indexdef: string }[]>`select indexdef from pg_indexes where indexname = ${weightIndex}`;
+    expect(definition!.indexdef).toContain(`WHERE ((tenant_id = '${tenantA}'::uuid) AND (type = '${key}'::text))`);
+    expect((await stack.request('GET', `/v4/data/resources/${tenantB}/${key}/${stored.body.id}`, { as: adminB.email })).body.data.code).toBe(longCode);
   });
 
   /**

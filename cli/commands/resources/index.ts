@@ -1,16 +1,23 @@
 import { Command } from '@commander-js/extra-typings';
 import { command as aggregate } from './aggregate.ts';
+import { command as batchCreate } from './batch-create.ts';
+import { command as batchDelete } from './batch-delete.ts';
+import { command as batchUpdate } from './batch-update.ts';
 import { command as create } from './create.ts';
 import { command as del } from './delete.ts';
+import { command as doctor } from './doctor.ts';
+import { command as file } from './file/index.ts';
 import { command as get } from './get.ts';
 import { command as list } from './list.ts';
 import { command as query } from './query.ts';
 import { command as schema } from './schema.ts';
 import { command as search } from './search.ts';
+import { command as storage } from './storage/index.ts';
+import { command as syncSchema } from './sync-schema.ts';
 import { command as update } from './update.ts';
 
 export const command = new Command('resources')
-  .description("A tenant's resources: list, read, write, query, aggregate, search")
+  .description("A tenant's resources: list, read, write, query, aggregate, search, batches, files and storage")
   .addCommand(list)
   .addCommand(get)
   .addCommand(create)
@@ -19,4 +26,11 @@ export const command = new Command('resources')
   .addCommand(query)
   .addCommand(aggregate)
   .addCommand(search)
-  .addCommand(schema);
+  .addCommand(schema)
+  .addCommand(batchCreate)
+  .addCommand(batchUpdate)
+  .addCommand(batchDelete)
+  .addCommand(file)
+  .addCommand(storage)
+  .addCommand(doctor)
+  .addCommand(syncSchema);

@@ -39,7 +39,7 @@ export interface IndexPlan {
  */
 export async function planIndexes(deps: BackendDeps, tenantId: string): Promise<IndexPlan> {
   const { types, claims } = await deps.db.inTenant(tenantId, async (tx) => ({ types: await visibleObjectTypes(tx), claims: await listIndexClaims(tx) }));
-  const { specs, skipped } = indexSpecs(types);
+  const { specs, skipped } = indexSpecs(tenantId, types);
   const byField = <T extends { objectType: string; field: string }>(a: T, b: T) =>
     a.objectType === b.objectType ? (a.field < b.field ? -1 : a.field > b.field ? 1 : 0) : a.objectType < b.objectType ? -1 : 1;
   const wanted = new Map(specs.sort(byField).map((spec) => [spec.name, spec]));

@@ -1,0 +1,3 @@
+import { batchCommand } from './_batch.ts';
+
+export const command = batchCommand('update');

@@ -1,0 +1,25 @@
+import { Command } from '@commander-js/extra-typings';
+import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../command.ts';
+import { contextOf } from '../../../context.ts';
+import { createResourcesService } from '../../../services/resources.service.ts';
+
+export const command = withMeta(
+  new Command('delete')
+    .description("Delete a resource's file (asks first unless --force)")
+    .argument('<type>', 'object type key or PascalCase name')
+    .argument('<id>', 'resource id')
+    .argument('<property>', 'the file property')
+    .addOption(tenantIdOption())
+    .option('--force', 'delete without asking')
+    .addOption(formatOption())
+    .addOption(jsonOption())
+    .action(async (type, id, property, options, cmd) => {
+      const ctx = contextOf(cmd);
+      const tenantId = await ctx.tenantId(options.tenantId);
+      if (!options.force) await ctx.out.confirm(`Delete the ${property} file of ${type} ${id}?`, '--force');
+      const resources = createResourcesService(await ctx.api());
+      const deleted = await ctx.out.spin(`Deleting ${property}`, () => resources.deleteFile(tenantId, type, id, property));
+      ctx.out.data(deleted, (d) => `Deleted the ${d.property} file of ${d.type} ${d.id}`);
+    }),
+  { calls: ['DELETE /v4/data/resources/{tenantId}/{objectType}/{id}/files/{propertyName}'], destructive: true },
+);

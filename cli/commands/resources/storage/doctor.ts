@@ -1,0 +1,3 @@
+import { doctorCommand } from '../_doctor.ts';
+
+export const command = doctorCommand();

@@ -1,0 +1,20 @@
+import { Command } from '@commander-js/extra-typings';
+import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../command.ts';
+import { contextOf } from '../../../context.ts';
+import { createStorageService } from '../../../services/storage.service.ts';
+import { renderJson } from '../_render.ts';
+
+export const command = withMeta(
+  new Command('status')
+    .description("The tenant's storage: each backend's state and where its data lives")
+    .addOption(tenantIdOption())
+    .addOption(formatOption())
+    .addOption(jsonOption())
+    .action(async (options, cmd) => {
+      const ctx = contextOf(cmd);
+      const tenantId = await ctx.tenantId(options.tenantId);
+      const storage = createStorageService(await ctx.api());
+      ctx.out.data(await ctx.out.spin('Reading storage', () => storage.status(tenantId)), renderJson);
+    }),
+  { calls: ['GET /v4/data/resources/{tenantId}/storage'] },
+);

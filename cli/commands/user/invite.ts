@@ -1,0 +1,24 @@
+import { Command } from '@commander-js/extra-typings';
+import { formatOption, jsonOption, withMeta } from '../../command.ts';
+import { contextOf } from '../../context.ts';
+import { renderJson } from '../resources/_render.ts';
+import { createUsersService } from '../../services/tenants.service.ts';
+
+export const command = withMeta(
+  new Command('invite')
+    .description('Give a platform user (found by e-mail) a membership of a tenant')
+    .requiredOption('--email <email>', "the user's e-mail address")
+    .option('--tenant <id>', 'tenant id or slug (default: the active tenant)')
+    .addOption(formatOption())
+    .addOption(jsonOption())
+    .action(async (options, cmd) => {
+      const ctx = contextOf(cmd);
+      const tenantId = await ctx.tenantId(options.tenant);
+      const users = createUsersService(await ctx.api());
+      const user = await ctx.out.spin(`Looking up ${options.email}`, () => users.findByEmail(options.email));
+      const membership = await ctx.out.spin(`Adding ${user.email}`, () => users.provision(tenantId, user.id));
+      ctx.out.success(`${user.email} is a member of ${tenantId}`);
+      ctx.out.data(membership, renderJson);
+    }),
+  { calls: ['GET /v4/platform/users/by-email', 'POST /v4/platform/tenants/{tenantId}/users/{oid}/provision'] },
+);

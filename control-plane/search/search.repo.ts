@@ -1,0 +1,122 @@
+import type { Tx } from '../db/client.ts';
+import type { Hit, Source, SourceKind, SourceRef } from './search.schema.ts';
+
+/** A hit with the chunk's row id, which vectors and fusion key on. */
+export interface ScoredChunk extends Hit {
+  chunkId: string;
+}
+
+export interface ChunkFilters {
+  kinds?: SourceKind[];
+  types?: string[];
+  sourceIds?: string[];
+}
+
+/** A chunk still without a vector, as the embedding backlog reads it (any tenant). */
+export interface PendingChunk {
+  chunkId: string;
+  tenantId: string;
+  kind: SourceKind;
+  sourceId: string;
+  sourceType: string;
+  content: string;
+}
+
+/** BM25's parameters: term-frequency saturation and length normalisation. */
+export interface Bm25Parameters {
+  k1: number;
+  b: number;
+}
+
+const HIT_COLUMNS = `c.id::text as "chunkId", c.source_kind as kind, c.source_id as "sourceId", c.source_type as "sourceType",
+  c.chunk_index as "chunkIndex", c.content, c.metadata`;
+
+/** Replaces every chunk of `source` in the current tenant (none: removes it), postings and statistics with it. */
+export async function replaceSourceChunks(tx: Tx, source: Source, chunks: { content: string; metadata: Record<string, unknown> }[]): Promise<number> {
+  const [row] = await tx<[{ count: number }]>`
+    select search_replace_source(${source.kind}, ${source.id}, ${source.type}, ${JSON.stringify(chunks)}::text::jsonb) as count`;
+  return row.count;
+}
+
+export function removeSourceChunks(tx: Tx, source: SourceRef): Promise<number> {
+  return replaceSourceChunks(tx, { ...source, type: '' }, []);
+}
+
+/**
+ * The current tenant's chunks ranked by BM25 over the tenant's own term statistics (Lucene's idf,
+ * which is never negative). `score` is BM25 divided by the most any chunk could reach for this
+ * query (every term with unbounded frequency: the sum of idf·(k1+1)), so it lies in 0..1.
+ */
+export async function fulltextSearch(
+  tx: Tx,
+  input: { query: string; limit: number; minScore?: number; filters: ChunkFilters; bm25: Bm25Parameters; chunkIds?: string[] },
+): Promise<ScoredChunk[]> {
+  const { k1, b } = input.bm25;
+  const chunkIds = input.chunkIds ?? null;
+  const { kinds, types, sourceIds } = input.filters;
+  return tx<ScoredChunk[]>`
+    with q as (
+      select distinct t.lexeme as term from unnest(to_tsvector('english', ${input.query})) as t
+    ),
+    totals as (
+      select coalesce(sum(chunk_count), 0)::float8 as n, coalesce(sum(term_total), 0)::float8 as total
+        from search_tenant_stats where tenant_id = current_tenant_id()
+    ),
+    df as (
+      select s.term, sum(s.chunk_frequency)::float8 as df
+        from search_term_stats s
+       where s.tenant_id = current_tenant_id() and s.term in (select term from q)
+       group by s.term
+      having sum(s.chunk_frequency) > 0
+    ),
+    idf as (
+      select df.term, ln(1 + (totals.n - df.df + 0.5) / (df.df + 0.5)) as idf from df, totals
+    ),
+    bound as (
+      select sum(idf.idf) * (${k1}::float8 + 1) as best, (select greatest(total / nullif(n, 0), 1) from totals) as avgdl from idf
+    ),
+    scored as (
+      select p.chunk_id,
+             sum(idf.idf * p.frequency * (${k1}::float8 + 1)
+                 / (p.frequency + ${k1}::float8 * (1 - ${b}::float8 + ${b}::float8 * p.chunk_terms / bound.avgdl))) as bm25
+        from idf
+        join search_postings p on p.tenant_id = current_tenant_id() and p.term = idf.term
+        cross join bound
+       where ${chunkIds}::bigint[] is null or p.chunk_id = any (${chunkIds}::bigint[])
+       group by p.chunk_id
+    )
+    select ${tx.unsafe(HIT_COLUMNS)}, least(scored.bm25 / bound.best, 1)::float8 as score
+      from scored
+      join search_chunks c on c.id = scored.chunk_id
+     cross join bound
+     where (${kinds ?? null}::text[] is null or c.source_kind = any (${kinds ?? null}::text[]))
+       and (${types ?? null}::text[] is null or c.source_type = any (${types ?? null}::text[]))
+       and (${sourceIds ?? null}::text[] is null or c.source_id = any (${sourceIds ?? null}::text[]))
+       and scored.bm25 / bound.best >= ${input.minScore ?? 0}
+     order by scored.bm25 desc, c.id
+     limit ${input.limit}`;
+}
+
+/** The ids of a source's chunks in the current tenant, in chunk order. */
+export async function sourceChunkIds(tx: Tx, source: SourceRef): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select id::text as id from search_chunks
+     where tenant_id = current_tenant_id() and source_kind = ${source.kind} and source_id = ${source.id}
+     order by chunk_index`;
+  return rows.map((r) => r.id);
+}
+
+/** The current tenant's chunks of `ids` (those that still exist), with score 0. */
+export function chunksByIds(tx: Tx, ids: string[]): Promise<ScoredChunk[]> {
+  return tx<ScoredChunk[]>`
+    select ${tx.unsafe(HIT_COLUMNS)}, 0::float8 as score from search_chunks c
+     where c.id = any (${ids}::bigint[]) and c.tenant_id = current_tenant_id()`;
+}
+
+/** Platform work (the owner's transaction): the oldest chunks of any tenant that have no vector yet. */
+export function pendingChunks(tx: Tx, limit: number): Promise<PendingChunk[]> {
+  return tx<PendingChunk[]>`
+    select id::text as "chunkId", tenant_id::text as "tenantId", source_kind as kind, source_id as "sourceId",
+           source_type as "sourceType", content
+      from search_chunks where embedding_model is null order by id limit ${limit}`;
+}

@@ -1,0 +1,316 @@
+import type { Db, Tx } from '../db/client.ts';
+import { ValidationError } from '../errors.ts';
+import type { Embedder } from './embeddings.ts';
+import { DEFAULT_FUSION, fuse, vectorScore, type FusionWeights } from './fusion.ts';
+import {
+  chunksByIds,
+  fulltextSearch,
+  pendingChunks,
+  removeSourceChunks,
+  replaceSourceChunks,
+  sourceChunkIds,
+  type Bm25Parameters,
+  type ChunkFilters,
+  type PendingChunk,
+  type ScoredChunk,
+} from './search.repo.ts';
+import {
+  ChunkSchema,
+  SearchQuerySchema,
+  SourceRefSchema,
+  SourceSchema,
+  type ChunkInput,
+  type Hit,
+  type ParsedSearchQuery,
+  type SearchQuery,
+  type SearchTenant,
+  type Source,
+  type SourceRef,
+} from './search.schema.ts';
+import type { VectorStore } from './vector-store.ts';
+
+export type SearchService = ReturnType<typeof createSearchService>;
+
+/** BM25 parameters: k1 0.9 and b 0.4 (Anserini's defaults), which rank SciFact best here (docs/benchmarks.md). */
+export const DEFAULT_BM25: Bm25Parameters = { k1: 0.9, b: 0.4 };
+
+/** Candidates each mode brings to hybrid fusion, at least. */
+const FUSION_CANDIDATES = 100;
+/** Chunks the embedding backlog embeds per round. */
+const BACKLOG_BATCH = 64;
+/** Wait after a write before the backlog runs (so that the write has committed), and after a failure. */
+const BACKLOG_DELAY_MS = 20;
+const BACKLOG_RETRY_MS = [1_000, 5_000, 30_000];
+
+const UNPAIRED_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text PostgreSQL can store (extracted text may hold anything): NUL characters dropped, unpaired surrogates replaced. */
+function storableText(text: string): string {
+  return text.replaceAll('\u0000', '').replace(UNPAIRED_SURROGATES, '\uFFFD');
+}
+
+function storableValue(value: unknown): unknown {
+  if (typeof value === 'string') return storableText(value);
+  if (Array.isArray(value)) return value.map(storableValue);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, v]) => [storableText(key), storableValue(v)]));
+  return value;
+}
+
+function parseOrThrow<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw ValidationError.field(issue.path.map(String).join('.') || '(input)', issue.message);
+}
+
+function toHit({ chunkId: _chunkId, ...hit }: ScoredChunk, score: number): Hit {
+  return { ...hit, score };
+}
+
+/** A pool that has been closed: work still scheduled for it stops quietly. */
+function isClosedPool(error: unknown): boolean {
+  const code = (error as { code?: string } | null)?.code;
+  return code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED';
+}
+
+export interface SearchServiceDeps {
+  db: Db;
+  bm25?: Bm25Parameters;
+  fusion?: FusionWeights;
+  /** Null or omitted with `vectors`: full-text search only. */
+  embedder?: Embedder | null;
+  vectors?: VectorStore | null;
+  log?: (message: string, detail?: unknown) => void;
+}
+
+/**
+ * The search index of documents and resource projections, per tenant: full-text ranking by BM25
+ * over the tenant's own term statistics, vectors of an embedding model in a vector store, and
+ * their weighted fusion. Every operation runs in a transaction of the caller's tenant (row-level
+ * security) and every vector query carries the tenant, so nothing crosses tenants. Without a
+ * usable vector store, hybrid search is full-text search and vector search is refused
+ * (docs/decisions.md "Search without vectors").
+ */
+export function createSearchService(deps: SearchServiceDeps) {
+  const { db } = deps;
+  const bm25 = deps.bm25 ?? DEFAULT_BM25;
+  const fusion = deps.fusion ?? DEFAULT_FUSION;
+  const log = deps.log ?? ((message: string, detail?: unknown) => console.error(`[search] ${message}`, detail ?? ''));
+  const embedder = deps.embedder ?? undefined;
+
+  let storeReady: Promise<VectorStore | undefined> | undefined;
+  /** The vector store, when there is one and it can be used (asked once). */
+  const vectorStore = () =>
+    (storeReady ??= (async () => {
+      if (!embedder || !deps.vectors) return undefined;
+      return (await deps.vectors.available()) ? deps.vectors : undefined;
+    })().catch((error: unknown) => {
+      storeReady = undefined;
+      throw error;
+    }));
+
+  function checkedChunks(chunks: ChunkInput[]) {
+    if (!Array.isArray(chunks)) throw ValidationError.field('chunks', 'must be an array');
+    return chunks.map((chunk) => {
+      const parsed = parseOrThrow(ChunkSchema, chunk);
+      return { content: storableText(parsed.content), metadata: storableValue(parsed.metadata) as Record<string, unknown> };
+    });
+  }
+
+  // The embedding backlog: chunks written without vectors (resource projections, written in the
+  // resource's own transaction, or any write whose embedding failed) get them shortly after.
+  let backlogTimer: NodeJS.Timeout | undefined;
+  let backlogRunning = false;
+  let backlogAgain = false;
+  let backlogFailures = 0;
+
+  function kickBacklog(delayMs = BACKLOG_DELAY_MS): void {
+    if (backlogRunning) {
+      backlogAgain = true;
+      return;
+    }
+    if (backlogTimer) return;
+    backlogTimer = setTimeout(() => {
+      backlogTimer = undefined;
+      void runBacklog();
+    }, delayMs);
+    backlogTimer.unref();
+  }
+
+  async function runBacklog(): Promise<void> {
+    backlogRunning = true;
+    try {
+      const store = await vectorStore();
+      if (!store || !embedder) return;
+      do {
+        backlogAgain = false;
+        for (;;) {
+          const pending = await db.system((tx) => pendingChunks(tx, BACKLOG_BATCH));
+          if (pending.length === 0) break;
+          await embedPending(store, embedder, pending);
+          if (pending.length < BACKLOG_BATCH) break;
+        }
+      } while (backlogAgain);
+      backlogFailures = 0;
+    } catch (error) {
+      if (isClosedPool(error)) return;
+      const delay = BACKLOG_RETRY_MS[Math.min(backlogFailures++, BACKLOG_RETRY_MS.length - 1)]!;
+      log(`embedding the backlog failed; retrying in ${delay / 1000} s`, error);
+      backlogRunning = false;
+      kickBacklog(delay);
+      return;
+    } finally {
+      backlogRunning = false;
+    }
+    if (backlogAgain) kickBacklog();
+  }
+
+  async function embedPending(store: VectorStore, model: Embedder, pending: PendingChunk[]): Promise<void> {
+    const vectors = await model.embed(pending.map((c) => c.content));
+    for (const dimensions of new Set(vectors.map((v) => v.length))) await store.prepare(model.model, dimensions);
+    const byTenant = new Map<string, { chunk: PendingChunk; vector: number[] }[]>();
+    pending.forEach((chunk, i) => byTenant.set(chunk.tenantId, [...(byTenant.get(chunk.tenantId) ?? []), { chunk, vector: vectors[i]! }]));
+    for (const [tenantId, items] of byTenant) {
+      const sources = new Map(items.map(({ chunk }) => [`${chunk.kind}\u0000${chunk.sourceId}`, { kind: chunk.kind, id: chunk.sourceId }]));
+      const kept = await db.inTenant(tenantId, async (tx) => {
+        await store.save(tx, tenantId, model.model, items.map(({ chunk, vector }) => ({ ...chunk, vector })));
+        return Promise.all([...sources.values()].map(async (source) => ({ source, ids: await sourceChunkIds(tx, source) })));
+      });
+      for (const { source, ids } of kept) await store.forgetSource(tenantId, source, ids);
+    }
+  }
+
+  kickBacklog(1_000);
+
+  /**
+   * Replaces the chunks of `source` inside the caller's transaction `tx` (which must be the
+   * source's tenant's): their full text is searchable when `tx` commits, their vectors follow
+   * through the embedding backlog.
+   */
+  async function replaceSourceIn(tx: Tx, source: Source, chunks: ChunkInput[]): Promise<{ chunkCount: number }> {
+    const checked = parseOrThrow(SourceSchema, source);
+    const chunkCount = await replaceSourceChunks(tx, checked, checkedChunks(chunks));
+    if (chunkCount > 0 && embedder && deps.vectors) kickBacklog();
+    return { chunkCount };
+  }
+
+  async function removeSourceIn(tx: Tx, source: SourceRef): Promise<void> {
+    await removeSourceChunks(tx, parseOrThrow(SourceRefSchema, source));
+  }
+
+  /** The query's vector, with the store prepared for it (outside any transaction). */
+  async function embedQuery(store: VectorStore, query: string): Promise<number[]> {
+    const [vector] = await embedder!.embed([query]);
+    await store.prepare(embedder!.model, vector!.length);
+    return vector!;
+  }
+
+  async function vectorSearch(tenantId: string, store: VectorStore, input: ParsedSearchQuery, filters: ChunkFilters): Promise<Hit[]> {
+    const vector = await embedQuery(store, input.query);
+    return db.inTenant(tenantId, async (tx) => {
+      const near = (await store.nearest(tx, tenantId, { vector, model: embedder!.model, limit: input.limit, filters }))
+        .map((n) => ({ ...n, score: vectorScore(n.similarity) }))
+        .filter((n) => n.score >= (input.minScore ?? 0));
+      const rows = new Map((await chunksByIds(tx, near.map((n) => n.chunkId))).map((row) => [row.chunkId, row]));
+      return near.flatMap((n) => (rows.has(n.chunkId) ? [toHit(rows.get(n.chunkId)!, n.score)] : []));
+    });
+  }
+
+  async function hybridSearch(tenantId: string, store: VectorStore, input: ParsedSearchQuery, filters: ChunkFilters): Promise<Hit[]> {
+    const vector = await embedQuery(store, input.query);
+    const candidates = Math.max(FUSION_CANDIDATES, input.limit * 5);
+    return db.inTenant(tenantId, async (tx) => {
+      const textual = await fulltextSearch(tx, { query: input.query, limit: candidates, filters, bm25 });
+      const near = await store.nearest(tx, tenantId, { vector, model: embedder!.model, limit: candidates, filters });
+      const textScores = new Map(textual.map((hit) => [hit.chunkId, hit.score]));
+      const vectorScores = new Map(near.map((n) => [n.chunkId, n.similarity]));
+      // Each side's candidates scored exactly by the other side.
+      const onlyNear = near.map((n) => n.chunkId).filter((id) => !textScores.has(id));
+      const onlyText = textual.map((h) => h.chunkId).filter((id) => !vectorScores.has(id));
+      if (onlyNear.length) for (const hit of await fulltextSearch(tx, { query: input.query, limit: onlyNear.length, filters, bm25, chunkIds: onlyNear })) textScores.set(hit.chunkId, hit.score);
+      for (const n of await store.similarities(tx, tenantId, { vector, model: embedder!.model }, onlyText)) vectorScores.set(n.chunkId, n.similarity);
+      const ranked = fuse(textScores, vectorScores, fusion)
+        .filter((r) => r.score >= (input.minScore ?? 0))
+        .slice(0, input.limit);
+      const rows = new Map([...textual.map((row) => [row.chunkId, row] as const)]);
+      const missing = ranked.filter((r) => !rows.has(r.chunkId)).map((r) => r.chunkId);
+      if (missing.length) for (const row of await chunksByIds(tx, missing)) rows.set(row.chunkId, row);
+      return ranked.flatMap((r) => (rows.has(r.chunkId) ? [toHit(rows.get(r.chunkId)!, r.score)] : []));
+    });
+  }
+
+  return {
+    replaceSourceIn,
+    removeSourceIn,
+
+    /**
+     * Replaces every chunk of `source` (idempotent: twice leaves one copy), embeds them and makes
+     * them searchable: when it returns, full text and vectors are both in place. Should the
+     * embedding model fail, the chunks are stored without vectors and the backlog embeds them later.
+     */
+    async replaceSource(tenant: SearchTenant, source: Source, chunks: ChunkInput[]): Promise<{ chunkCount: number }> {
+      const checkedSource = parseOrThrow(SourceSchema, source);
+      const checked = checkedChunks(chunks);
+      const store = await vectorStore();
+      let vectors: number[][] | undefined;
+      if (store && checked.length) {
+        vectors = await embedder!.embed(checked.map((c) => c.content)).catch((error: unknown) => {
+          log(`embedding ${checkedSource.kind} ${checkedSource.id} failed; its vectors follow through the backlog`, error);
+          return undefined;
+        });
+        for (const dimensions of new Set(vectors?.map((v) => v.length))) await store.prepare(embedder!.model, dimensions);
+      }
+      const { chunkCount, ids } = await db.inTenant(tenant.tenantId, async (tx) => {
+        const count = await replaceSourceChunks(tx, checkedSource, checked);
+        if (!store || !vectors) return { chunkCount: count, ids: undefined };
+        const chunkIds = await sourceChunkIds(tx, checkedSource);
+        await store.save(
+          tx,
+          tenant.tenantId,
+          embedder!.model,
+          chunkIds.map((chunkId, i) => ({ chunkId, kind: checkedSource.kind, sourceId: checkedSource.id, sourceType: checkedSource.type, vector: vectors[i]! })),
+        );
+        return { chunkCount: count, ids: chunkIds };
+      });
+      if (store && ids) await store.forgetSource(tenant.tenantId, checkedSource, ids);
+      else if (store && chunkCount > 0) kickBacklog();
+      return { chunkCount };
+    },
+
+    /** Removes every chunk of the source, and its vectors; a source with none is a no-op. */
+    async removeSource(tenant: SearchTenant, source: SourceRef): Promise<void> {
+      const checked = parseOrThrow(SourceRefSchema, source);
+      await db.inTenant(tenant.tenantId, (tx) => removeSourceIn(tx, checked));
+      const store = await vectorStore();
+      if (store) await store.forgetSource(tenant.tenantId, checked, []);
+    },
+
+    /** The caller's tenant's chunks that best answer `query`, best first, scores 0..1. */
+    async search(tenant: SearchTenant, query: SearchQuery): Promise<Hit[]> {
+      const input = parseOrThrow(SearchQuerySchema, query);
+      const filters = { kinds: input.kinds, types: input.types, sourceIds: input.sourceIds };
+      const store = input.mode === 'fulltext' ? undefined : await vectorStore();
+      if (input.mode === 'vector' && !store) {
+        throw ValidationError.field('mode', 'vector search is not available here: no vector store is configured (pgvector extension or QDRANT_URL)');
+      }
+      if (store && input.mode === 'vector') return vectorSearch(tenant.tenantId, store, input, filters);
+      if (store && input.mode === 'hybrid') return hybridSearch(tenant.tenantId, store, input, filters);
+      const hits = await db.inTenant(tenant.tenantId, (tx) => fulltextSearch(tx, { query: input.query, limit: input.limit, minScore: input.minScore, filters, bm25 }));
+      return hits.map((hit) => toHit(hit, hit.score));
+    },
+
+    /** Whether vector and hybrid search use vectors here (false: full text only). */
+    vectorsAvailable: async (): Promise<boolean> => !!(await vectorStore()),
+
+    /** Embeds every chunk still without a vector now; resolves when none is left (tests, benchmarks). */
+    async drainBacklog(): Promise<void> {
+      const store = await vectorStore();
+      if (!store || !embedder) return;
+      for (;;) {
+        const pending = await db.system((tx) => pendingChunks(tx, BACKLOG_BATCH));
+        if (pending.length === 0) return;
+        await embedPending(store, embedder, pending);
+      }
+    },
+  };
+}
