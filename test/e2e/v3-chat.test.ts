@@ -5,6 +5,7 @@ import { DEV_USERS, type DevUser } from '../../api-edge/identity/dev-users.ts';
 import { countTokens } from '../../control-plane/ai/tokens.ts';
 import { chatEvent, openSse, type SseMessage } from '../harness/sse-client.ts';
 import { GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { indexChunks } from '../harness/search-index.ts';
 import { createTenantFixture } from '../harness/tenant-fixture.ts';
 
 /**
@@ -86,6 +87,22 @@ describe('v3 chat', () => {
       { id: expect.any(String), role: 'user', content: 'What is the budget of Apollo?', status: 'complete', timestamp: expect.any(String) },
       { id: messageId, role: 'assistant', content, citations, status: 'complete', timestamp: expect.any(String) },
     ]);
+  });
+
+  it("finds the tenant's own documents and resources through hybrid search when no context is named", async () => {
+    const handbook = randomUUID();
+    await indexChunks(tenantId, { kind: 'document', id: handbook, type: 'handbook' }, [
+      { content: 'Vacation requests need two weeks notice. Expenses are reimbursed monthly.', metadata: { pageNumber: 3 } },
+      { content: 'The office opens at nine.', metadata: { pageNumber: 4 } },
+    ]);
+    await indexChunks(tenantId, { kind: 'resource', id: apollo.id, type: 'project' }, [{ content: 'Apollo launches from pad 39A.' }]);
+    const stream = await ask({ message: 'How much notice do vacation requests need?' });
+    const all = events(await stream.rest());
+    expect(all.at(-1)!.type).toBe('done');
+    expect(all.filter((e) => e.type === 'message').at(-1)!.data.content).toContain('Vacation requests need two weeks notice.');
+    expect(all.filter((e) => e.type === 'citation')[0]!.data).toEqual({ source: handbook, sourceType: 'document', content: 'Vacation requests need two weeks notice.', confidence: 1 });
+    const launch = events(await (await ask({ message: 'Where does Apollo launch from?' })).rest());
+    expect(launch.filter((e) => e.type === 'citation').map((e) => e.data.source)).toContain(`project/${apollo.id}`);
   });
 
   it('continues a conversation, lists the caller’s own newest first with title and message count, and deletes one', async () => {

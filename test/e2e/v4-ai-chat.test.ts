@@ -5,6 +5,7 @@ import { DEV_USERS, type DevUser } from '../../api-edge/identity/dev-users.ts';
 import { startScriptedEndpoint } from '../harness/openai-compatible-endpoint.ts';
 import { chatEvent, openSse } from '../harness/sse-client.ts';
 import { ADMIN, GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { indexChunks } from '../harness/search-index.ts';
 import { createTenantFixture } from '../harness/tenant-fixture.ts';
 
 /**
@@ -46,6 +47,7 @@ describe('v4 AI chat', () => {
     await create('shared-ai-profile', { profileKey: 'hosted-profile', provider: 'openai', model: 'gpt-test', temperature: 0.1, systemPrompt: 'Be exact.' });
     await create('shared-chatbot-config', { workflowKey: 'hosted', status: 'active', stage: 'triage', aiProfileKey: 'hosted-profile', systemPrompt: 'You triage.' });
     await create('shared-workflow-config', { workflowKey: 'unbound', status: 'active' });
+    await indexChunks(tenantId, { kind: 'document', id: randomUUID(), type: 'guide' }, [{ content: 'To reset your password, open Settings and choose Reset password. Passwords expire yearly.' }]);
     await create('shared-workflow-config', { workflowKey: 'paused', status: 'draft' });
   });
   afterAll(async () => {
@@ -75,6 +77,8 @@ describe('v4 AI chat', () => {
     expect(stream.raw.trimEnd().endsWith('data: [DONE]')).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'done', data: { conversationId: stream.headers.get('x-conversation-id') } });
     expect(events.filter((e) => e.type === 'message').at(-1)!.data.content).toBe(answered.body.answer);
+    expect(answered.body.answer).toContain('To reset your password, open Settings and choose Reset password.');
+    expect(answered.body.citations).toEqual([expect.objectContaining({ sourceType: 'document' })]);
     expect(events.filter((e) => e.type === 'citation').map((e) => e.data)).toEqual(answered.body.citations);
   });
 
