@@ -82,8 +82,9 @@ describe('OpenAI-compatible model', () => {
     { source: 'faq.txt', sourceType: 'document' as const, text: 'Parking is free for employees.', score: 0.5 },
     { source: 'hours.txt', sourceType: 'document' as const, text: 'The office opens at 9am.', score: 0.8 },
   ];
-  const ask = (model: string, extra: { signal?: AbortSignal } = {}) =>
-    createOpenAiCompatibleModel({ baseUrl, apiKey: 'test-key', model: 'default-model', idleTimeoutMs: 300 }).stream({
+  // Only the silent endpoint's test waits for the idle timeout; the others must never reach it.
+  const ask = (model: string, extra: { signal?: AbortSignal; idleTimeoutMs?: number } = {}) =>
+    createOpenAiCompatibleModel({ baseUrl, apiKey: 'test-key', model: 'default-model', idleTimeoutMs: extra.idleTimeoutMs ?? 20_000 }).stream({
       messages: [
         { role: 'system', content: 'Be brief.' },
         { role: 'user', content: 'When does the office open?' },
@@ -92,7 +93,7 @@ describe('OpenAI-compatible model', () => {
       temperature: 0.2,
       maxTokens: 50,
       model,
-      ...extra,
+      signal: extra.signal,
     });
   async function drain(parts: AsyncIterable<ModelPart>) {
     const seen: ModelPart[] = [];
@@ -143,7 +144,7 @@ describe('OpenAI-compatible model', () => {
   });
 
   it('gives up on an endpoint that stays silent', async () => {
-    const { error } = await drain(ask('silent'));
+    const { error } = await drain(ask('silent', { idleTimeoutMs: 300 }));
     expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', message: 'the AI endpoint sent nothing for 300 ms' });
   });
 
