@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 export async function startScriptedEndpoint() {
   const pieces = ['Apollo has ', 'a budget ', 'of 900 ', '[1].'];
   const holds = new Map<string, { arrived: () => void; arrival: Promise<void>; release: () => void; released: Promise<void> }>();
+  const arrivals = new Map<string, number>();
   const hold = (key: string) => {
     let entry = holds.get(key);
     if (!entry) {
@@ -49,6 +50,7 @@ export async function startScriptedEndpoint() {
     const key = /\[hold:([\w-]+)\]/.exec(question)?.[1];
     if (key) {
       const entry = hold(key);
+      arrivals.set(key, (arrivals.get(key) ?? 0) + 1);
       entry.arrived();
       await entry.released;
     }
@@ -64,6 +66,8 @@ export async function startScriptedEndpoint() {
     /** Resolves once the request holding on `key` has sent its first piece. */
     held: (key: string) => hold(key).arrival,
     release: (key: string) => hold(key).release(),
+    /** How many requests are holding (or held) on `key`. */
+    arrivals: (key: string) => arrivals.get(key) ?? 0,
     /** The request bodies received, oldest first. */
     received,
     async close() {
