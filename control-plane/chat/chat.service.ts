@@ -246,8 +246,11 @@ export function createChatService(deps: {
      * its end or until `signal` aborts (the answer goes on being produced and stored).
      */
     async *send(actor: Actor, input: SendChatInput, signal?: AbortSignal): AsyncGenerator<ChatStreamItem> {
+      const { context } = input.options;
+      if (context.resources.length && !actor.permissions.has('resources.read')) throw new ForbiddenError('missing permission resources.read (context resources)');
+      if (context.documents.length && !actor.permissions.has('documents.read')) throw new ForbiddenError('missing permission documents.read (context documents)');
       const decision = await deps.capabilities.require(actor.tenantId, 'ai.chat');
-      const passages: ContextPassage[] = await answering.contextPassages(actor, input.options.context);
+      const passages: ContextPassage[] = await answering.contextPassages(actor, context);
       const scope = await start(
         actor,
         {
