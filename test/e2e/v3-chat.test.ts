@@ -20,15 +20,18 @@ describe('v3 chat', () => {
   let tenantId: string;
   let alice: string;
   let bob: string;
+  let carol: string;
   let apollo: any;
   let zephyr: any;
   let users: DevUser[];
 
   beforeAll(async () => {
-    const fixture = await createTenantFixture(sql, { slug, plan: 'team', users: { alice: ['admin'], bob: ['member'] } });
+    const fixture = await createTenantFixture(sql, { slug, plan: 'team', users: { alice: ['admin'], bob: ['member'], carol: ['chatter'] } });
+    await sql`insert into roles (tenant_id, name, permissions) values (${fixture.tenantId}::uuid, 'chatter', ${['chat.access']})`;
     tenantId = fixture.tenantId;
     alice = fixture.users.alice!.email;
     bob = fixture.users.bob!.email;
+    carol = fixture.users.carol!.email;
     users = Object.values(fixture.users);
     stack = await startTestStack({ devUsers: [...DEV_USERS, ...users] });
     const project = async (body: object) => (await stack.request('POST', `${V3}/resources/project`, { as: alice, body })).body;
@@ -103,6 +106,16 @@ describe('v3 chat', () => {
     expect(all.filter((e) => e.type === 'citation')[0]!.data).toEqual({ source: handbook, sourceType: 'document', content: 'Vacation requests need two weeks notice.', confidence: 1 });
     const launch = events(await (await ask({ message: 'Where does Apollo launch from?' })).rest());
     expect(launch.filter((e) => e.type === 'citation').map((e) => e.data.source)).toContain(`project/${apollo.id}`);
+  });
+
+  it('searches and reads context only where the caller may read: documents.read, resources.read', async () => {
+    const refused = await ask({ message: 'What is the budget of Apollo?', options: { context: context() } }, carol);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toContain('resources.read');
+    const answered = events(await (await ask({ message: 'How much notice do vacation requests need?' }, carol)).rest());
+    // Nothing to search for this caller: no `searching`, no sources.
+    expect(answered.map((e) => e.type)).toEqual(['status', ...answered.slice(1, -1).map(() => 'message'), 'done']);
+    expect(answered[0]!.data).toEqual({ status: 'answering', message: 'Answering without sources' });
   });
 
   it('continues a conversation, lists the caller’s own newest first with title and message count, and deletes one', async () => {
