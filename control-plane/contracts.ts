@@ -96,3 +96,17 @@ export {
   WorkflowStatusInputSchema,
   WorkflowStatusSchema,
 } from './runtime/runtime.schema.ts';
+export {
+  CreateDatasetInputSchema,
+  DatasetRefSchema,
+  DatasetSchema,
+  FeatureCollectionInputSchema,
+  FeaturePageSchema,
+  IngestInputSchema,
+  IngestOutcomeSchema,
+  NearbyPlacesSchema,
+  QueryFeaturesInputSchema,
+  ResolvedLocationsSchema,
+  ResolveLocationInputSchema,
+  ReverseInputSchema,
+} from './geo/geo.schema.ts';

@@ -8,6 +8,7 @@ import { createRuntimeService, type RuntimeService } from './runtime/runtime.ser
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
+import { createGeoService, type GeoService } from './geo/geo.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
@@ -42,6 +43,7 @@ export interface Services {
   health: HealthService;
   uploads: UploadsService;
   search: SearchService;
+  geo: GeoService;
   answering: AnsweringService;
   chat: ChatService;
   runtime: RuntimeService;
@@ -109,5 +111,6 @@ export function createServices(
     answering,
     chat,
     runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),
+    geo: createGeoService({ db: deps.db, capabilities }),
   };
 }

@@ -102,6 +102,8 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       userinfo: { enabled: true },
+      // The device authorization grant (RFC 8628), for `svc login` where no browser can be opened.
+      deviceFlow: { enabled: true, userCodeInputSource, userCodeConfirmSource, successSource: deviceSuccessSource },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
       resourceIndicators: {
         enabled: true,
@@ -131,6 +133,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
     ttl: {
       AccessToken: ACCESS_TOKEN_TTL_S,
       AuthorizationCode: 60,
+      DeviceCode: 10 * 60,
       IdToken: ACCESS_TOKEN_TTL_S,
       RefreshToken: 14 * 24 * 60 * 60,
       Interaction: 10 * 60,
@@ -209,7 +212,7 @@ function builtInClients(issuer: string): ClientMetadata[] {
       client_id: CLI_CLIENT_ID,
       application_type: 'native',
       token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
       response_types: ['code'],
       redirect_uris: ['http://127.0.0.1/callback', 'http://localhost/callback'],
     },
@@ -394,6 +397,36 @@ async function logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void
 async function postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
   ctx.type = 'html';
   ctx.body = page('Signed out', '<h1>Signed out</h1>');
+}
+
+type ProviderContext = { type: string; body: unknown; oidc: { client?: { clientName?: string; clientId: string } } };
+
+/** The page where a user types the code a device shows; `form` is the provider's form (with its CSRF field). */
+async function userCodeInputSource(ctx: ProviderContext, form: string, _out: unknown, error?: { name?: string; userCode?: string }): Promise<void> {
+  const message = !error
+    ? '<p>Enter the code shown on your device.</p>'
+    : error.userCode || error.name === 'NoCodeError'
+      ? '<p class="error">That code is not valid. Try again.</p>'
+      : '<p class="error">The sign-in could not go on. Start again on your device.</p>';
+  ctx.type = 'html';
+  ctx.body = page('Device sign-in', `<h1>Device sign-in</h1>${message}${form}<button type="submit" form="op.deviceInputForm">Continue</button>`);
+}
+
+/** The page that asks the user to confirm the code before signing the device in. */
+async function userCodeConfirmSource(ctx: ProviderContext, form: string, client: { clientName?: string; clientId: string }, _device: unknown, userCode: string): Promise<void> {
+  const name = escapeHtml(client.clientName ?? client.clientId);
+  ctx.type = 'html';
+  ctx.body = page(
+    'Confirm device',
+    `<h1>Confirm device</h1><p><strong>${name}</strong> asks to sign in. Check that your device shows this code:</p><p><code>${escapeHtml(userCode)}</code></p>` +
+      `${form}<button type="submit" form="op.deviceConfirmForm">Continue</button> <button type="submit" form="op.deviceConfirmForm" name="abort" value="yes">Abort</button>` +
+      '<p class="note">If you did not start this, or the codes differ, abort.</p>',
+  );
+}
+
+async function deviceSuccessSource(ctx: ProviderContext): Promise<void> {
+  ctx.type = 'html';
+  ctx.body = page('Signed in', '<h1>Signed in</h1><p>Your device is signed in. You may close this page.</p>');
 }
 
 function page(title: string, body: string): string {

@@ -5,6 +5,9 @@ export const PROVIDER_ROUTES = {
   jwks: '/oauth2/v2.0/keys',
   userinfo: '/oauth2/v2.0/userinfo',
   end_session: '/oauth2/v2.0/logout',
+  device_authorization: '/oauth2/v2.0/devicecode',
+  /** Where a user enters (or confirms) the code a device without a browser shows. */
+  code_verification: '/oauth2/v2.0/device',
 } as const;
 
 /** The scopes it grants. */

@@ -59,6 +59,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'AI', description: 'Chat per workflow and stage' },
       { name: 'Workflows', description: 'Runtime status of workflows and requests for a binding' },
       { name: 'Integrations', description: 'Readiness for builders' },
+      { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
     ],
   },
 };

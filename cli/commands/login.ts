@@ -2,31 +2,48 @@ import { Command } from '@commander-js/extra-typings';
 import { wholeNumber, withMeta } from '../command.ts';
 import { resolveBaseUrl, writeTenantContext } from '../config.ts';
 import { contextOf } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { loginWithBrowser, openBrowser } from '../services/login.service.ts';
+import { CliError, invalidInput } from '../errors.ts';
+import { browserAvailable, loginWithBrowser, loginWithDevice, openBrowser } from '../services/login.service.ts';
 import { createTenantsService } from '../services/tenants.service.ts';
 
 export const command = withMeta(
   new Command('login')
-    .description("Log in through the browser (authorization code with PKCE) and save the tokens to ~/.svc/tokens.json")
+    .description(
+      'Log in through the browser (authorization code with PKCE), or with a code entered on another device where no browser can open here (SSH, no display), and save the tokens to ~/.svc/tokens.json',
+    )
     .option('--tenant-name <name>', 'select this tenant (name or slug) after logging in')
     .option('--tenant-id <id>', 'select this tenant (id or slug) after logging in')
     .option('--scope <scopes>', 'space-separated scopes to ask for (default "openid email profile offline_access api")')
     .option('--callback-port <port>', 'port of the localhost callback server (default: any free port)', wholeNumber('--callback-port'))
+    .option('--device', 'use a code entered on another device (the default over SSH or without a display)')
+    .option('--browser', 'use the browser on this machine even over SSH or without a display')
     .action(async (options, cmd) => {
       const ctx = contextOf(cmd);
       const baseUrl = await resolveBaseUrl(ctx.profile);
       if (!baseUrl) throw new CliError('E002', { var: 'BASE_URL_PUBLIC_API' });
-      const result = await loginWithBrowser({
-        baseUrl,
-        profile: ctx.profile,
-        scope: options.scope,
-        callbackPort: options.callbackPort,
-        onAuthorizationUrl: (url) => {
-          ctx.out.info(`Open this address to log in:\n${url}`);
-          if (ctx.out.interactive && !process.env['SVC_NO_BROWSER']) openBrowser(url);
-        },
-      });
+      if (options.device && options.browser) throw invalidInput('give --device or --browser, not both');
+      const device = options.device || (!options.browser && !browserAvailable());
+      const result = device
+        ? await loginWithDevice({
+            baseUrl,
+            profile: ctx.profile,
+            scope: options.scope,
+            onUserCode: (code) =>
+              ctx.out.info(
+                `No browser here: open ${code.verificationUri} on any device and enter the code ${code.userCode}` +
+                  `${code.verificationUriComplete ? `\n(or open ${code.verificationUriComplete})` : ''}; it expires in ${Math.round(code.expiresIn / 60)} minutes.`,
+              ),
+          })
+        : await loginWithBrowser({
+            baseUrl,
+            profile: ctx.profile,
+            scope: options.scope,
+            callbackPort: options.callbackPort,
+            onAuthorizationUrl: (url) => {
+              ctx.out.info(`Open this address to log in:\n${url}`);
+              if (ctx.out.interactive && !process.env['SVC_NO_BROWSER']) openBrowser(url);
+            },
+          });
       ctx.out.success(`Logged in at ${result.issuer}${result.expiresAt ? `; the token expires at ${new Date(result.expiresAt * 1000).toISOString()}` : ''}.`);
       const wanted = options.tenantId ?? options.tenantName;
       if (wanted) {
@@ -38,5 +55,8 @@ export const command = withMeta(
         ctx.out.success(`Active tenant: ${found.name} (${found.slug})`);
       }
     }),
-  { calls: ['GET /.well-known/openid-configuration', 'POST {auth_url}/oauth2/v2.0/token', 'GET /v4/identity/tenants'], plainText: true },
+  {
+    calls: ['GET /.well-known/openid-configuration', 'POST {auth_url}/oauth2/v2.0/devicecode', 'POST {auth_url}/oauth2/v2.0/token', 'GET /v4/identity/tenants'],
+    plainText: true,
+  },
 );

@@ -38,6 +38,78 @@ export function openBrowser(url: string): void {
   }
 }
 
+type OidcConfiguration = Awaited<ReturnType<(typeof import('openid-client'))['discovery']>>;
+
+/** The provider's configuration for the client, from discovery at the base URL: E201 unreachable, E104 otherwise. */
+async function discover(baseUrl: string): Promise<OidcConfiguration> {
+  const oidc = await import('openid-client');
+  const server = new URL(baseUrl);
+  try {
+    return await oidc.discovery(server, CLI_CLIENT_ID, undefined, oidc.None(), {
+      execute: server.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
+      timeout: 10,
+    });
+  } catch (error) {
+    if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_TIMEOUT') throw new CliError('E201', { url: baseUrl }, { cause: error });
+    throw new CliError('E104', { details: `discovery failed at ${server.origin}: ${reason(error)}` }, { cause: error });
+  }
+}
+
+/** Saves a token response to `~/.svc/tokens.json` and says what was saved. */
+async function saveTokens(
+  profile: string,
+  issuer: string,
+  tokens: { access_token: string; refresh_token?: string; id_token?: string; expires_in?: number },
+  scope: string,
+): Promise<{ issuer: string; expiresAt?: number; scope: string }> {
+  const stored: StoredTokens = { accessToken: tokens.access_token, issuer };
+  if (tokens.refresh_token) stored.refreshToken = tokens.refresh_token;
+  if (tokens.id_token) stored.idToken = tokens.id_token;
+  if (tokens.expires_in !== undefined) stored.expiresAt = Math.floor(Date.now() / 1000) + tokens.expires_in;
+  await writeTokens(profile, stored);
+  return { issuer, ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}), scope };
+}
+
+/**
+ * Whether this terminal can show a browser on this machine: not over SSH, and on Linux and the
+ * BSDs only with a display. Where it cannot, login uses the device authorization grant.
+ */
+export function browserAvailable(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): boolean {
+  if (env['SSH_CONNECTION'] || env['SSH_CLIENT'] || env['SSH_TTY']) return false;
+  if (platform === 'darwin' || platform === 'win32') return true;
+  return Boolean(env['DISPLAY'] || env['WAYLAND_DISPLAY']);
+}
+
+/**
+ * Logs in with the device authorization grant (RFC 8628): the provider gives a code and an address
+ * that the user opens on any device; the client polls the token endpoint until the user has
+ * confirmed, then saves the tokens as the browser flow does. E104 when the user aborts or the code expires.
+ */
+export async function loginWithDevice(options: {
+  baseUrl: string;
+  profile: string;
+  scope?: string;
+  onUserCode: (code: { userCode: string; verificationUri: string; verificationUriComplete?: string; expiresIn: number }) => void;
+}): Promise<{ issuer: string; expiresAt?: number; scope: string }> {
+  const oidc = await import('openid-client');
+  const config = await discover(options.baseUrl);
+  const scope = options.scope ?? DEFAULT_SCOPE;
+  try {
+    const device = await oidc.initiateDeviceAuthorization(config, { scope });
+    options.onUserCode({
+      userCode: device.user_code,
+      verificationUri: device.verification_uri,
+      ...(device.verification_uri_complete ? { verificationUriComplete: device.verification_uri_complete } : {}),
+      expiresIn: device.expires_in,
+    });
+    const tokens = await oidc.pollDeviceAuthorizationGrant(config, device);
+    return saveTokens(options.profile, config.serverMetadata().issuer, tokens, scope);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError('E104', { details: reason(error) }, { cause: error });
+  }
+}
+
 /**
  * Logs in with the authorization code flow and PKCE (S256) against the issuer at the base URL
  * (discovery at `/.well-known/openid-configuration`): a loopback server on 127.0.0.1 receives the
@@ -46,17 +118,7 @@ export function openBrowser(url: string): void {
  */
 export async function loginWithBrowser(options: LoginOptions): Promise<{ issuer: string; expiresAt?: number; scope: string }> {
   const oidc = await import('openid-client');
-  const server = new URL(options.baseUrl);
-  let config: Awaited<ReturnType<typeof oidc.discovery>>;
-  try {
-    config = await oidc.discovery(server, CLI_CLIENT_ID, undefined, oidc.None(), {
-      execute: server.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
-      timeout: 10,
-    });
-  } catch (error) {
-    if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_TIMEOUT') throw new CliError('E201', { url: options.baseUrl }, { cause: error });
-    throw new CliError('E104', { details: `discovery failed at ${server.origin}: ${reason(error)}` }, { cause: error });
-  }
+  const config = await discover(options.baseUrl);
 
   const verifier = oidc.randomPKCECodeVerifier();
   const state = oidc.randomState();
@@ -103,12 +165,7 @@ export async function loginWithBrowser(options: LoginOptions): Promise<{ issuer:
     } catch (error) {
       throw new CliError('E104', { details: reason(error) }, { cause: error });
     }
-    const stored: StoredTokens = { accessToken: tokens.access_token, issuer: config.serverMetadata().issuer };
-    if (tokens.refresh_token) stored.refreshToken = tokens.refresh_token;
-    if (tokens.id_token) stored.idToken = tokens.id_token;
-    if (tokens.expires_in !== undefined) stored.expiresAt = Math.floor(Date.now() / 1000) + tokens.expires_in;
-    await writeTokens(options.profile, stored);
-    return { issuer: stored.issuer!, ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}), scope };
+    return saveTokens(options.profile, config.serverMetadata().issuer, tokens, scope);
   } finally {
     listener.close();
   }
@@ -129,16 +186,13 @@ export function needsRefresh(tokens: StoredTokens, nowS = Date.now() / 1000): bo
  */
 export async function refreshTokens(options: { baseUrl: string; profile: string; tokens: StoredTokens }): Promise<StoredTokens> {
   const oidc = await import('openid-client');
-  const server = new URL(options.tokens.issuer ?? options.baseUrl);
+  const server = options.tokens.issuer ?? options.baseUrl;
+  const config = await discover(server);
   let refreshed: Awaited<ReturnType<typeof oidc.refreshTokenGrant>>;
   try {
-    const config = await oidc.discovery(server, CLI_CLIENT_ID, undefined, oidc.None(), {
-      execute: server.protocol === 'http:' ? [oidc.allowInsecureRequests] : [],
-      timeout: 10,
-    });
     refreshed = await oidc.refreshTokenGrant(config, options.tokens.refreshToken!);
   } catch (error) {
-    if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_TIMEOUT') throw new CliError('E201', { url: server.origin }, { cause: error });
+    if (error instanceof TypeError || (error as { code?: string }).code === 'OAUTH_TIMEOUT') throw new CliError('E201', { url: server }, { cause: error });
     throw new CliError('E102', {}, { cause: error });
   }
   const stored: StoredTokens = { ...options.tokens, accessToken: refreshed.access_token };

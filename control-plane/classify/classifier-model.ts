@@ -9,8 +9,11 @@ import { type SoftmaxModel, type TrainOptions, trainSoftmax } from './model.ts';
 import type { TrainingDocument } from './training-corpus.ts';
 
 export interface ClassifierModel {
-  /** SHA-256 of the training corpus the model was built from, to tell a stale model from a current one. */
-  trainingCorpusSha256: string;
+  /**
+   * SHA-256 of what the model was trained on: the corpus, each document's features and the
+   * training options. A test compares it with the current code's, to catch a stale `model.json`.
+   */
+  trainingSha256: string;
   trainingDocuments: number;
   category: SoftmaxModel;
   subcategories: Record<string, SoftmaxModel>;
@@ -52,17 +55,31 @@ export function loadClassifierModel(stored: StoredClassifierModel): ClassifierMo
   return { ...stored, category: load(stored.category), subcategories: Object.fromEntries(Object.entries(stored.subcategories).map(([k, m]) => [k, load(m)])) };
 }
 
-export const CATEGORY_TRAINING: TrainOptions = { epochs: 12, learningRate: 0.5, l2: 1e-4, minDocumentFrequency: 3, maxFeatures: Number.POSITIVE_INFINITY, seed: 7 };
+export const CATEGORY_TRAINING: TrainOptions = { epochs: 12, learningRate: 0.5, l2: 1e-4, minDocumentFrequency: 3, maxFeatures: Number.POSITIVE_INFINITY, seed: 7, learnBias: false };
 export const SUBCATEGORY_TRAINING: TrainOptions = { ...CATEGORY_TRAINING };
 
-export function corpusDigest(corpus: readonly TrainingDocument[]): string {
+interface Featured {
+  doc: TrainingDocument;
+  features: Map<string, number>;
+}
+
+function digest(examples: readonly Featured[]): string {
   const hash = createHash('sha256');
-  for (const doc of corpus) hash.update(`${doc.category}\u0000${doc.subcategory ?? ''}\u0000${doc.text}\u0000`);
+  hash.update(JSON.stringify([CATEGORY_TRAINING, SUBCATEGORY_TRAINING]));
+  for (const { doc, features } of examples) {
+    hash.update(`${doc.category}\u0000${doc.subcategory ?? ''}\u0000${doc.text}\u0000`);
+    for (const [feature, value] of [...features].sort(([a], [b]) => (a < b ? -1 : 1))) hash.update(`${feature}=${value.toFixed(9)}\u0000`);
+  }
   return hash.digest('hex');
 }
 
+const withFeatures = (corpus: readonly TrainingDocument[]): Featured[] => corpus.map((doc) => ({ doc, features: documentFeatures(doc.text) }));
+
+/** The digest a model built now from `corpus` would carry. */
+export const trainingDigest = (corpus: readonly TrainingDocument[]): string => digest(withFeatures(corpus));
+
 export function buildClassifierModel(corpus: readonly TrainingDocument[]): ClassifierModel {
-  const examples = corpus.map((doc) => ({ doc, features: documentFeatures(doc.text) }));
+  const examples = withFeatures(corpus);
   const category = trainSoftmax(
     examples.map(({ doc, features }) => ({ features, label: doc.category })),
     CATEGORY_TRAINING,
@@ -76,5 +93,5 @@ export function buildClassifierModel(corpus: readonly TrainingDocument[]): Class
       SUBCATEGORY_TRAINING,
     );
   }
-  return { trainingCorpusSha256: corpusDigest(corpus), trainingDocuments: corpus.length, category, subcategories };
+  return { trainingSha256: digest(examples), trainingDocuments: corpus.length, category, subcategories };
 }

@@ -27,9 +27,10 @@ export function readDoc(text: string): Doc {
 
 /** A `Label: value` line's value, or the next line's when the label stands alone. */
 function labelled(doc: Doc, label: RegExp, accept: (value: string) => boolean = (v) => v.length > 0): string | null {
+  const pattern = new RegExp(`^(?:${label.source})\\s*[:#.\\-–]?\\s*(.*)$`, 'i');
   for (let i = 0; i < doc.lines.length; i++) {
     const line = doc.lines[i]!;
-    const m = new RegExp(`^(?:${label.source})\\s*[:#.\\-–]?\\s*(.*)$`, 'i').exec(line);
+    const m = pattern.exec(line);
     if (!m) continue;
     const value = m[m.length - 1]!.trim();
     if (accept(value)) return value;
@@ -220,7 +221,7 @@ function cleanParty(raw: string): string | null {
 
 function parties(doc: Doc): string[] {
   const flat = doc.lines.join(' ').replace(ABBREVIATION, `$1${HELD_DOT}`);
-  const between = /\bbetween\s*:?\s+(.+?)(?:\.\s|\.$|;|\bWHEREAS\b|\bRECITALS\b|\bwho agree\b)/i.exec(flat);
+  const between = /\bbetween\s*:?\s+(.{3,600}?)(?:\.\s|\.$|;|\bWHEREAS\b|\bRECITALS\b|\bwho agree\b)/i.exec(flat);
   if (between) {
     const sentence = between[1]!;
     const roles = [...sentence.matchAll(/\(([^)]*)\)/g)];
@@ -326,7 +327,7 @@ export function contractFields(text: string): Fields {
 // ---------------------------------------------------------------------------------------------
 // resume
 
-const EMAIL = /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/;
+const EMAIL = /[\w.+-]{1,64}@[\w-]{1,63}(?:\.[\w-]{1,63}){1,8}/;
 const PHONE = /(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?\d{2,5}(?:[\s.-]\d{2,8}){1,4}(?!\d)/g;
 const SECTION_HEADINGS =
   /^(?:(?:professional\s+|work\s+|employment\s+|career\s+|relevant\s+)?(?:experience|history|summary|profile|objective)|education|academic.*|qualifications?|certifications?|licen[cs]es|languages?|interests|hobbies|references?.*|projects|awards|achievements|publications|volunteer.*|activities|extra-?curricular.*|memberships|affiliations|courses|training|contact|personal details|(?:core\s+|key\s+|technical\s+|professional\s+)?(?:skills|competencies|expertise|strengths)|tools|technologies)\s*:?$/i;

@@ -1,6 +1,7 @@
 /**
  * A multinomial logistic (softmax) model over sparse features: training by seeded stochastic
- * gradient descent (AdaGrad steps, L2 penalty), prediction as class probabilities. Pure and
+ * gradient descent (AdaGrad steps, L2 penalty, labels weighted to count equally), prediction as
+ * class probabilities. Pure and
  * deterministic: the same examples and options give the same weights.
  */
 import { seededRandom } from './random.ts';
@@ -28,6 +29,8 @@ export interface TrainOptions {
   /** Only this many features are stored: those with the largest absolute weight for some label. */
   maxFeatures: number;
   seed: number;
+  /** Learn a prior per label; without it, a text of unknown words leans to no label. */
+  learnBias: boolean;
 }
 
 /** Class probabilities, in the order of `model.labels`. */
@@ -68,6 +71,9 @@ export function trainSoftmax(examples: readonly Example[], options: TrainOptions
     }
     return { ids, values, target: labels.indexOf(example.label) };
   });
+  // Each label weighs the same in total, however many examples it has.
+  const perLabel = labels.map((label) => examples.filter((example) => example.label === label).length);
+  const classWeight = perLabel.map((count) => examples.length / (labels.length * count));
 
   const K = labels.length;
   const weights = new Float64Array(vocabulary.length * K);
@@ -87,9 +93,11 @@ export function trainSoftmax(examples: readonly Example[], options: TrainOptions
       }
       const probabilities = softmax(scores);
       for (let k = 0; k < K; k++) {
-        const error = probabilities[k]! - (k === row.target ? 1 : 0);
-        biasSquaredGradients[k]! += error * error;
-        bias[k]! -= (options.learningRate * error) / Math.sqrt(biasSquaredGradients[k]!);
+        const error = (probabilities[k]! - (k === row.target ? 1 : 0)) * classWeight[row.target]!;
+        if (options.learnBias) {
+          biasSquaredGradients[k]! += error * error;
+          bias[k]! -= (options.learningRate * error) / Math.sqrt(biasSquaredGradients[k]!);
+        }
         for (let j = 0; j < row.ids.length; j++) {
           const at = row.ids[j]! * K + k;
           const gradient = error * row.values[j]! + options.l2 * weights[at]!;

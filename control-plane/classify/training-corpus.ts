@@ -103,10 +103,10 @@ function invoice(r: Random, subcategory: 'commercial' | 'proforma' | 'credit_not
   return lines.join('\n');
 }
 
-const STORES = ['FreshMart', 'City Grocers', 'QuickStop', 'HomeBase Hardware', 'Book Nook', 'Pharma Plus', 'Urban Outfit', 'TechZone', 'Corner Deli', 'Garden Centre'];
-const RESTAURANTS = ['Luigi\'s Trattoria', 'The Golden Dragon', 'Blue Anchor Pub', 'Café Central', 'Sakura Sushi', 'Burger Barn', 'El Toro Tapas', 'The Olive Tree'];
-const GROCERIES = ['Milk 1L', 'Bread', 'Eggs x12', 'Bananas', 'Coffee beans', 'Cheddar', 'Batteries AA', 'Shampoo', 'Notebook', 'USB cable', 'Paint brush', 'Apples 1kg', 'Pasta', 'Tomatoes', 'Chocolate', 'Orange juice', 'Socks', 'Light bulb'];
-const DISHES = ['Margherita pizza', 'Caesar salad', 'Fish and chips', 'Spaghetti carbonara', 'Pad thai', 'Cheeseburger', 'Ramen', 'Tiramisu', 'House wine', 'Sparkling water', 'Espresso', 'IPA pint', 'Lemonade', 'Garlic bread'];
+const STORES = ['FreshMart', 'City Grocers', 'QuickStop', 'HomeBase Hardware', 'Book Nook', 'Pharma Plus', 'Urban Outfit', 'TechZone', 'Corner Deli', 'Garden Centre', 'MegaSave Supermarket', 'Wellness Chemist', 'Toolbox DIY', 'Page Turner Books', 'Style Street', 'Pet Palace', 'Daily Needs Mini Market', 'Sportsworld'];
+const RESTAURANTS = ['Luigi\'s Trattoria', 'The Golden Dragon', 'Blue Anchor Pub', 'Café Central', 'Sakura Sushi', 'Burger Barn', 'El Toro Tapas', 'The Olive Tree', 'Morning Brew Coffee', 'The Tea Room', 'Spice Route Curry House', 'Harbour Fish Bar', 'Le Petit Bistro', 'Noodle Bar 88'];
+const GROCERIES = ['Milk 1L', 'Bread', 'Eggs x12', 'Bananas', 'Coffee beans', 'Cheddar', 'Batteries AA', 'Shampoo', 'Notebook', 'USB cable', 'Paint brush', 'Apples 1kg', 'Pasta', 'Tomatoes', 'Chocolate', 'Orange juice', 'Socks', 'Light bulb', 'Paracetamol 500mg', 'Toothpaste', 'Dog food 2kg', 'Screws 50pc', 'Wall plugs', 'Paperback novel', 'T-shirt M', 'Jeans 32/32', 'Yoghurt 4pk', 'Butter 250g', 'Rice 2kg', 'Cough syrup', 'Sunscreen SPF30', 'Greeting card', 'Bin bags', 'Tennis balls'];
+const DISHES = ['Margherita pizza', 'Caesar salad', 'Fish and chips', 'Spaghetti carbonara', 'Pad thai', 'Cheeseburger', 'Ramen', 'Tiramisu', 'House wine', 'Sparkling water', 'Espresso', 'IPA pint', 'Lemonade', 'Garlic bread', 'Cappuccino', 'Americano', 'Hot chocolate', 'Blueberry muffin', 'Toasted bagel', 'Scone with jam', 'Chicken tikka masala', 'Pilau rice', 'Soup of the day', 'Club sandwich', 'Pot of tea', 'Cheesecake', 'Steak frites', 'Side salad'];
 
 function receipt(r: Random, subcategory: 'retail' | 'restaurant' | 'transport'): string {
   const currency = r.pick(['USD', 'USD', 'EUR', 'GBP', 'CAD', 'AUD']);
@@ -120,14 +120,14 @@ function receipt(r: Random, subcategory: 'retail' | 'restaurant' | 'transport'):
   lines.push(r.pick(['', '--------------------------------', '*** SALES RECEIPT ***', 'RECEIPT', 'Customer copy']));
   lines.push(`${dateIn(r, when, currency)} ${time}`);
   if (subcategory === 'retail') {
-    lines.push(`Store #${r.int(10, 999)}  Register ${r.int(1, 12)}  Cashier: ${r.pick(FIRST)}`);
+    if (r.chance(0.5)) lines.push(r.pick([`Store #${r.int(10, 999)}  Register ${r.int(1, 12)}  Cashier: ${r.pick(FIRST)}`, `Till ${r.int(1, 9)}  Op ${r.int(10, 99)}`, `Served by ${r.pick(FIRST)}`]));
     for (const item of r.sample(GROCERIES, r.int(2, 7))) {
       const price = money(r.int(1, 40) + r.int(0, 99) / 100);
       subtotal += price;
       lines.push(`${item}  ${formatNumber(price)}`);
     }
   } else if (subcategory === 'restaurant') {
-    lines.push(`Table ${r.int(1, 40)}   Server: ${r.pick(FIRST)}   Guests: ${r.int(1, 6)}`);
+    if (r.chance(0.5)) lines.push(r.pick([`Table ${r.int(1, 40)}   Server: ${r.pick(FIRST)}   Guests: ${r.int(1, 6)}`, `Order ${r.int(100, 999)}  Eat in`, `Takeaway  Order no. ${r.int(10, 99)}`]));
     for (const dish of r.sample(DISHES, r.int(2, 6))) {
       const price = money(r.int(3, 30) + r.pick([0, 0.5, 0.95]));
       subtotal += price;
@@ -311,19 +311,22 @@ function report(r: Random, subcategory: 'financial' | 'technical' | 'progress'):
 
 const JOBS = ['position of Marketing Coordinator', 'Software Developer role', 'position of Financial Analyst', 'Operations Manager vacancy', 'Graphic Designer position', 'role of Research Assistant'];
 
+const BUSINESS_SALUTATIONS = ['Dear Sir or Madam,', 'Dear Customer,', 'Dear Members,', 'Dear Colleagues,', 'Dear Accounts Team,', 'Dear Editor,', 'Dear Supplier,', 'Dear Residents,', 'Dear Partners,'];
+
 function letter(r: Random, subcategory: 'cover_letter' | 'business' | 'personal'): string {
   const sender = person(r);
   const recipient = person(r);
   const date = randomDate(r);
   const lines: string[] = [];
-  if (subcategory !== 'personal' && r.chance(0.7)) lines.push(sender, ...address(r), ...(r.chance(0.5) ? [email(r, sender)] : []), '');
-  lines.push(formatDate(date, r.pick(['long', 'longDayFirst', 'iso'])), '');
-  if (subcategory === 'business' && r.chance(0.7)) lines.push(`${r.pick(['Mr.', 'Ms.', 'Dr.'])} ${recipient}`, company(r), ...address(r), '');
-  if (subcategory === 'business' && r.chance(0.4)) lines.push(`Re: ${r.pick(['Order confirmation', 'Outstanding account', 'Partnership proposal', 'Change of address', 'Meeting on the 14th', 'Price adjustment'])}`, '');
+  if (subcategory !== 'personal' && r.chance(0.6)) lines.push(r.chance(0.3) ? company(r) : sender, ...address(r), ...(r.chance(0.5) ? [email(r, sender)] : []), '');
+  if (subcategory !== 'personal' || r.chance(0.6)) lines.push(formatDate(date, r.pick(['long', 'longDayFirst', 'iso', 'short'])), '');
+  if (subcategory !== 'personal' && r.chance(0.5)) lines.push(...(r.chance(0.5) ? [`${r.pick(['Mr.', 'Ms.', 'Dr.', ''])} ${recipient}`.trim()] : [r.pick(['Customer Service', 'Accounts Department', 'Human Resources', 'The Manager', 'Complaints Department'])]), company(r), ...address(r), '');
+  if (subcategory === 'business' && r.chance(0.4)) lines.push(`${r.pick(['Re:', 'Subject:', 'RE:', 'Ref:'])} ${r.pick(['Order confirmation', 'Outstanding account', 'Partnership proposal', 'Change of address', 'Meeting on the 14th', 'Price adjustment', 'Faulty goods', 'Reference for a former employee', 'Office closure', 'Late delivery', 'Renewal of membership'])}`, '');
+  if (subcategory === 'cover_letter' && r.chance(0.4)) lines.push(`${r.pick(['Re:', 'Subject:'])} ${r.pick(['Application for', 'Applying for the', 'Vacancy:'])} ${r.pick(TITLES)}`, '');
   const salutation = {
-    cover_letter: r.pick(['Dear Hiring Manager,', `Dear ${recipient},`, 'Dear Recruitment Team,', 'To whom it may concern,']),
-    business: r.pick([`Dear ${r.pick(['Mr.', 'Ms.', 'Dr.'])} ${recipient.split(' ')[1]},`, 'Dear Sir or Madam,', `Dear ${recipient},`]),
-    personal: r.pick([`Dear ${recipient.split(' ')[0]},`, `Hi ${recipient.split(' ')[0]},`, `Dearest ${r.pick(['Mum', 'Grandma', 'Aunt Rosa', 'Uncle Tom'])},`]),
+    cover_letter: r.pick(['Dear Hiring Manager,', `Dear ${recipient},`, 'Dear Recruitment Team,', 'To whom it may concern,', `Dear ${r.pick(['Mr.', 'Ms.', 'Dr.'])} ${recipient.split(' ')[1]},`, 'Dear Selection Committee,']),
+    business: r.pick([`Dear ${r.pick(['Mr.', 'Ms.', 'Dr.'])} ${recipient.split(' ')[1]},`, `Dear ${recipient},`, ...BUSINESS_SALUTATIONS]),
+    personal: r.pick([`Dear ${recipient.split(' ')[0]},`, `Hi ${recipient.split(' ')[0]},`, `Hello ${recipient.split(' ')[0]}!`, `My dear ${recipient.split(' ')[0]},`, `Dearest ${r.pick(['Mum', 'Grandma', 'Aunt Rosa', 'Uncle Tom', 'Dad', 'Nana', 'sis'])},`]),
   }[subcategory];
   lines.push(salutation, '');
   const body = {
@@ -336,6 +339,10 @@ function letter(r: Random, subcategory: 'cover_letter' | 'business' | 'personal'
       'I would welcome the opportunity to discuss how my skills match your needs.',
       'Thank you for considering my application. I look forward to hearing from you.',
       'My background in customer service has given me strong communication skills.',
+      'Please find my CV attached for your consideration.',
+      'I recently graduated and am eager to begin my career with an organisation like yours.',
+      'The job description matches my experience closely.',
+      'I am available for an interview at your convenience.',
     ],
     business: [
       'Thank you for your letter regarding our recent order.',
@@ -347,6 +354,14 @@ function letter(r: Random, subcategory: 'cover_letter' | 'business' | 'personal'
       'Should you have any questions, please do not hesitate to contact me.',
       'We appreciate your continued business and look forward to working with you.',
       'Please note that our office will move to a new address from next quarter.',
+      'I wish to complain about the poor service I received at your branch.',
+      'The goods arrived damaged and I request a refund or replacement.',
+      'I am pleased to recommend my former colleague, who worked with us for four years.',
+      'We apologise for the inconvenience caused by the delay.',
+      'I am writing to enquire whether you stock spare parts for this model.',
+      'Your membership will expire at the end of the month and we invite you to renew.',
+      'I would be grateful for a prompt reply.',
+      'Please treat this letter as formal notice of our intention to terminate the service.',
     ],
     personal: [
       'It was so lovely to see you at the wedding last month.',
@@ -357,48 +372,72 @@ function letter(r: Random, subcategory: 'cover_letter' | 'business' | 'personal'
       'The garden is full of roses this year.',
       'We are planning to visit you over the summer holidays.',
       'Thank you so much for the birthday present, it was perfect.',
+      'I was so sorry to hear about your news and I am thinking of you.',
+      'The weather here has been glorious and we spend every evening outside.',
+      'Thank you for having us to stay, we had the best time.',
+      'The cat has taken over the sofa again.',
+      'Come and stay with us whenever you like, the spare room is ready.',
+      'I have started learning the piano, can you believe it?',
     ],
   }[subcategory];
   lines.push(...r.sample(body, r.int(3, 5)).map((s) => (r.chance(0.5) ? s : `${s} ${r.pick(body)}`)), '');
   const closing = {
-    cover_letter: r.pick(['Sincerely,', 'Yours faithfully,', 'Kind regards,', 'Respectfully,']),
-    business: r.pick(['Yours sincerely,', 'Best regards,', 'Kind regards,', 'Yours faithfully,']),
-    personal: r.pick(['Love,', 'With love,', 'Hugs,', 'All my love,', 'Take care,']),
+    cover_letter: r.pick(['Sincerely,', 'Yours faithfully,', 'Kind regards,', 'Respectfully,', 'Yours sincerely,', 'Best regards,']),
+    business: r.pick(['Yours sincerely,', 'Best regards,', 'Kind regards,', 'Yours faithfully,', 'Regards,', 'Sincerely,', 'With best wishes,']),
+    personal: r.pick(['Love,', 'With love,', 'Hugs,', 'All my love,', 'Take care,', 'Lots of love,', 'Much love,', 'Your friend,', 'Warmly,', 'See you soon,', 'xx']),
   }[subcategory];
   lines.push(closing, subcategory === 'personal' ? sender.split(' ')[0]! : sender);
-  if (subcategory === 'business') lines.push(r.pick(['Account Manager', 'Director of Sales', 'Customer Relations', 'Head of Procurement']), company(r));
-  if (subcategory === 'cover_letter' && r.chance(0.4)) lines.push('Enclosure: Resume');
+  if (subcategory === 'business' && r.chance(0.7)) lines.push(r.pick(['Account Manager', 'Director of Sales', 'Customer Relations', 'Head of Procurement', 'Office Manager', 'Chief Executive', 'Membership Secretary']), company(r));
+  if (subcategory === 'cover_letter' && r.chance(0.4)) lines.push(r.pick(['Enclosure: Resume', 'Enc. CV', 'Attachment: CV and references']));
   return lines.join('\n');
 }
 
-const TITLES = ['Software Engineer', 'Data Analyst', 'Project Manager', 'Registered Nurse', 'Accountant', 'Marketing Specialist', 'Mechanical Engineer', 'Teacher', 'UX Designer', 'Sales Associate'];
-const SKILLS = ['Python', 'SQL', 'Java', 'Excel', 'Project management', 'Agile', 'Scrum', 'Tableau', 'Customer service', 'Leadership', 'Public speaking', 'AutoCAD', 'Photoshop', 'JavaScript', 'React', 'Financial modelling', 'SAP', 'Negotiation', 'Data analysis', 'Machine learning', 'Kubernetes', 'Patient care', 'Bookkeeping', 'Spanish'];
+const TITLES = ['Software Engineer', 'Data Analyst', 'Project Manager', 'Registered Nurse', 'Accountant', 'Marketing Specialist', 'Mechanical Engineer', 'Teacher', 'UX Designer', 'Sales Associate', 'Electrician', 'Paralegal', 'Line Cook', 'Restaurant Manager', 'Logistics Coordinator', 'Pharmacist', 'Architect', 'HR Advisor', 'Barista', 'Procurement Officer', 'Store Manager', 'Research Scientist'];
+const SKILLS = ['Python', 'SQL', 'Java', 'Excel', 'Project management', 'Agile', 'Scrum', 'Tableau', 'Customer service', 'Leadership', 'Public speaking', 'AutoCAD', 'Photoshop', 'JavaScript', 'React', 'Financial modelling', 'SAP', 'Negotiation', 'Data analysis', 'Machine learning', 'Kubernetes', 'Patient care', 'Bookkeeping', 'Spanish', 'Food hygiene', 'Team building', 'Time management', 'Wiring and testing', 'Legal research', 'Supplier management', 'Payroll', 'Visual merchandising', 'Cash handling', 'Lab techniques'];
 const SCHOOLS = ['University of Manchester', 'State University', 'Technical University of Munich', 'City College', 'University of Toronto', 'Trinity College Dublin'];
 
 function resume(r: Random): string {
   const name = person(r);
   const lines: string[] = [];
-  lines.push(r.chance(0.4) ? name.toUpperCase() : name);
-  if (r.chance(0.5)) lines.push(r.pick(TITLES));
-  lines.push([email(r, name), phone(r), r.pick(CITIES).split(/[\d,]/)[0]!.trim()].join(r.pick([' | ', ' · ', '\n'])));
-  if (r.chance(0.4)) lines.push(`linkedin.com/in/${name.toLowerCase().replace(/[^a-z]+/g, '')}`);
+  const banner = r.pick(['', '', '', 'CURRICULUM VITAE', 'Curriculum Vitae', 'RÉSUMÉ', 'Resume', 'CV']);
+  if (banner) lines.push(banner, '');
+  const labelledContact = r.chance(0.35);
+  if (labelledContact) {
+    lines.push(`${r.pick(['Name:', 'Full name:'])} ${name}`, `${r.pick(['Email:', 'E-mail:'])} ${email(r, name)}`, `${r.pick(['Phone:', 'Tel:', 'Mobile:', 'Cell:'])} ${phone(r)}`);
+    if (r.chance(0.5)) lines.push(`Address: ${address(r).join(', ')}`);
+  } else {
+    lines.push(r.chance(0.4) ? name.toUpperCase() : name);
+    if (r.chance(0.5)) lines.push(r.pick(TITLES));
+    lines.push([email(r, name), phone(r), r.pick(CITIES).split(/[\d,]/)[0]!.trim()].join(r.pick([' | ', ' · ', '\n', ' • '])));
+  }
+  if (r.chance(0.3)) lines.push(`linkedin.com/in/${name.toLowerCase().replace(/[^a-z]+/g, '')}`);
   lines.push('');
-  const summary = ['Results-driven professional with {n} years of experience.', 'Detail-oriented team player seeking a challenging role.', 'Proven track record of improving processes and reducing costs.', 'Passionate about building reliable products and mentoring others.'];
-  lines.push(r.pick(['PROFESSIONAL SUMMARY', 'Summary', 'Profile', 'Objective']), sentences(r, summary, 1, 2).replace('{n}', String(r.int(2, 15))), '');
-  lines.push(r.pick(['EXPERIENCE', 'Work Experience', 'Professional Experience', 'Employment History']));
-  const bullets = ['Managed a portfolio of 30 client accounts.', 'Reduced processing time by 25% through automation.', 'Led the migration to a new reporting platform.', 'Trained and supervised junior staff.', 'Developed dashboards used by senior management.', 'Coordinated cross-functional teams across three sites.', 'Handled budgets of up to 2M.', 'Designed and shipped new customer-facing features.'];
+  const summary = ['Results-driven professional with {n} years of experience.', 'Detail-oriented team player seeking a challenging role.', 'Proven track record of improving processes and reducing costs.', 'Passionate about building reliable products and mentoring others.', 'Hard-working and reliable, with excellent references.', 'Recent graduate looking for an entry-level position.', 'Experienced manager with a background in hospitality and retail.', 'Seeking a role where I can grow and contribute to a great team.'];
+  if (r.chance(0.8)) lines.push(r.pick(['PROFESSIONAL SUMMARY', 'Summary', 'Profile', 'Objective', 'Personal Statement', 'About Me', 'Career Objective', 'PERSONAL PROFILE']), sentences(r, summary, 1, 2).replace('{n}', String(r.int(2, 15))), '');
+  lines.push(r.pick(['EXPERIENCE', 'Work Experience', 'Professional Experience', 'Employment History', 'Career History', 'Employment', 'Work History', 'Relevant Experience', 'CAREER SUMMARY']));
+  const bullets = ['Managed a portfolio of 30 client accounts.', 'Reduced processing time by 25% through automation.', 'Led the migration to a new reporting platform.', 'Trained and supervised junior staff.', 'Developed dashboards used by senior management.', 'Coordinated cross-functional teams across three sites.', 'Handled budgets of up to 2M.', 'Designed and shipped new customer-facing features.', 'Prepared meals for up to 200 covers a night.', 'Installed and maintained electrical systems in commercial buildings.', 'Drafted contracts and researched case law.', 'Scheduled deliveries for a fleet of 40 vehicles.', 'Dispensed prescriptions and advised patients.', 'Increased store sales by 12% year on year.', 'Responsible for recruitment and onboarding.'];
   let year = r.int(2021, 2024);
+  const layout = r.int(0, 2);
   for (let i = 0; i < r.int(1, 3); i++) {
     const start = year - r.int(1, 4);
-    lines.push(`${r.pick(TITLES)}, ${company(r)}  ${r.pick(['', 'Jan ', 'Mar ', 'Sep '])}${start} – ${i === 0 ? r.pick(['Present', 'present', 'Current']) : year}`);
-    for (const bullet of r.sample(bullets, r.int(2, 4))) lines.push(`${r.pick(['•', '-', '*'])} ${bullet}`);
+    const until = i === 0 ? r.pick(['Present', 'present', 'Current', 'now']) : String(year);
+    const title = r.pick(TITLES);
+    const employer = company(r);
+    lines.push(layout === 0 ? `${title}, ${employer}  ${r.pick(['', 'Jan ', 'Mar ', 'Sep '])}${start} – ${until}` : layout === 1 ? `${start} – ${until}   ${title}, ${employer}` : `${employer} — ${title} (${start}–${until})`);
+    for (const bullet of r.sample(bullets, r.int(1, 4))) lines.push(`${r.pick(['•', '-', '*', ''])} ${bullet}`.trim());
     year = start;
   }
-  lines.push('', r.pick(['EDUCATION', 'Education', 'Academic Background']), `${r.pick(['B.Sc. Computer Science', 'BA Economics', 'MBA', 'M.Eng. Mechanical Engineering', 'BSc Nursing', 'Diploma in Accounting'])}, ${r.pick(SCHOOLS)}, ${year - r.int(0, 3)}`, '');
-  const skills = r.sample(SKILLS, r.int(4, 9));
-  lines.push(r.pick(['SKILLS', 'Skills', 'Key Skills', 'Technical Skills']), r.pick([skills.join(', '), skills.join(' | '), skills.map((s) => `• ${s}`).join('\n')]));
-  if (r.chance(0.4)) lines.push('', 'LANGUAGES', r.sample(['English (native)', 'French (fluent)', 'German (intermediate)', 'Spanish (basic)'], 2).join(', '));
-  if (r.chance(0.3)) lines.push('', 'References available upon request.');
+  lines.push('', r.pick(['EDUCATION', 'Education', 'Academic Background', 'Qualifications', 'Education and Training', 'ACADEMIC QUALIFICATIONS']), `${r.pick(['B.Sc. Computer Science', 'BA Economics', 'MBA', 'M.Eng. Mechanical Engineering', 'BSc Nursing', 'Diploma in Accounting', 'City & Guilds Level 3 Electrical', 'LLB Law', 'NVQ Level 2 Hospitality', 'PhD Chemistry'])}, ${r.pick(SCHOOLS)}, ${year - r.int(0, 3)}`, '');
+  const skills = r.sample(SKILLS, r.int(3, 9));
+  lines.push(r.pick(['SKILLS', 'Skills', 'Key Skills', 'Technical Skills', 'Core Competencies', 'Areas of Expertise', 'Competencies', 'Skills & Abilities']), r.pick([skills.join(', '), skills.join(' | '), skills.join(' / '), skills.map((s) => `• ${s}`).join('\n')]));
+  const extras: [string, string][] = [
+    ['LANGUAGES', r.sample(['English (native)', 'French (fluent)', 'German (intermediate)', 'Spanish (basic)', 'Italian (conversational)'], 2).join(', ')],
+    ['Certifications', r.sample(['PMP', 'First Aid at Work', 'AWS Certified Developer', 'Food Safety Level 2', 'CIPD Level 5', 'Forklift licence'], 2).join(', ')],
+    ['Interests', r.sample(['Hiking', 'Chess', 'Photography', 'Cooking', 'Volunteering', 'Football', 'Reading'], 3).join(', ')],
+    ['Volunteer Work', 'Weekend volunteer at the local animal shelter.'],
+    ['References', 'References available upon request.'],
+  ];
+  for (const [heading, content] of r.sample(extras, r.int(0, 3))) lines.push('', heading, content);
   return lines.join('\n');
 }
 
@@ -484,6 +523,35 @@ const OTHER_KINDS: Record<string, (r: Random) => string> = {
       sentences(r, ['Join us for our annual summer picnic in the park.', 'The office will be closed on Monday for the public holiday.', 'Bring a dish to share and your favourite games.', 'The swimming pool will reopen after maintenance next week.', 'All are welcome, admission is free.', 'Please register by the end of the month.'], 2, 4),
       `When: ${formatDate(randomDate(r), 'long')}`,
     ].join('\n'),
+  story: (r) =>
+    sentences(r, ['The old lighthouse keeper climbed the stairs one last time.', 'Nobody in the village remembered when the clock had stopped.', 'She opened the letter, then closed it again without reading a word.', 'Outside, the snow kept falling as if it had nowhere else to be.', 'He laughed, and for a moment the kitchen felt warm again.', 'The train pulled away and the platform emptied.', 'Somewhere a dog barked, and the spell was broken.', 'By morning the river had risen over the bridge.'], 4, 7),
+  encyclopedia: (r) =>
+    [
+      r.pick(['The Danube', 'Mount Kilimanjaro', 'The Printing Press', 'Honeybees', 'The Roman Empire']),
+      '',
+      sentences(r, ['It is one of the best known examples of its kind in the world.', 'Its origins can be traced back several thousand years.', 'The name is thought to derive from an ancient word for water.', 'Scholars disagree about its exact age.', 'It played an important role in the economy of the region.', 'Today it attracts visitors from around the world.', 'It is home to hundreds of species of plants and animals.', 'The first written description dates from the fifteenth century.'], 3, 6),
+    ].join('\n'),
+  product: (r) =>
+    [
+      r.pick(['UltraLight Trekking Poles', 'Bamboo Bath Towel Set', 'Smart LED Bulb (2-pack)', 'Stainless Steel Water Bottle', 'Noise-Cancelling Headphones']),
+      '',
+      sentences(r, ['Designed for everyday adventures.', 'Made from sustainable materials.', 'Lightweight, durable and easy to clean.', 'Pairs with your phone in seconds.', 'Available in five colours.', 'Machine washable at 40 degrees.', 'Backed by a two-year warranty.', 'Customers love its soft feel and quality.'], 3, 6),
+    ].join('\n'),
+  todo: (r) => [r.pick(['To do', 'Things to do this week', 'Shopping list', 'Packing list']), '', ...r.sample(['- pick up dry cleaning', '- book dentist', '- milk, eggs, bread', '- pay phone bill', '- passport', '- charger', '- renew car insurance', '- call Mum', '- buy stamps', '- sunglasses'], r.int(3, 7))].join('\n'),
+  forum: (r) =>
+    [
+      r.pick(['Which tent for wild camping?', 'Help: sourdough not rising', 'Best beginner road bike?', 'Laptop fan noise after update']),
+      `Posted by ${r.pick(['hillwalker', 'crumbqueen', 'spokes42', 'quietfan'])} ${r.int(2, 11)} hours ago`,
+      '',
+      sentences(r, ['Has anyone else had this problem?', 'I tried everything in the guides but no luck.', 'Any recommendations welcome, budget is limited.', 'Update: fixed it, thanks all!', 'I would go for the lighter one every time.', 'Same here, it started last week.'], 2, 4),
+    ].join('\n'),
+  press: (r) =>
+    [
+      r.pick(['PRESS RELEASE', 'News release', 'For release on publication']),
+      `${company(r)} ${r.pick(['launches new app', 'appoints new chief executive', 'wins sustainability award', 'expands into Asia'])}`,
+      sentences(r, ['The announcement was made at the annual conference.', 'The company expects to create fifty new jobs.', 'Customers will benefit from faster service.', '"We are delighted," said a spokesperson.', 'Further details will be announced in the spring.', 'Notes to editors: images are available on request.'], 3, 5),
+    ].join('\n'),
+  sports: (r) => [`${r.pick(['Saturday results', 'Match report', 'League table update'])}`, ...Array.from({ length: r.int(3, 6) }, () => `${r.pick(COMPANY_HEADS)} ${r.int(0, 4)} - ${r.int(0, 4)} ${r.pick(COMPANY_HEADS)}`), sentences(r, ['A late goal settled a tense match.', 'The visitors dominated possession.', 'Rain made conditions difficult.'], 1, 2)].join('\n'),
   notes: (r) =>
     [
       `Lecture ${r.int(1, 20)}: ${r.pick(['Photosynthesis', 'The French Revolution', 'Supply and Demand', 'Plate Tectonics', 'Introduction to Algorithms'])}`,

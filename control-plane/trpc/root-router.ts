@@ -1,6 +1,7 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import { chatRouter } from '../chat/chat.router.ts';
+import { geoRouter } from '../geo/geo.router.ts';
 import { healthRouter } from '../health/health.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
@@ -29,6 +30,7 @@ export const appRouter = t.router({
   uploads: uploadsRouter,
   chat: chatRouter,
   runtime: runtimeRouter,
+  geo: geoRouter,
 });
 
 export type AppRouter = typeof appRouter;

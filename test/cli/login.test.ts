@@ -45,6 +45,57 @@ async function browse(start: string, email: string): Promise<Response> {
   throw new Error('the login did not reach the callback');
 }
 
+/** The named form of a page: where it posts and its fields (hidden ones with their values). */
+function formOf(html: string, id?: string): { action: string; fields: Record<string, string> } | undefined {
+  const form = new RegExp(`<form\\b[^>]*${id ? `id="${id.replace('.', '\\.')}"` : ''}[^>]*>([\\s\\S]*?)</form>`, 'i').exec(html);
+  if (!form) return undefined;
+  const action = /action="([^"]*)"/i.exec(form[0])?.[1] ?? '';
+  const fields: Record<string, string> = {};
+  for (const input of form[1]!.matchAll(/<input\b[^>]*>/gi)) {
+    const name = /name="([^"]*)"/i.exec(input[0])?.[1];
+    if (name) fields[name] = /value="([^"]*)"/i.exec(input[0])?.[1] ?? '';
+  }
+  return { action: action.replace(/&amp;/g, '&'), fields };
+}
+
+/** Plays the user on another device: opens the verification address, confirms the code, signs in, and returns the last page. */
+async function confirmDevice(start: string, email: string): Promise<string> {
+  const cookies = new Map<string, string>();
+  let url = new URL(start);
+  let form: URLSearchParams | undefined;
+  for (let hop = 0; hop < 20; hop++) {
+    const response = await fetch(url, {
+      method: form ? 'POST' : 'GET',
+      headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      body: form?.toString(),
+      redirect: 'manual',
+    });
+    form = undefined;
+    for (const header of response.headers.getSetCookie()) {
+      const [pair = ''] = header.split(';');
+      const at = pair.indexOf('=');
+      cookies.set(pair.slice(0, at).trim(), pair.slice(at + 1).trim());
+    }
+    const location = response.headers.get('location');
+    if (response.status >= 300 && response.status < 400 && location) {
+      url = new URL(location, url);
+      continue;
+    }
+    const html = await response.text();
+    // The code from the address is posted by a form of its own (sent by script in a browser), then confirmed.
+    const confirm = formOf(html, 'op.deviceConfirmForm') ?? (/name="user_code"/.test(html) ? formOf(html) : undefined);
+    const login = /<form\b[^>]*action="([^"]*)"[\s\S]*?name="email"/i.exec(html)?.[1];
+    if (confirm) {
+      url = new URL(confirm.action, url);
+      form = new URLSearchParams(confirm.fields);
+    } else if (login) {
+      url = new URL(login.replace(/&amp;/g, '&'), url);
+      form = new URLSearchParams({ email });
+    } else return html;
+  }
+  throw new Error('the device sign-in did not finish');
+}
+
 describe('svc login', { timeout: 90_000 }, () => {
   let stack: TestStack;
   let home: string;
@@ -60,7 +111,7 @@ describe('svc login', { timeout: 90_000 }, () => {
 
   it('logs in with PKCE through a localhost callback, saves the tokens 0600, selects the tenant, and logs out', async () => {
     const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: home, BASE_URL_PUBLIC_API: stack.url };
-    const login = execa('node', [BIN, 'login', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const login = execa('node', [BIN, 'login', '--browser', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
     let stderr = '';
     const address = await new Promise<string>((resolve, reject) => {
       login.stderr!.on('data', (chunk: Buffer) => {
@@ -108,5 +159,39 @@ describe('svc login', { timeout: 90_000 }, () => {
     await expect(stat(tokens)).rejects.toThrow();
     const after = await svc(['resources', 'list', 'project', '--tenant-id', 'acme', '--format', 'json'], { HOME: home, BASE_URL_PUBLIC_API: stack.url });
     expect(after.json.error).toMatchObject({ code: 'E101' });
+  });
+
+  it('logs in with the device authorization grant where no browser can open, and saves the tokens', async () => {
+    const deviceHome = await mkdtemp(join(tmpdir(), 'svc-home-'));
+    try {
+      // No DISPLAY and an SSH session: the client cannot show a browser here, so it asks for a code on another device.
+      const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: deviceHome, BASE_URL_PUBLIC_API: stack.url, SSH_CONNECTION: '10.0.0.1 22 10.0.0.2 22' };
+      const login = execa('node', [BIN, 'login', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+      let stderr = '';
+      const prompt = await new Promise<{ uri: string; code: string; complete: string }>((resolve, reject) => {
+        login.stderr!.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+          const found = /open (http\S+) on any device and enter the code (\S+)\n\(or open (http\S+)\)/.exec(stderr);
+          if (found) resolve({ uri: found[1]!, code: found[2]!, complete: found[3]! });
+        });
+        void login.then(() => reject(new Error(`login exited first: ${stderr}`)));
+      });
+      expect(new URL(prompt.uri).pathname).toBe('/oauth2/v2.0/device');
+      expect(new URL(prompt.complete).searchParams.get('user_code')).toBe(prompt.code);
+      const last = await confirmDevice(prompt.complete, ADMIN);
+      expect(last).toContain('Your device is signed in');
+      const done = await login;
+      expect(done.exitCode, done.stderr).toBe(0);
+      expect(done.stderr).toContain('Active tenant: ');
+      const saved = JSON.parse(await readFile(join(deviceHome, '.svc', 'tokens.json'), 'utf8')).default;
+      expect(saved).toMatchObject({ accessToken: expect.any(String), refreshToken: expect.any(String), expiresAt: expect.any(Number) });
+      const listed = await svc(['resources', 'list', 'project', '--limit', '1', '--format', 'json'], { HOME: deviceHome, BASE_URL_PUBLIC_API: stack.url });
+      expect(listed.exitCode, listed.stderr).toBe(0);
+
+      const both = await svc(['login', '--device', '--browser'], { HOME: deviceHome, BASE_URL_PUBLIC_API: stack.url });
+      expect(both.exitCode).toBe(2);
+    } finally {
+      await rm(deviceHome, { recursive: true, force: true });
+    }
   });
 });

@@ -93,6 +93,15 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v4/workflows/runtime/:workflowKey/status': { tenantFrom: 'query', sample: { workflowKey: 'route-case' } },
   'POST /v4/workflows/runtime-requests': { tenantFrom: 'query', body: { workflow_key: 'route-case', reason: 'route case' } },
   'GET /v4/integrations/builder/readiness': { tenantFrom: 'query' },
+  'POST /v4/geo/resolve-location': { tenantFrom: 'query', body: { query: 'Paris' } },
+  'POST /v4/geo/reverse': { tenantFrom: 'query', body: { lat: 48.85, lon: 2.35 } },
+  'GET /v4/geo/datasets/:tenantId': { tenantFrom: 'path' },
+  'POST /v4/geo/datasets/:tenantId': { tenantFrom: 'path', body: { key: 'route-case' } },
+  'GET /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'DELETE /v4/geo/datasets/:tenantId/:dataset': { tenantFrom: 'path', sample: { dataset: 'route-case' } },
+  'POST /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'PUT /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
+  'GET /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, query: 'bbox=-1,-1,1,1' },
 };
 
 export interface RouteCall {

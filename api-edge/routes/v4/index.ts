@@ -8,6 +8,7 @@ import { v4ResourceFileRoutes } from './data-resource-files.ts';
 import { v4ResourceQueryRoutes } from './data-resource-queries.ts';
 import { v4ResourceRoutes } from './data-resources.ts';
 import { v4StorageRoutes } from './data-storage.ts';
+import { v4GeoRoutes } from './geo.ts';
 import { v4IdentityRoutes } from './identity.ts';
 import { v4IntegrationRoutes } from './integrations.ts';
 import { v4CapabilityRoutes } from './platform-capabilities.ts';
@@ -16,7 +17,7 @@ import { v4WorkflowRoutes } from './workflows.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `geo.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
@@ -30,6 +31,7 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHe
     .use(v4ResourceRoutes(cp, calls))
     .use(v4ResourceFileRoutes(cp, calls))
     .use(v4ResourceBatchRoutes(cp, calls))
+    .use(v4GeoRoutes(cp, calls))
     .use(v4AiChatRoutes(cp, calls, { heartbeatMs: options.sseHeartbeatMs }))
     .use(v4WorkflowRoutes(cp, calls))
     .use(v4IntegrationRoutes(cp, calls));

@@ -1,0 +1,210 @@
+import { randomUUID } from 'node:crypto';
+import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
+import type { Db, Tx } from '../db/client.ts';
+import { ConflictError, ForbiddenError, NotFoundError } from '../errors.ts';
+import type { Actor } from '../identity/identity.schema.ts';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../query/cursor.ts';
+import { GAZETTEER_ATTRIBUTION, sharedGazetteer, type Gazetteer } from './gazetteer.ts';
+import { boundsOf, boxesAround, boxesOfBbox, boxWithin, meetsBox, metersToGeometry, type Box, type Geometry } from './geometry.ts';
+import {
+  countDatasets,
+  deleteDataset,
+  deleteFeaturesExcept,
+  featuresInArea,
+  findDataset,
+  insertDataset,
+  listDatasets,
+  pointsNear,
+  refreshDataset,
+  shapesInArea,
+  upsertFeatures,
+  type Area,
+  type DatasetRow,
+  type FeatureRow,
+  type StoredFeature,
+} from './geo.repo.ts';
+import {
+  MAX_DATASETS_PER_TENANT,
+  MAX_FEATURES_PER_DATASET,
+  type CreateDatasetInput,
+  type Dataset,
+  type Feature,
+  type FeaturePage,
+  type IngestInput,
+  type QueryFeaturesInput,
+  type ResolveLocationInput,
+  type ReverseInput,
+} from './geo.schema.ts';
+
+export type GeoService = ReturnType<typeof createGeoService>;
+
+const CAPABILITY = 'geo';
+const WHOLE_WORLD: Box = { west: -180, south: -90, east: 180, north: 90 };
+
+/** Boxes that share their latitudes (a box cut at the antimeridian) as the area a query scans. */
+const areaOf = (boxes: readonly Box[], span: number): Area => ({
+  south: boxes[0]!.south,
+  north: boxes[0]!.north,
+  lonRanges: boxes.map(({ west, east }) => ({ west, east })),
+  span,
+});
+
+const toFeature = (row: StoredFeature, distance?: number): Feature => ({
+  type: 'Feature',
+  id: row.fidIsNumber ? Number(row.fid) : row.fid,
+  geometry: row.geometry as Feature['geometry'],
+  properties: row.properties,
+  ...(distance === undefined ? {} : { distanceMeters: Math.round(distance * 10) / 10 }),
+});
+
+/** Orders by distance, then id (PostgreSQL orders uuids as their lower-case text). */
+const nearestFirst = (a: { distance: number; id: string }, b: { distance: number; id: string }) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Geo: place names and coordinates from the gazetteer, and each tenant's datasets of GeoJSON
+ * features, queried by box and by radius. Every operation needs the tenant's `geo` capability;
+ * its limits `maxDatasets` and `maxFeaturesPerDataset` apply when the plan or an override sets them.
+ */
+export function createGeoService(deps: { db: Db; capabilities: CapabilitiesService; gazetteer?: () => Gazetteer }) {
+  const { db, capabilities } = deps;
+  const gazetteer = deps.gazetteer ?? sharedGazetteer;
+
+  async function datasetOf(tx: Tx, key: string, lock = false): Promise<DatasetRow> {
+    const dataset = await findDataset(tx, key, lock);
+    if (!dataset) throw new NotFoundError(`dataset "${key}"`);
+    return dataset;
+  }
+
+  const withoutSpan = ({ maxLatSpan: _, ...dataset }: DatasetRow): Dataset => dataset;
+
+  /** A page of the features whose geometry meets the boxes, by southern edge then id. */
+  async function pageInBoxes(tx: Tx, dataset: DatasetRow, boxes: readonly Box[], input: QueryFeaturesInput): Promise<FeaturePage> {
+    const fingerprint = queryFingerprint({ dataset: dataset.id, bbox: input.bbox ?? null });
+    const key = input.cursor ? decodeCursor(input.cursor, fingerprint, 2) : undefined;
+    let after = key ? { minLat: Number(key[0]), id: String(key[1]) } : null;
+    const area = areaOf(boxes, dataset.maxLatSpan);
+    const batch = Math.max(2 * (input.limit + 1), 200);
+    const found: Array<StoredFeature & { minLat: number }> = [];
+    // A box is a candidate filter: a line or polygon whose box meets the area may still miss it.
+    for (;;) {
+      const rows = await featuresInArea(tx, dataset.id, area, after, batch);
+      for (const row of rows) {
+        if (row.geometry.type === 'Point' || boxes.some((box) => boxWithin(row.bounds, box)) || boxes.some((box) => meetsBox(row.geometry, box))) found.push(row);
+        if (found.length > input.limit) break;
+      }
+      if (found.length > input.limit || rows.length < batch) break;
+      after = { minLat: rows.at(-1)!.minLat, id: rows.at(-1)!.id };
+    }
+    const page = found.slice(0, input.limit);
+    const last = page.at(-1);
+    return {
+      type: 'FeatureCollection',
+      features: page.map((row) => toFeature(row)),
+      nextCursor: found.length > input.limit && last ? encodeCursor(fingerprint, [String(last.minLat), last.id]) : null,
+    };
+  }
+
+  /** A page of the features within the radius, nearest first: points measured in SQL, other shapes here. */
+  async function pageNear(tx: Tx, dataset: DatasetRow, input: QueryFeaturesInput & { lat: number; lon: number; radius: number }): Promise<FeaturePage> {
+    const { lat, lon, radius, limit } = input;
+    const fingerprint = queryFingerprint({ dataset: dataset.id, lat, lon, radius });
+    const key = input.cursor ? decodeCursor(input.cursor, fingerprint, 2) : undefined;
+    const after = key ? { distance: Number(key[0]), id: String(key[1]) } : null;
+    const area = areaOf(boxesAround(lat, lon, radius), dataset.maxLatSpan);
+    const points = await pointsNear(tx, dataset.id, { lat, lon, radius, area }, after, limit + 1);
+    const shapes = (await shapesInArea(tx, dataset.id, area))
+      .map((row) => ({ ...row, distance: metersToGeometry(lat, lon, row.geometry) }))
+      .filter((row) => row.distance <= radius && (!after || nearestFirst(row, after) > 0));
+    const found = [...points, ...shapes].sort(nearestFirst).slice(0, limit + 1);
+    const page = found.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      type: 'FeatureCollection',
+      features: page.map((row) => toFeature(row, row.distance)),
+      nextCursor: found.length > limit && last ? encodeCursor(fingerprint, [String(last.distance), last.id]) : null,
+    };
+  }
+
+  return {
+    /** Places whose name matches the query, best first (exact, prefix, word, then spelling mistakes; then population). */
+    async resolveLocation(actor: Actor, input: ResolveLocationInput) {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      const { interpreted, places } = gazetteer().resolve({ text: input.query, limit: input.limit, country: input.country });
+      return { interpreted, data: places, attribution: GAZETTEER_ATTRIBUTION };
+    },
+
+    /** The places nearest to a position, nearest first. */
+    async reverse(actor: Actor, input: ReverseInput) {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      return { data: gazetteer().nearest(input), attribution: GAZETTEER_ATTRIBUTION };
+    },
+
+    async listDatasets(actor: Actor): Promise<{ data: Dataset[] }> {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      return { data: await db.inTenant(actor.tenantId, (tx) => listDatasets(tx)) };
+    },
+
+    /** Creates an empty dataset; 409 when the tenant has one of that key, 403 past the tenant's number of datasets. */
+    async createDataset(actor: Actor, input: CreateDatasetInput): Promise<Dataset> {
+      const { limits } = await capabilities.require(actor.tenantId, CAPABILITY);
+      const allowed = limits.maxDatasets ?? MAX_DATASETS_PER_TENANT;
+      return db.inTenant(actor.tenantId, async (tx) => {
+        // One creation at a time per tenant, so that two cannot both pass the count.
+        await tx`select pg_advisory_xact_lock(hashtext('geo_datasets'), hashtext(${actor.tenantId}))`;
+        const held = await countDatasets(tx);
+        if (held >= allowed) throw new ForbiddenError(`capability ${CAPABILITY} allows ${allowed} datasets per tenant, and this tenant holds ${held}`);
+        if (await findDataset(tx, input.key)) throw new ConflictError(`dataset "${input.key}" already exists`, { field: 'key' });
+        return insertDataset(tx, input, actor.userId);
+      });
+    },
+
+    async getDataset(actor: Actor, key: string): Promise<Dataset> {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      return withoutSpan(await db.inTenant(actor.tenantId, (tx) => datasetOf(tx, key)));
+    },
+
+    /** Deletes a dataset and every feature of it. */
+    async deleteDataset(actor: Actor, key: string): Promise<void> {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      const deleted = await db.inTenant(actor.tenantId, (tx) => deleteDataset(tx, key));
+      if (!deleted) throw new NotFoundError(`dataset "${key}"`);
+    },
+
+    /**
+     * Adds a FeatureCollection's features to a dataset, each replacing the feature of its id
+     * (features without an id get a new one); with `replace`, the features the collection does not
+     * name are removed too. All or nothing; ingests into one dataset run one at a time.
+     */
+    async ingest(actor: Actor, input: IngestInput) {
+      const { limits } = await capabilities.require(actor.tenantId, CAPABILITY);
+      const allowed = limits.maxFeaturesPerDataset ?? MAX_FEATURES_PER_DATASET;
+      const rows: FeatureRow[] = input.features.map((feature) => ({
+        fid: feature.id === undefined ? randomUUID() : String(feature.id),
+        fidIsNumber: typeof feature.id === 'number',
+        geometry: feature.geometry as Geometry,
+        properties: feature.properties ?? null,
+        bounds: boundsOf(feature.geometry as Geometry),
+      }));
+      return db.inTenant(actor.tenantId, async (tx) => {
+        const dataset = await datasetOf(tx, input.dataset, true);
+        const { created, updated } = await upsertFeatures(tx, dataset.id, rows);
+        const removed = input.replace ? await deleteFeaturesExcept(tx, dataset.id, rows.map((row) => row.fid)) : 0;
+        const refreshed = await refreshDataset(tx, dataset.id);
+        if (refreshed.featureCount > allowed) {
+          throw new ForbiddenError(`capability ${CAPABILITY} allows ${allowed} features per dataset; dataset "${input.dataset}" would hold ${refreshed.featureCount}`);
+        }
+        return { dataset: refreshed, created, updated, removed };
+      });
+    },
+
+    /** A page of a dataset's features: all, those meeting a box, or those within a radius (nearest first). */
+    async queryFeatures(actor: Actor, input: QueryFeaturesInput): Promise<FeaturePage> {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      return db.inTenant(actor.tenantId, async (tx) => {
+        const dataset = await datasetOf(tx, input.dataset);
+        if (input.lat !== undefined && input.lon !== undefined && input.radius !== undefined) return pageNear(tx, dataset, { ...input, lat: input.lat, lon: input.lon, radius: input.radius });
+        return pageInBoxes(tx, dataset, input.bbox ? boxesOfBbox(input.bbox) : [WHOLE_WORLD], input);
+      });
+    },
+  };
+}
