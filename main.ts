@@ -157,7 +157,13 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
   if (role === 'worker' && !env.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for the worker role: the Temporal frontend (host:port)');
   const identity =
     env.AUTH_ISSUER && env.AUTH_JWKS_URL
-      ? { issuer: env.AUTH_ISSUER, audience: env.AUTH_AUDIENCE ?? 'urn:svc:api', jwksUrl: env.AUTH_JWKS_URL, tenantClaim: env.AUTH_TENANT_CLAIM }
+      ? {
+          issuer: env.AUTH_ISSUER,
+          audience: env.AUTH_AUDIENCE ?? 'urn:svc:api',
+          jwksUrl: env.AUTH_JWKS_URL,
+          tenantClaim: env.AUTH_TENANT_CLAIM,
+          registrationToken: env.AUTH_REGISTRATION_TOKEN || undefined,
+        }
       : undefined;
   const port = portSetting(env, 'PORT', role === 'control-plane' ? 8081 : 8080);
   return {

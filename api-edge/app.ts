@@ -36,9 +36,13 @@ export interface EdgeDeps {
   sseHeartbeatMs?: number;
 }
 
-/** The resources budget covers v3 resources and v4 data; every other API shares the second budget. */
+/** The resources budget covers v3 resources, v4 data and verticals' resources; every other API shares the second budget. */
 function groupOf(pathname: string): RateLimitGroup {
-  return pathname.startsWith(`${V3_BASE}/resources`) || pathname.startsWith(`${V4_BASE}/data/resources`) ? 'resources' : 'users';
+  const resources =
+    pathname.startsWith(`${V3_BASE}/resources`) ||
+    pathname.startsWith(`${V4_BASE}/data/resources`) ||
+    (pathname.startsWith(`${V4_BASE}/verticals/`) && pathname.includes('/resources/'));
+  return resources ? 'resources' : 'users';
 }
 
 /** An error the control plane threw (it renders itself), as opposed to one of Elysia's own. */
@@ -144,7 +148,8 @@ export function createEdgeApp(deps: EdgeDeps) {
       }
       const { status, body } = toErrorResponse(error);
       if (status === 429) set.headers['retry-after'] = String(body.error.retryAfter ?? 1);
-      if (status >= 500) deps.onServerError?.(error, request);
+      // 501 is an answer (this deployment does not offer it), not a failure to log.
+      if (status >= 500 && status !== 501) deps.onServerError?.(error, request);
       set.status = status;
       return body;
     })

@@ -110,3 +110,20 @@ export {
   ResolveLocationInputSchema,
   ReverseInputSchema,
 } from './geo/geo.schema.ts';
+export {
+  ClientIdSchema,
+  EnsuredIdpAppSchema,
+  EnsureIdpAppInputSchema,
+  IdpAppSchema,
+  IdpAppWithSecretSchema,
+  RotatedSecretSchema,
+  type ProviderClient,
+} from './idp-apps/idp-apps.schema.ts';
+export type { IdentityProviderSettings } from './idp-apps/idp-apps.service.ts';
+export {
+  CreateVerticalResourceInputSchema,
+  ListVerticalResourcesInputSchema,
+  ReplaceVerticalResourceInputSchema,
+  VerticalKeySchema,
+  VerticalSchema,
+} from './verticals/verticals.schema.ts';

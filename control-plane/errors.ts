@@ -20,7 +20,8 @@ export const ERROR_CODES = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_FILE_TYPE',
   'INTERNAL_ERROR',
-  'UPSTREAM_ERROR',
+  'NOT_IMPLEMENTED',
+  'BAD_GATEWAY',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
@@ -146,6 +147,20 @@ export class UnsupportedFileTypeError extends DomainError {
   }
 }
 
+/** What this deployment cannot do (an external identity provider without dynamic client registration, say). */
+export class NotImplementedError extends DomainError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('NOT_IMPLEMENTED', message, details);
+  }
+}
+
+/** A service the platform relies on (an external identity provider) failed or answered what it should not. */
+export class BadGatewayError extends DomainError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('BAD_GATEWAY', message, details);
+  }
+}
+
 export class RateLimitError extends DomainError {
   constructor(readonly retryAfterSeconds: number) {
     super('RATE_LIMIT_EXCEEDED', 'too many requests');
@@ -171,5 +186,6 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_FILE_TYPE: 415,
   RATE_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
-  UPSTREAM_ERROR: 502,
+  NOT_IMPLEMENTED: 501,
+  BAD_GATEWAY: 502,
 };

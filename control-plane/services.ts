@@ -10,6 +10,7 @@ import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
 import { createGeoService, type GeoService } from './geo/geo.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
+import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from './idp-apps/idp-apps.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
@@ -26,6 +27,7 @@ import { createStorageService, type StorageService } from './storage/storage.ser
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
 import { createUploadsService, type UploadsService } from './uploads/uploads.service.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
+import { createVerticalsService, type VerticalsService } from './verticals/verticals.service.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
 export interface Services {
@@ -42,6 +44,8 @@ export interface Services {
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
+  idpApps: IdpAppsService;
+  verticals: VerticalsService;
   search: SearchService;
   geo: GeoService;
   answering: AnsweringService;
@@ -58,6 +62,9 @@ export interface AiDeps {
   readDocument?: ReadDocument;
 }
 
+/** Where the built-in identity provider is when nothing says: the edge's default public origin. */
+const DEFAULT_IDENTITY_PROVIDER: IdentityProviderSettings = { kind: 'built-in', issuer: () => 'http://localhost:8080' };
+
 /**
  * Composition of the control plane's services over one database, a workflow engine, an AI model
  * and a blob store. A domain reaches another only through the service given to it here, never
@@ -69,6 +76,8 @@ export function createServices(
     workflows?: WorkflowsPort;
     blobs: BlobStore;
     uploadLimitBytes?: number;
+    /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
+    identityProvider?: IdentityProviderSettings;
     /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
   } & AiDeps,
@@ -93,6 +102,7 @@ export function createServices(
   const identity = createIdentityService(deps);
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
+  const apps = createAppsService({ db: deps.db, tenants, identity, declarations });
   return {
     identity,
     objectTypes,
@@ -104,9 +114,11 @@ export function createServices(
     capabilities,
     storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
     tenants,
-    apps: createAppsService({ db: deps.db, tenants, identity, declarations }),
+    apps,
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
+    verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
     search,
     answering,
     chat,

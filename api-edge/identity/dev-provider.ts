@@ -22,6 +22,24 @@ export interface DevClient {
   redirectUris: string[];
 }
 
+/** A client the platform registered for an app (v4 provisioning/idp-apps), as the provider needs it. */
+export interface RegisteredClient {
+  clientId: string;
+  displayName: string;
+  redirectUris: string[];
+  tokenEndpointAuthMethod: 'client_secret_basic' | 'client_secret_post' | 'none';
+}
+
+/**
+ * Where the provider finds the clients the platform registers, asked on each authorization and
+ * token request, so that a new client works at once and a rotated secret stops at once. Secrets are
+ * never handed over: the platform checks them.
+ */
+export interface RegisteredClients {
+  find(clientId: string): Promise<RegisteredClient | undefined>;
+  verifySecret(clientId: string, secret: string): Promise<boolean>;
+}
+
 export interface DevIdentityProviderOptions {
   /** Origin the provider is reached at, e.g. `http://localhost:8080` (no path). */
   issuer: string;
@@ -31,6 +49,8 @@ export interface DevIdentityProviderOptions {
   jwks?: JSONWebKeySet;
   users?: readonly DevUser[];
   clients?: readonly DevClient[];
+  /** Clients registered through the platform, beside the static ones. */
+  registeredClients?: RegisteredClients;
   /** Keys that sign the provider's cookies. Random per process when omitted. */
   cookieKeys?: readonly string[];
   /** Trust `X-Forwarded-*` headers (set when a TLS-terminating proxy sits in front). */
@@ -51,6 +71,8 @@ export const CLI_CLIENT_ID = 'svc-cli';
 export const BFF_CLIENT_ID = 'svc-bff';
 
 const ACCESS_TOKEN_TTL_S = 60 * 60;
+/** oidc-provider's default clock tolerance, which its in-memory adapter takes too. */
+const CLOCK_TOLERANCE_S = 15;
 const RESOURCE_SCOPE = 'api';
 const INTERACTION_PREFIX = '/interaction/';
 const MAX_FORM_BYTES = 8 * 1024;
@@ -80,8 +102,10 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
   const { default: Provider, errors } = await loadOidcProvider();
 
   const usersBySub = new Map(users.map((user) => [user.sub, user]));
+  const staticClients = [...builtInClients(issuer), ...(opts.clients ?? []).map(publicClient)];
   const config: Configuration = {
-    clients: [...builtInClients(issuer), ...(opts.clients ?? []).map(publicClient)],
+    clients: staticClients,
+    ...(opts.registeredClients ? { adapter: await registeredClientsAdapter(opts.registeredClients) } : {}),
     jwks: structuredClone(privateJwks) as JWKS,
     cookies: {
       keys: [...(opts.cookieKeys ?? [randomBytes(32).toString('base64url')])],
@@ -149,6 +173,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
   };
 
   const provider = withExpectedNoticesSilenced(() => new Provider(issuer, config));
+  if (opts.registeredClients) checkRegisteredSecrets(provider, opts.registeredClients, new Set(staticClients.map((c) => c.client_id)));
   provider.proxy = opts.trustProxy ?? false;
   provider.on('server_error', (_ctx, err) => onError(err));
   provider.onerror = (err: Error) => onError(err);
@@ -246,6 +271,64 @@ function publicClient(client: DevClient): ClientMetadata {
     grant_types: ['authorization_code', 'refresh_token'],
     response_types: ['code'],
     redirect_uris: [...client.redirectUris],
+  };
+}
+
+/** Stands in for a registered client's secret in its metadata, which oidc-provider requires; the platform checks the real one. */
+const SECRET_CHECKED_BY_PLATFORM = 'checked-by-the-platform';
+
+/** oidc-provider metadata of a client the platform registered: authorization code with PKCE, and a refresh token. */
+function registeredClientMetadata(client: RegisteredClient): ClientMetadata {
+  const confidential = client.tokenEndpointAuthMethod !== 'none';
+  return {
+    client_id: client.clientId,
+    client_name: client.displayName,
+    application_type: client.redirectUris.every(isLoopbackHttp) ? 'native' : 'web',
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    ...(confidential ? { client_secret: SECRET_CHECKED_BY_PLATFORM } : {}),
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    redirect_uris: [...client.redirectUris],
+  };
+}
+
+/**
+ * oidc-provider's storage: its in-memory adapter for sessions, grants, codes and tokens (as
+ * without one), and the platform's registered clients for `Client`, which oidc-provider asks only
+ * for ids that are not static clients. Nothing registers clients through the provider itself.
+ */
+async function registeredClientsAdapter(registered: RegisteredClients) {
+  const { createMemoryAdapter } = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as {
+    createMemoryAdapter(clockTolerance: number): (model: string) => unknown;
+  };
+  const memory = createMemoryAdapter(CLOCK_TOLERANCE_S);
+  const clients = {
+    find: async (id: string) => {
+      const client = await registered.find(id);
+      return client ? registeredClientMetadata(client) : undefined;
+    },
+    upsert: async () => {
+      throw new Error('clients are registered through the platform, not the identity provider');
+    },
+    destroy: async () => {},
+    consume: async () => {},
+    findByUid: async () => undefined,
+    findByUserCode: async () => undefined,
+    revokeByGrantId: async () => {},
+  };
+  return (model: string) => (model === 'Client' ? clients : memory(model)) as never;
+}
+
+/**
+ * A registered client's secret is checked by the platform, which keeps only its hash: oidc-provider
+ * exposes `compareClientSecret` on its client class for that. Static clients compare as before.
+ */
+function checkRegisteredSecrets(provider: OidcProvider, registered: RegisteredClients, staticIds: ReadonlySet<unknown>): void {
+  const clientClass = provider.Client as unknown as { prototype: { compareClientSecret(this: { clientId: string }, actual: string): Promise<boolean> | boolean } };
+  const compareStatic = clientClass.prototype.compareClientSecret;
+  clientClass.prototype.compareClientSecret = async function compareClientSecret(this: { clientId: string }, actual: string) {
+    if (staticIds.has(this.clientId)) return compareStatic.call(this, actual);
+    return typeof actual === 'string' && actual !== '' && registered.verifySecret(this.clientId, actual);
   };
 }
 

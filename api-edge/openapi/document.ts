@@ -60,6 +60,8 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Workflows', description: 'Runtime status of workflows and requests for a binding' },
       { name: 'Integrations', description: 'Readiness for builders' },
       { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
+      { name: 'Identity-provider apps', description: "Apps' OAuth clients at the identity provider" },
+      { name: 'Verticals', description: "An enrolled app's surface: its enrollment, object types and resources" },
     ],
   },
 };
@@ -78,7 +80,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   428: { name: 'PreconditionRequired', description: 'The version being replaced is required (`PRECONDITION_REQUIRED`)' },
   429: { name: 'TooManyRequests', description: 'Rate limit exceeded (`RATE_LIMIT_EXCEEDED`, with `retryAfter` in seconds)' },
   500: { name: 'InternalError', description: 'An unexpected error (`INTERNAL_ERROR`)' },
-  502: { name: 'BadGateway', description: 'The AI model endpoint failed (`UPSTREAM_ERROR`)' },
+  501: { name: 'NotImplemented', description: 'This deployment does not offer it (`NOT_IMPLEMENTED`)' },
+  502: { name: 'BadGateway', description: 'A service the platform relies on failed (`BAD_GATEWAY`)' },
 };
 
 /** The error codes each status carries. */

@@ -87,6 +87,15 @@ import {
   UserRefInputSchema,
   UserRefSchema,
   UserSchema,
+  ClientIdSchema,
+  CreateVerticalResourceInputSchema,
+  EnsureIdpAppInputSchema,
+  IdpAppWithSecretSchema,
+  ListVerticalResourcesInputSchema,
+  ReplaceVerticalResourceInputSchema,
+  RotatedSecretSchema,
+  VerticalKeySchema,
+  VerticalSchema,
 } from '../../control-plane/contracts.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
 import { V3ExecutionPageSchema, V3ExecutionSchema, V3ResourcePageSchema, V3ResourceSchema, V3UserPageSchema, V3WorkflowListSchema } from '../routes/v3/shape.ts';
@@ -153,6 +162,9 @@ const dryRunFlags = {
 };
 const resourcePath = { ...tenantPath, objectType: param(ResourceRefSchema.shape.type, { description: 'The object type, by key or PascalCase name' }), id: ResourceRefSchema.shape.id };
 const filePath = { ...resourcePath, propertyName: param(FileRefSchema.shape.property, { description: 'A file property the object type declares' }) };
+const verticalTenantQuery = { tenant_id: param(TenantRefSchema, { description: "The app's company tenant or its child tenant, by id or slug; default: the caller's tenant" }) };
+const verticalTypePath = { key: param(VerticalKeySchema, { description: 'The key of an enrolled app' }), objectType: resourcePath.objectType };
+const verticalResourcePath = { ...verticalTypePath, id: ResourceRefSchema.shape.id };
 const membership = { 200: { description: 'The membership existed', schema: MembershipSchema }, 201: { description: 'The membership was created', schema: MembershipSchema } };
 
 export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
@@ -801,6 +813,100 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
       cursor: param(QueryFeaturesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
     },
     responses: { 200: { description: 'A page of features', schema: FeaturePageSchema } },
+  },
+  [`POST ${V4_BASE}/platform/provisioning/idp-apps`]: {
+    operationId: 'ensureIdpApp',
+    summary: "Create or confirm an app's OAuth client at the identity provider",
+    tag: 'Identity-provider apps',
+    description:
+      "For an app enrolled in `tenant_id` (by `appKey`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request), without a secret. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.",
+    query: { tenant_id: param(EnsureIdpAppInputSchema.shape.tenant_id, { description: 'Tenant id or slug; may be given in the body instead' }) },
+    body: { schema: EnsureIdpAppInputSchema.partial({ tenant_id: true }) },
+    responses: {
+      200: { description: 'The client existed; no secret', schema: IdpAppWithSecretSchema },
+      201: { description: 'The client was created, with its secret (confidential clients) shown this once', schema: IdpAppWithSecretSchema },
+    },
+    errors: [409, 501, 502],
+  },
+  [`POST ${V4_BASE}/platform/provisioning/idp-apps/:clientId/rotate-secret`]: {
+    operationId: 'rotateIdpAppSecret',
+    summary: "Rotate an app client's secret",
+    tag: 'Identity-provider apps',
+    description: 'The new secret is shown this once; the old one stops working at once. An external provider keeps its own secrets: 501.',
+    path: { clientId: ClientIdSchema },
+    responses: { 200: { description: 'The client with its new secret', schema: RotatedSecretSchema } },
+    errors: [409, 501],
+  },
+  [`GET ${V4_BASE}/verticals/:key`]: {
+    operationId: 'getVertical',
+    summary: "An app's enrollment, its tenant and object types",
+    tag: 'Verticals',
+    description: "For members of the app's company tenant or of its child tenant, named by `tenant_id` (else the caller's tenant).",
+    path: { key: VerticalKeySchema },
+    query: verticalTenantQuery,
+    responses: { 200: { description: 'The app', schema: VerticalSchema } },
+  },
+  [`GET ${V4_BASE}/verticals/:key/resources/:objectType`]: {
+    operationId: 'listVerticalResources',
+    summary: "List an app's resources of a type",
+    tag: 'Verticals',
+    path: verticalTypePath,
+    query: {
+      ...verticalTenantQuery,
+      page: param(ListVerticalResourcesInputSchema.shape.page, { description: '1-based; not with `cursor`' }),
+      limit: ListVerticalResourcesInputSchema.shape.limit,
+      sort: param(ListVerticalResourcesInputSchema.shape.sort, { description: 'Fields, `-` for descending; default `-created_at`' }),
+      where: param(ListVerticalResourcesInputSchema.shape.where, { json: true, description: 'A structured filter, as JSON' }),
+      cursor: param(ListVerticalResourcesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
+    },
+    responses: { 200: { description: 'A page of resources', schema: ResourceListPageSchema.omit({ items: true }).extend({ data: z.array(ResourceSchema) }) } },
+    errors: [409],
+  },
+  [`GET ${V4_BASE}/verticals/:key/resources/:objectType/:id`]: {
+    operationId: 'getVerticalResource',
+    summary: "Get an app's resource",
+    tag: 'Verticals',
+    path: verticalResourcePath,
+    query: verticalTenantQuery,
+    headers: { 'If-None-Match': param(EntityTag, { description: 'A version the client holds: 304 when it is current' }) },
+    responses: {
+      200: { description: 'The resource', schema: ResourceSchema, etag: true },
+      304: { description: 'The version named by If-None-Match is current', etag: true },
+    },
+    errors: [409],
+  },
+  [`POST ${V4_BASE}/verticals/:key/resources/:objectType`]: {
+    operationId: 'createVerticalResource',
+    summary: 'Create a resource of an app',
+    tag: 'Verticals',
+    path: verticalTypePath,
+    query: verticalTenantQuery,
+    headers: { 'Idempotency-Key': param(IdempotencyKeySchema, { description: 'A retry with the same key and body answers the first answer' }) },
+    body: { schema: CreateVerticalResourceInputSchema.omit({ key: true, type: true, idempotencyKey: true }) },
+    responses: { 201: { description: 'The created resource', schema: ResourceSchema, etag: true } },
+    errors: [409],
+  },
+  [`PUT ${V4_BASE}/verticals/:key/resources/:objectType/:id`]: {
+    operationId: 'replaceVerticalResource',
+    summary: "Replace an app's resource at a version",
+    tag: 'Verticals',
+    description: 'The version replaced is named by `version` in the body or by `If-Match`; one is required.',
+    path: verticalResourcePath,
+    query: verticalTenantQuery,
+    headers: { 'If-Match': param(EntityTag, { description: 'The version replaced (`"3"`), or `*`' }) },
+    body: { schema: ReplaceVerticalResourceInputSchema.omit({ key: true, type: true, id: true, ifMatch: true }) },
+    responses: { 200: { description: 'The replaced resource', schema: ResourceSchema, etag: true } },
+    errors: [409, 428],
+  },
+  [`DELETE ${V4_BASE}/verticals/:key/resources/:objectType/:id`]: {
+    operationId: 'deleteVerticalResource',
+    summary: "Delete an app's resource",
+    tag: 'Verticals',
+    path: verticalResourcePath,
+    query: verticalTenantQuery,
+    headers: { 'If-Match': param(EntityTag, { description: 'Delete only at this version (`"3"`)' }) },
+    responses: { 204: { description: 'Deleted' } },
+    errors: [409],
   },
 };
 

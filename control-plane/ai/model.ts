@@ -58,10 +58,10 @@ export interface ChatModel {
   complete(request: CompletionRequest): Promise<Completion>;
 }
 
-/** A model that failed: `RATE_LIMIT_EXCEEDED` when it refused for load (with `retryAfter` seconds), else `UPSTREAM_ERROR`. */
+/** A model that failed: `RATE_LIMIT_EXCEEDED` when it refused for load (with `retryAfter` seconds), else `BAD_GATEWAY`. */
 export class ModelError extends Error {
   constructor(
-    readonly code: 'UPSTREAM_ERROR' | 'RATE_LIMIT_EXCEEDED',
+    readonly code: 'BAD_GATEWAY' | 'RATE_LIMIT_EXCEEDED',
     message: string,
     readonly retryAfter?: number,
   ) {

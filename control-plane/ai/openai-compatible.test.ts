@@ -127,25 +127,25 @@ describe('OpenAI-compatible model', () => {
     ['a connection that breaks midway', 'breaks-midway', /stream broke/],
     ['an error event midway', 'error-event', /failed midway: the model is overloaded/],
     ['a stream that ends before the answer is finished', 'ends-early', /ended before the answer was complete/],
-  ])('fails with UPSTREAM_ERROR after the pieces it sent on %s', async (_label, behaviour, message) => {
+  ])('fails with BAD_GATEWAY after the pieces it sent on %s', async (_label, behaviour, message) => {
     const { seen, error } = await drain(ask(behaviour));
     expect(seen.length).toBeGreaterThan(0);
     expect(seen.every((p) => p.type === 'delta')).toBe(true);
     expect(error).toBeInstanceOf(ModelError);
-    expect((error as ModelError).code).toBe('UPSTREAM_ERROR');
+    expect((error as ModelError).code).toBe('BAD_GATEWAY');
     expect((error as ModelError).message).toMatch(message);
   });
 
-  it('turns a 429 into RATE_LIMIT_EXCEEDED with the endpoint’s Retry-After, and another refusal into UPSTREAM_ERROR', async () => {
+  it('turns a 429 into RATE_LIMIT_EXCEEDED with the endpoint’s Retry-After, and another refusal into BAD_GATEWAY', async () => {
     const limited = await drain(ask('rate-limited'));
     expect(limited.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', retryAfter: 7 });
     const refused = await drain(ask('fails'));
-    expect(refused.error).toMatchObject({ code: 'UPSTREAM_ERROR', message: 'the AI endpoint answered 401: Incorrect API key provided' });
+    expect(refused.error).toMatchObject({ code: 'BAD_GATEWAY', message: 'the AI endpoint answered 401: Incorrect API key provided' });
   });
 
   it('gives up on an endpoint that stays silent', async () => {
     const { error } = await drain(ask('silent', { idleTimeoutMs: 300 }));
-    expect(error).toMatchObject({ code: 'UPSTREAM_ERROR', message: 'the AI endpoint sent nothing for 300 ms' });
+    expect(error).toMatchObject({ code: 'BAD_GATEWAY', message: 'the AI endpoint sent nothing for 300 ms' });
   });
 
   it('reads an endpoint that answers one JSON completion instead of streaming, counting tokens itself', async () => {

@@ -84,14 +84,14 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
     let idle: NodeJS.Timeout | undefined;
     const waitForEndpoint = () => {
       clearTimeout(idle);
-      idle = setTimeout(() => silence.abort(new ModelError('UPSTREAM_ERROR', `the AI endpoint sent nothing for ${idleMs} ms`)), idleMs);
+      idle = setTimeout(() => silence.abort(new ModelError('BAD_GATEWAY', `the AI endpoint sent nothing for ${idleMs} ms`)), idleMs);
     };
     const signal = request.signal ? AbortSignal.any([request.signal, silence.signal]) : silence.signal;
     /** The caller's abort stays an abort; anything else the endpoint did is a ModelError. */
     const failure = (error: unknown, what: string) => {
       if (request.signal?.aborted) return request.signal.reason ?? error;
       if (silence.signal.aborted) return silence.signal.reason;
-      return error instanceof ModelError ? error : new ModelError('UPSTREAM_ERROR', `${what}: ${(error as Error)?.message ?? String(error)}`);
+      return error instanceof ModelError ? error : new ModelError('BAD_GATEWAY', `${what}: ${(error as Error)?.message ?? String(error)}`);
     };
     waitForEndpoint();
     try {
@@ -119,7 +119,7 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
       }
       if (!response.ok) {
         const body = (await response.json().catch(() => ({}))) as ChunkBody;
-        throw new ModelError('UPSTREAM_ERROR', `the AI endpoint answered ${response.status}: ${errorText(body.error ?? response.statusText)}`);
+        throw new ModelError('BAD_GATEWAY', `the AI endpoint answered ${response.status}: ${errorText(body.error ?? response.statusText)}`);
       }
       let text = '';
       let usage: ChunkBody['usage'];
@@ -127,7 +127,7 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
       if (!(response.headers.get('content-type') ?? '').includes('text/event-stream')) {
         const body = (await response.json().catch((error: unknown) => Promise.reject(failure(error, 'the AI endpoint sent no readable answer')))) as ChunkBody;
         text = body.choices?.[0]?.message?.content ?? '';
-        if (!text && body.error) throw new ModelError('UPSTREAM_ERROR', `the AI endpoint failed: ${errorText(body.error)}`);
+        if (!text && body.error) throw new ModelError('BAD_GATEWAY', `the AI endpoint failed: ${errorText(body.error)}`);
         yield { type: 'delta', text };
       } else {
         let finished = false;
@@ -144,9 +144,9 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
             try {
               chunk = JSON.parse(event.data) as ChunkBody;
             } catch {
-              throw new ModelError('UPSTREAM_ERROR', 'the AI endpoint sent a piece that is not JSON');
+              throw new ModelError('BAD_GATEWAY', 'the AI endpoint sent a piece that is not JSON');
             }
-            if (chunk.error) throw new ModelError('UPSTREAM_ERROR', `the AI endpoint failed midway: ${errorText(chunk.error)}`);
+            if (chunk.error) throw new ModelError('BAD_GATEWAY', `the AI endpoint failed midway: ${errorText(chunk.error)}`);
             if (chunk.usage) usage = chunk.usage;
             const choice = chunk.choices?.[0];
             const delta = choice?.delta?.content;
@@ -159,7 +159,7 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
         } catch (error) {
           throw failure(error, 'the AI endpoint stream broke');
         }
-        if (!done && !finished) throw new ModelError('UPSTREAM_ERROR', "the AI endpoint's stream ended before the answer was complete");
+        if (!done && !finished) throw new ModelError('BAD_GATEWAY', "the AI endpoint's stream ended before the answer was complete");
       }
       yield { type: 'citations', citations: citedSources(text, context) };
       yield { type: 'usage', usage: usageOf(usage, messages, text) };

@@ -18,6 +18,15 @@ export async function findAppByKey(tx: Tx, key: string): Promise<App | undefined
   return rows[0];
 }
 
+/** Platform work: the enrollments, in any tenant, of apps with this key whose child tenant is `childTenantId`. */
+export async function findAppsOfChildTenant(tx: Tx, childTenantId: string, key: string): Promise<App[]> {
+  return tx.unsafe<App[]>(
+    `select ${APP_COLUMNS} from resources where type = '${APP_OBJECT_TYPE}' and data ->> 'key' = $1 and data ->> 'childTenantId' = $2`,
+    [key, childTenantId],
+    { prepare: true },
+  );
+}
+
 /** Inserts an app in the current tenant; `undefined` when its key is taken. */
 export async function insertApp(tx: Tx, data: AppData, createdBy: string | null): Promise<App | undefined> {
   const rows = await tx.unsafe<App[]>(

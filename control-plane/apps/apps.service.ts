@@ -6,7 +6,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
-import { deleteApp, findAppByKey, insertApp, writeAppData } from './apps.repo.ts';
+import { deleteApp, findAppByKey, findAppsOfChildTenant, insertApp, writeAppData } from './apps.repo.ts';
 import { childSlugIssue, kebabCase, type App, type AppData, type AppDeclaration, type CreateAppInput } from './apps.schema.ts';
 
 export type AppsService = ReturnType<typeof createAppsService>;
@@ -40,6 +40,23 @@ export function createAppsService(deps: {
   const { db, tenants, identity, declarations } = deps;
 
   return {
+    /** The app enrolled in a tenant under `key`. */
+    async findByKey(tenantId: string, key: string): Promise<App | undefined> {
+      return db.inTenant(tenantId, (tx) => findAppByKey(tx, key));
+    },
+
+    /**
+     * The app with `key` whose child tenant is `childTenantId`, enrolled in a tenant above that
+     * child: what an enrollment says is believed only where the tenant tree agrees.
+     */
+    async findByChildTenant(childTenantId: string, key: string): Promise<App | undefined> {
+      const named = await db.system((tx) => findAppsOfChildTenant(tx, childTenantId, key));
+      for (const app of named) {
+        if (app.companyTenantId !== childTenantId && (await tenants.isWithin(childTenantId, app.companyTenantId))) return app;
+      }
+      return undefined;
+    },
+
     /**
      * Enrolls an app in the actor's tenant. The key defaults to the kebab-case of the name and
      * must be free; a child tenant, when asked for, is created first (the caller becomes its

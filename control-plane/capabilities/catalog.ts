@@ -21,6 +21,7 @@ export const CATALOG: readonly Capability[] = [
   { key: 'storage.search', description: 'Search projections of resources.', plans: { free: all(), team: all(), enterprise: all() } },
   { key: 'realtime', description: 'Realtime resource change events (SSE).', plans: { free: none, team: all({ maxConnections: 100 }), enterprise: all() } },
   { key: 'webhooks', description: 'Signed inbound webhooks that start workflows.', plans: { free: none, team: all({ maxEndpoints: 10 }), enterprise: all() } },
+  { key: 'identity.apps', description: "Register apps as OAuth clients of the platform's identity provider.", plans: { free: all({ maxClients: 5 }), team: all({ maxClients: 50 }), enterprise: all() } },
   { key: 'geo', description: 'Place lookup and tenant geodata.', plans: { free: none, team: none, enterprise: all() }, regions: ['au', 'ca', 'eu'] },
 ];
 

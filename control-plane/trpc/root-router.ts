@@ -3,6 +3,7 @@ import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import { chatRouter } from '../chat/chat.router.ts';
 import { geoRouter } from '../geo/geo.router.ts';
 import { healthRouter } from '../health/health.router.ts';
+import { idpAppsRouter } from '../idp-apps/idp-apps.router.ts';
 import { identityRouter } from '../identity/identity.router.ts';
 import { objectTypesRouter } from '../object-types/object-types.router.ts';
 import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
@@ -13,6 +14,7 @@ import { storageRouter } from '../storage/storage.router.ts';
 import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts';
 import { uploadsRouter } from '../uploads/uploads.router.ts';
 import { usersRouter } from '../users/users.router.ts';
+import { verticalsRouter } from '../verticals/verticals.router.ts';
 import { t } from './init.ts';
 
 export const appRouter = t.router({
@@ -31,6 +33,8 @@ export const appRouter = t.router({
   chat: chatRouter,
   runtime: runtimeRouter,
   geo: geoRouter,
+  idpApps: idpAppsRouter,
+  verticals: verticalsRouter,
 });
 
 export type AppRouter = typeof appRouter;

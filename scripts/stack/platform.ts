@@ -3,7 +3,7 @@ import type { AnyElysia } from 'elysia';
 import type { JSONWebKeySet } from 'jose';
 import { createEdgeApp } from '../../api-edge/app.ts';
 import { createHttpControlPlane } from '../../api-edge/control-plane-http.ts';
-import { BFF_CLIENT_ID, createDevIdentityProvider, type DevIdentityProvider } from '../../api-edge/identity/dev-provider.ts';
+import { BFF_CLIENT_ID, createDevIdentityProvider, type DevIdentityProvider, type RegisteredClients } from '../../api-edge/identity/dev-provider.ts';
 import type { DevUser } from '../../api-edge/identity/dev-users.ts';
 import { bffRoutes } from '../../api-edge/routes/auth.ts';
 import { trustedProxies } from '../../api-edge/plugins/client-address.ts';
@@ -18,7 +18,7 @@ import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
 import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
 import { createControlPlaneServer } from '../../control-plane/server.ts';
 import { createServices } from '../../control-plane/services.ts';
-import type { Services } from '../../control-plane/contracts.ts';
+import type { ControlPlane, IdentityProviderSettings, Services } from '../../control-plane/contracts.ts';
 import type { AiDeps } from '../../control-plane/services.ts';
 import { createTemporalWorkflows, type TemporalSettings } from '../../control-plane/temporal/temporal-workflows.ts';
 import { startWorker } from '../../workers/worker.ts';
@@ -58,8 +58,11 @@ export interface PlatformOptions {
   runWorker?: boolean;
   /** Runs the Kubernetes operator (roles `all` and `operator`) with this kubeconfig (in-cluster config when no path). */
   operator?: { kubeconfigPath?: string; namespace?: string; identity?: string; leaseName?: string };
-  /** An external OIDC provider; without it the edge serves the built-in development provider. */
-  identity?: { issuer: string; audience: string; jwksUrl: string; tenantClaim?: string };
+  /**
+   * An external OIDC provider; without it the edge serves the built-in development provider.
+   * `registrationToken` is the initial access token its dynamic client registration (RFC 7591) asks for, if any.
+   */
+  identity?: { issuer: string; audience: string; jwksUrl: string; tenantClaim?: string; registrationToken?: string };
   /** Users the built-in provider signs in (default: the seeded development users). */
   devUsers?: readonly DevUser[];
   /** Private signing keys of the built-in provider (kept across restarts by `npm start`). */
@@ -92,6 +95,14 @@ export interface RunningPlatform {
 
 export const DEFAULT_AUDIENCE = 'urn:svc:api';
 
+/** The clients apps registered (v4 provisioning/idp-apps), which the built-in provider asks the control plane for. */
+function registeredClientsOf(controlPlane: ControlPlane): RegisteredClients {
+  return {
+    find: async (clientId) => (await controlPlane.query({ identity: null }, 'idpApps', 'providerClient', { clientId })) ?? undefined,
+    verifySecret: (clientId, secret) => controlPlane.query({ identity: null }, 'idpApps', 'verifySecret', { clientId, secret }),
+  };
+}
+
 /**
  * Starts the platform's processes for a role: `all` (edge with an in-process control plane, the
  * local default), `edge` (calls the control plane over HTTP), or `control-plane` (tRPC over HTTP).
@@ -104,10 +115,22 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   let services: Services | undefined;
   const workflows = options.temporal ? createTemporalWorkflows(options.temporal) : undefined;
   const needsDb = options.role !== 'edge' || !options.controlPlaneUrl;
+  // The built-in provider's issuer is the edge's origin, known once it listens when its port is picked then.
+  let builtInIssuer = options.publicUrl ?? `http://localhost:${options.port}`;
+  const appClients: IdentityProviderSettings = options.identity
+    ? { kind: 'external', issuer: options.identity.issuer, initialAccessToken: options.identity.registrationToken }
+    : { kind: 'built-in', issuer: () => builtInIssuer };
   if (needsDb) {
     if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
     db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl });
-    services = createServices({ db, workflows, blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')), ai: options.ai, chatStreams: options.chatStreams });
+    services = createServices({
+      db,
+      workflows,
+      blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')),
+      identityProvider: appClients,
+      ai: options.ai,
+      chatStreams: options.chatStreams,
+    });
     if (options.seedDevelopmentData) {
       for (const tenantId of (await seedDevelopmentData(db)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
     }
@@ -203,10 +226,18 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   /** Sets up token verification (and the built-in provider) for the public origin `url`. */
   const attachIdentity = async (url: string) => {
     publicUrl = url;
+    builtInIssuer = url;
     if (options.identity) {
       verify = withVerificationCache(createTokenVerifier(options.identity));
     } else {
-      identityProvider = await createDevIdentityProvider({ issuer: url, audience, jwks: options.devSigningKeys, users: options.devUsers, onError: (e) => log('identity provider error', e) });
+      identityProvider = await createDevIdentityProvider({
+        issuer: url,
+        audience,
+        jwks: options.devSigningKeys,
+        users: options.devUsers,
+        registeredClients: registeredClientsOf(controlPlane),
+        onError: (e) => log('identity provider error', e),
+      });
       mounts.push(identityProvider);
       verify = withVerificationCache(createTokenVerifier({ issuer: url, audience, jwks: identityProvider.publicJwks }));
     }

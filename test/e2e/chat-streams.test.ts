@@ -102,7 +102,7 @@ describe('chat streams', () => {
     const stream = await ask('What is the budget of Apollo? [fail]');
     const events = (await stream.rest()).map(chatEvent);
     expect(events.map((e) => e.type)).toEqual(['status', 'status', 'message', 'error']);
-    expect(events.at(-1)).toEqual({ type: 'error', data: { code: 'UPSTREAM_ERROR', message: expect.stringMatching(/^the AI endpoint stream broke/) } });
+    expect(events.at(-1)).toEqual({ type: 'error', data: { code: 'BAD_GATEWAY', message: expect.stringMatching(/^the AI endpoint stream broke/) } });
     expect(await assistantOf(stream)).toEqual({
       id: stream.headers.get('x-message-id'),
       role: 'assistant',

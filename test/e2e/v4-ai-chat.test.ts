@@ -116,11 +116,11 @@ describe('v4 AI chat', () => {
   it('answers 502 when the model fails, and streams an error event then data: [DONE]', async () => {
     const failed = await chat('hosted/triage', { message: 'Where is Apollo? [fail]' });
     expect(failed.status).toBe(502);
-    expect(failed.body.error.code).toBe('UPSTREAM_ERROR');
+    expect(failed.body.error.code).toBe('BAD_GATEWAY');
     const stream = await openSse(stack, 'POST', `/v4/ai/chat/stream/${tenantId}/hosted/triage`, { as: alice.email, body: { message: 'Where is Apollo? [fail]' } });
     const messages = await stream.rest();
     expect(messages.at(-1)!.data).toBe('[DONE]');
-    expect(chatEvent(messages.at(-2)!)).toMatchObject({ type: 'error', data: { code: 'UPSTREAM_ERROR' } });
+    expect(chatEvent(messages.at(-2)!)).toMatchObject({ type: 'error', data: { code: 'BAD_GATEWAY' } });
   });
 
   it.each<[string, string, unknown, string, number, string?]>([

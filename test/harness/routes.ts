@@ -102,6 +102,21 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'POST /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
   'PUT /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, body: { type: 'FeatureCollection', features: [] } },
   'GET /v4/geo/datasets/:tenantId/:dataset/features': { tenantFrom: 'path', sample: { dataset: 'route-case' }, query: 'bbox=-1,-1,1,1' },
+  'POST /v4/platform/provisioning/idp-apps': {
+    tenantFrom: 'query',
+    body: { appKey: 'route-case', displayName: 'Route case', redirectUris: ['https://route-case.example/callback'] },
+  },
+  'POST /v4/platform/provisioning/idp-apps/:clientId/rotate-secret': { tenantFrom: 'none', sample: { clientId: NO_ID } },
+  'GET /v4/verticals/:key': { tenantFrom: 'query', sample: { key: 'route-case' } },
+  'GET /v4/verticals/:key/resources/:objectType': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project' } },
+  'GET /v4/verticals/:key/resources/:objectType/:id': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project', id: NO_ID } },
+  'POST /v4/verticals/:key/resources/:objectType': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project' }, body: { data: { name: 'route case' } } },
+  'PUT /v4/verticals/:key/resources/:objectType/:id': {
+    tenantFrom: 'query',
+    sample: { key: 'route-case', objectType: 'project', id: NO_ID },
+    body: { data: { name: 'route case' }, version: 1 },
+  },
+  'DELETE /v4/verticals/:key/resources/:objectType/:id': { tenantFrom: 'query', sample: { key: 'route-case', objectType: 'project', id: NO_ID } },
 };
 
 export interface RouteCall {

@@ -73,6 +73,8 @@ export async function startTestStack(
     temporal?: { address: string; namespace: string };
     /** False: no worker runs in the test process; start `worker` processes yourself. */
     worker?: boolean;
+    /** An external OIDC provider instead of the built-in one (the test then mints its own tokens: pass `token`). */
+    identity?: PlatformOptions['identity'];
     /** An OpenAI-compatible endpoint for AI answers (in every process of the stack). */
     ai?: PlatformOptions['ai'];
     chatStreams?: PlatformOptions['chatStreams'];
@@ -98,7 +100,7 @@ export async function startTestStack(
     for (let attempt = 1; ; attempt++) {
       const edgePort = await freePort();
       const publicUrl = `http://127.0.0.1:${edgePort}`;
-      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, ...ai });
+      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, identity: options.identity, ...ai });
       started.push(controlPlane);
       if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, ...ai }));
       try {
@@ -112,6 +114,7 @@ export async function startTestStack(
           rateLimits,
           devUsers: options.devUsers,
           trustedProxies: options.trustedProxies,
+          identity: options.identity,
           sseHeartbeatMs: options.sseHeartbeatMs,
         });
         break;
@@ -133,6 +136,7 @@ export async function startTestStack(
         devUsers: options.devUsers,
         trustedProxies: options.trustedProxies,
         temporal,
+        identity: options.identity,
         sseHeartbeatMs: options.sseHeartbeatMs,
         ...ai,
       });
@@ -153,6 +157,7 @@ export async function startTestStack(
       trustedProxies: options.trustedProxies,
       temporal,
       runWorker: options.worker,
+      identity: options.identity,
       sseHeartbeatMs: options.sseHeartbeatMs,
       ...ai,
     });

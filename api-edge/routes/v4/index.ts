@@ -13,11 +13,13 @@ import { v4IdentityRoutes } from './identity.ts';
 import { v4IntegrationRoutes } from './integrations.ts';
 import { v4CapabilityRoutes } from './platform-capabilities.ts';
 import { v4PlatformRoutes } from './platform.ts';
+import { v4IdpAppRoutes } from './platform-idp-apps.ts';
+import { v4VerticalRoutes } from './verticals.ts';
 import { v4WorkflowRoutes } from './workflows.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `geo.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `geo.ts`, `platform-idp-apps.ts`, `verticals.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
@@ -32,6 +34,8 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHe
     .use(v4ResourceFileRoutes(cp, calls))
     .use(v4ResourceBatchRoutes(cp, calls))
     .use(v4GeoRoutes(cp, calls))
+    .use(v4IdpAppRoutes(cp, calls))
+    .use(v4VerticalRoutes(cp, calls))
     .use(v4AiChatRoutes(cp, calls, { heartbeatMs: options.sseHeartbeatMs }))
     .use(v4WorkflowRoutes(cp, calls))
     .use(v4IntegrationRoutes(cp, calls));

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { t } from '../trpc/init.ts';
+import { publicProcedure, userProcedure } from '../trpc/procedures.ts';
+import {
+  ClientRefSchema,
+  EnsuredIdpAppSchema,
+  EnsureIdpAppInputSchema,
+  ProviderClientSchema,
+  RotatedSecretSchema,
+  VerifySecretInputSchema,
+} from './idp-apps.schema.ts';
+
+/**
+ * Apps' OAuth clients. `ensure` and `rotateSecret` check who may (a tenant administrator of the
+ * app's tenant, or a platform administrator) in the service, since a platform administrator need
+ * not be a member. `providerClient` and `verifySecret` serve the built-in identity provider, which
+ * asks before anyone is signed in: they reveal no secret.
+ */
+export const idpAppsRouter = t.router({
+  ensure: userProcedure
+    .input(EnsureIdpAppInputSchema)
+    .output(EnsuredIdpAppSchema)
+    .mutation(({ ctx, input }) => ctx.services.idpApps.ensure(ctx.principal, input)),
+  rotateSecret: userProcedure
+    .input(ClientRefSchema)
+    .output(RotatedSecretSchema)
+    .mutation(({ ctx, input }) => ctx.services.idpApps.rotateSecret(ctx.principal, input.clientId)),
+  providerClient: publicProcedure
+    .input(ClientRefSchema)
+    .output(ProviderClientSchema.nullable())
+    .query(({ ctx, input }) => ctx.services.idpApps.providerClient(input.clientId)),
+  verifySecret: publicProcedure
+    .input(VerifySecretInputSchema)
+    .output(z.boolean())
+    .query(({ ctx, input }) => ctx.services.idpApps.verifySecret(input.clientId, input.secret)),
+});

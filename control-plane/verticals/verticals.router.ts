@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { ResourceListPageSchema, ResourceSchema } from '../resources/resources.schema.ts';
+import { t } from '../trpc/init.ts';
+import { tenantProcedure } from '../trpc/procedures.ts';
+import {
+  CreateVerticalResourceInputSchema,
+  DeleteVerticalResourceInputSchema,
+  ListVerticalResourcesInputSchema,
+  ReplaceVerticalResourceInputSchema,
+  VerticalRefSchema,
+  VerticalResourceRefSchema,
+  VerticalSchema,
+} from './verticals.schema.ts';
+
+/**
+ * The tenant the call names (`tenant_id`, else the token's) is the company tenant or the app's
+ * child tenant; the permission is checked in that membership, as on the data API.
+ */
+export const verticalsRouter = t.router({
+  get: tenantProcedure('resources.read')
+    .input(VerticalRefSchema)
+    .output(VerticalSchema)
+    .query(({ ctx, input }) => ctx.services.verticals.get(ctx.actor, input.key)),
+  listResources: tenantProcedure('resources.read')
+    .input(ListVerticalResourcesInputSchema)
+    .output(ResourceListPageSchema)
+    .query(({ ctx, input: { key, ...list } }) => ctx.services.verticals.listResources(ctx.actor, key, list)),
+  getResource: tenantProcedure('resources.read')
+    .input(VerticalResourceRefSchema)
+    .output(ResourceSchema)
+    .query(({ ctx, input }) => ctx.services.verticals.getResource(ctx.actor, input.key, input.type, input.id)),
+  createResource: tenantProcedure('resources.create')
+    .input(CreateVerticalResourceInputSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input }) => ctx.services.verticals.createResource(ctx.actor, input.key, input.type, input.data, input.idempotencyKey)),
+  replaceResource: tenantProcedure('resources.update')
+    .input(ReplaceVerticalResourceInputSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input: { key, ...replace } }) => ctx.services.verticals.replaceResource(ctx.actor, key, replace)),
+  deleteResource: tenantProcedure('resources.delete')
+    .input(DeleteVerticalResourceInputSchema)
+    .output(z.void())
+    .mutation(({ ctx, input }) => ctx.services.verticals.removeResource(ctx.actor, input.key, input.type, input.id, input.ifMatch)),
+});
