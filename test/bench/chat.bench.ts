@@ -12,7 +12,8 @@
  * 2. 100 concurrent streams of one tenant, held open by the model midway, then finished: every
  *    one must end with `done`; a 101st is refused with 429 meanwhile. Prints the platform
  *    process's (edge and control plane) resident memory per open stream: the least resident
- *    memory over 12 quiet seconds with the streams open, less the same before they opened.
+ *    memory over 15 quiet seconds with the streams open, less the mean of the same before they
+ *    opened and after they ended (an idle V8 gives memory back slowly, either way).
  *
  * The model is an OpenAI-compatible endpoint in this process (test/harness/openai-compatible-endpoint.ts,
  * answering at once unless told to hold), for both paths; retrieval is full-text search over the
@@ -66,7 +67,7 @@ const rssKib = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc
  * The least resident memory of a quiet process over `ms`: an idle V8 collects its garbage after a
  * few seconds (its memory reducer), so the minimum is the memory in use rather than garbage.
  */
-async function quietRssKib(pid: number, ms = 12_000): Promise<number> {
+async function quietRssKib(pid: number, ms = 15_000): Promise<number> {
   let least = Number.POSITIVE_INFINITY;
   for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) least = Math.min(least, rssKib(pid));
   return least;
@@ -246,6 +247,8 @@ async function main(): Promise<void> {
     endpoint.release('bench');
     const finished = await Promise.all(streams);
     const streamErrors = finished.filter((r) => r.status !== 200 || r.last !== 'done').length;
+    const afterKib = await quietRssKib(platform.pid);
+    const perStreamKib = (openKib - (idleKib + afterKib) / 2) / STREAMS;
 
     const fixed = (n: number) => n.toFixed(2);
     console.log('\nbench:chat');
@@ -258,7 +261,9 @@ async function main(): Promise<void> {
     console.log(`for reference, GET /api/svc/v3/users/me: edge ${fixed(readP50(reads.edge))} ms, the users.get procedure in-process ${fixed(readP50(reads.port))} ms at p50 (the edge adds ${fixed(readP50(reads.edge) - readP50(reads.port))} ms)`);
     console.log(`load average while measuring: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     console.log(`${STREAMS} concurrent streams: ${STREAMS - streamErrors} ended with done, ${streamErrors} errors (target 0: ${streamErrors === 0 ? 'PASS' : 'MISS'}); one more meanwhile: ${extra.status}`);
-    console.log(`platform resident memory: ${(idleKib / 1024).toFixed(1)} MiB before, ${(openKib / 1024).toFixed(1)} MiB with ${STREAMS} open streams: ${((openKib - idleKib) / STREAMS).toFixed(1)} KiB per open stream`);
+    console.log(
+      `platform resident memory (least over 15 quiet s): ${(idleKib / 1024).toFixed(1)} MiB before, ${(openKib / 1024).toFixed(1)} MiB with ${STREAMS} open streams, ${(afterKib / 1024).toFixed(1)} MiB after: ${perStreamKib.toFixed(1)} KiB per open stream`,
+    );
   } finally {
     await endpoint.close();
     process.kill(platform.pid, 'SIGTERM');
