@@ -54,6 +54,8 @@ describe('v3 chat', () => {
     expect(stream.status).toBe(200);
     expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(stream.headers.get('cache-control')).toContain('no-cache');
+    // Counted in the tenant's budget of the v3 API, as every request.
+    expect(Number(stream.headers.get('x-ratelimit-remaining'))).toBeLessThan(Number(stream.headers.get('x-ratelimit-limit')));
     const conversationId = stream.headers.get('x-conversation-id');
     const messageId = stream.headers.get('x-message-id');
     expect(conversationId).toMatch(/^[0-9a-f-]{36}$/);
