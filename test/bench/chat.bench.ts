@@ -11,9 +11,9 @@
  *    <= 2 ms to the time to first event at p50 (edge against the in-process procedure).
  * 2. 100 concurrent streams of one tenant, held open by the model midway, then finished: every
  *    one must end with `done`; a 101st is refused with 429 meanwhile. Prints the platform
- *    process's (edge and control plane) resident memory per open stream: the least resident
- *    memory over 15 quiet seconds with the streams open, less the mean of the same before they
- *    opened and after they ended (an idle V8 gives memory back slowly, either way).
+ *    process's (edge and control plane) memory per open stream: resident memory and JavaScript
+ *    heap after a full garbage collection (through the process's inspector) with the streams
+ *    open, less the same before they opened.
  *
  * The model is an OpenAI-compatible endpoint in this process (test/harness/openai-compatible-endpoint.ts,
  * answering at once unless told to hold), for both paths; retrieval is full-text search over the
@@ -24,6 +24,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createParser } from 'eventsource-parser';
+import { WebSocket } from 'undici';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
@@ -60,17 +61,41 @@ async function waitForHealth(url: string): Promise<void> {
   throw new Error(`platform did not become healthy at ${url}`);
 }
 
-/** Resident memory of a process, in KiB. */
-const rssKib = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? Number.NaN);
-
 /**
- * The least resident memory of a quiet process over `ms`: an idle V8 collects its garbage after a
- * few seconds (its memory reducer), so the minimum is the memory in use rather than garbage.
+ * The platform process's memory after a full garbage collection, asked through its inspector
+ * (activated with SIGUSR1 on the port given by `--inspect-port`, so that the latency phase runs
+ * without it): resident memory and the JavaScript heap in use, in KiB.
  */
-async function quietRssKib(pid: number, ms = 15_000): Promise<number> {
-  let least = Number.POSITIVE_INFINITY;
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 200))) least = Math.min(least, rssKib(pid));
-  return least;
+async function memoryAfterGc(pid: number, inspectPort: number): Promise<{ rssKib: number; heapKib: number }> {
+  process.kill(pid, 'SIGUSR1');
+  let targets: Array<{ webSocketDebuggerUrl: string }> = [];
+  for (let i = 0; i < 50 && !targets.length; i++) {
+    targets = await fetch(`http://127.0.0.1:${inspectPort}/json/list`).then((r) => r.json() as Promise<typeof targets>, () => []);
+    if (!targets.length) await new Promise((r) => setTimeout(r, 100));
+  }
+  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+  let next = 0;
+  const call = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      const id = ++next;
+      socket.addEventListener('message', function answer(event) {
+        const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+        if (message.id !== id) return;
+        socket.removeEventListener('message', answer);
+        resolve(message.result);
+      });
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    await call('HeapProfiler.collectGarbage');
+    const result = await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+    const usage = JSON.parse(result.result.value as string) as { rss: number; heapUsed: number };
+    return { rssKib: usage.rss / 1024, heapKib: usage.heapUsed / 1024 };
+  } finally {
+    socket.close();
+  }
 }
 
 /**
@@ -119,9 +144,10 @@ async function main(): Promise<void> {
   const tenantUrl = await tenantLoginOf(cluster, url);
   const endpoint = await startScriptedEndpoint();
   const port = await freePort();
+  const inspectPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   log(`starting the platform (node main.ts --role all) on ${origin}`);
-  const platform = start(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', 'main.ts', '--role', 'all'], {
+  const platform = start(process.execPath, ['--max-semi-space-size=64', `--inspect-port=127.0.0.1:${inspectPort}`, '--import', 'tsx', 'main.ts', '--role', 'all'], {
     env: {
       ...process.env,
       DATABASE_URL: url,
@@ -232,7 +258,7 @@ async function main(): Promise<void> {
     const added = rows[0]!.firstP50 - rows[1]!.firstP50;
 
     log(`phase 2: ${STREAMS} concurrent streams of one tenant, held by the model midway`);
-    const idleKib = await quietRssKib(platform.pid);
+    const idle = await memoryAfterGc(platform.pid, inspectPort);
     let firstPieces = 0;
     let allStarted!: () => void;
     const started = new Promise<void>((resolve) => (allStarted = resolve));
@@ -243,12 +269,11 @@ async function main(): Promise<void> {
     );
     await started;
     const extra = await askEdge(origin, token, 'One more?');
-    const openKib = await quietRssKib(platform.pid);
+    const open = await memoryAfterGc(platform.pid, inspectPort);
     endpoint.release('bench');
     const finished = await Promise.all(streams);
     const streamErrors = finished.filter((r) => r.status !== 200 || r.last !== 'done').length;
-    const afterKib = await quietRssKib(platform.pid);
-    const perStreamKib = (openKib - (idleKib + afterKib) / 2) / STREAMS;
+    const after = await memoryAfterGc(platform.pid, inspectPort);
 
     const fixed = (n: number) => n.toFixed(2);
     console.log('\nbench:chat');
@@ -261,8 +286,9 @@ async function main(): Promise<void> {
     console.log(`for reference, GET /api/svc/v3/users/me: edge ${fixed(readP50(reads.edge))} ms, the users.get procedure in-process ${fixed(readP50(reads.port))} ms at p50 (the edge adds ${fixed(readP50(reads.edge) - readP50(reads.port))} ms)`);
     console.log(`load average while measuring: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
     console.log(`${STREAMS} concurrent streams: ${STREAMS - streamErrors} ended with done, ${streamErrors} errors (target 0: ${streamErrors === 0 ? 'PASS' : 'MISS'}); one more meanwhile: ${extra.status}`);
+    const mib = (kib: number) => (kib / 1024).toFixed(1);
     console.log(
-      `platform resident memory (least over 15 quiet s): ${(idleKib / 1024).toFixed(1)} MiB before, ${(openKib / 1024).toFixed(1)} MiB with ${STREAMS} open streams, ${(afterKib / 1024).toFixed(1)} MiB after: ${perStreamKib.toFixed(1)} KiB per open stream`,
+      `platform memory after a full collection: resident ${mib(idle.rssKib)} MiB before, ${mib(open.rssKib)} MiB with ${STREAMS} open streams, ${mib(after.rssKib)} MiB after they ended: ${((open.rssKib - idle.rssKib) / STREAMS).toFixed(1)} KiB resident per open stream; JavaScript heap ${mib(idle.heapKib)} / ${mib(open.heapKib)} / ${mib(after.heapKib)} MiB: ${((open.heapKib - idle.heapKib) / STREAMS).toFixed(1)} KiB per open stream`,
     );
   } finally {
     await endpoint.close();
