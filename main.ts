@@ -136,6 +136,20 @@ function bffSettings(env: NodeJS.ProcessEnv): PlatformOptions['bff'] {
   return { clientId: env.BFF_CLIENT_ID || undefined, clientSecret: env.BFF_CLIENT_SECRET || undefined, scope: env.BFF_SCOPE || undefined, secret };
 }
 
+/** The OpenAI-compatible endpoint of `AI_BASE_URL`, `AI_API_KEY` and `AI_MODEL`: all three, or none (the local model). */
+function aiSettings(env: NodeJS.ProcessEnv): PlatformOptions['ai'] {
+  const names = ['AI_BASE_URL', 'AI_API_KEY', 'AI_MODEL'] as const;
+  const given = names.filter((name) => env[name]);
+  if (given.length === 0) return undefined;
+  if (given.length < names.length) throw new ConfigError(`${names.filter((name) => !env[name]).join(' and ')} must be set with ${given.join(' and ')}: an OpenAI-compatible endpoint needs all three`);
+  try {
+    new URL(env.AI_BASE_URL!);
+  } catch {
+    throw new ConfigError('AI_BASE_URL is not a URL: use the endpoint up to its version, e.g. https://models.example/v1');
+  }
+  return { baseUrl: env.AI_BASE_URL!, apiKey: env.AI_API_KEY!, model: env.AI_MODEL! };
+}
+
 /** The platform's options for `role` from the environment; throws {@link ConfigError} on a missing or malformed setting. */
 export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: LocalSettings = {}): Omit<PlatformOptions, 'log' | 'runWorker'> {
   const databaseUrl = env.DATABASE_URL;
@@ -181,6 +195,7 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     healthPort: role === 'worker' || role === 'operator' ? portSetting(env, 'HEALTH_PORT', role === 'worker' ? 8090 : 8091) : undefined,
     // Unset: GET /metrics is served on the API port (edge, control plane) or the health port (worker, operator).
     metricsPort: env.METRICS_PORT ? portSetting(env, 'METRICS_PORT', 0) : undefined,
+    ai: role === 'edge' && env.CONTROL_PLANE_URL ? undefined : aiSettings(env),
   };
 }
 

@@ -13,6 +13,7 @@ import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
 import { V3_BASE, V4_BASE } from './routes/bases.ts';
 import { v3DocumentRoutes } from './routes/v3/documents.ts';
+import { v3ChatRoutes } from './routes/v3/chat.ts';
 import { v3OrchestrateRoutes } from './routes/v3/orchestrate.ts';
 import { v3ResourceRoutes } from './routes/v3/resources.ts';
 import { v3UserRoutes } from './routes/v3/users.ts';
@@ -33,6 +34,8 @@ export interface EdgeDeps {
   trustedProxies?: TrustedProxies;
   /** False when the process serves `GET /metrics` on a port of its own (`METRICS_PORT`) instead. */
   serveMetrics?: boolean;
+  /** How long an idle chat stream waits before a heartbeat comment (default 15 s). */
+  sseHeartbeatMs?: number;
 }
 
 /**
@@ -52,10 +55,17 @@ function groupOf(method: string, pathname: string): RateLimitGroup {
 const isDomainError = (error: unknown) => typeof (error as { toBody?: unknown } | null)?.toBody === 'function';
 
 /** The REST API under both bases: v3 for the browser (via the BFF), v4 for the platform. */
-function apiRoutes(cp: ControlPlane, calls: RequestCalls) {
+function apiRoutes(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
   return new Elysia()
-    .group(V3_BASE, (v3) => v3.use(v3ResourceRoutes(cp, calls)).use(v3UserRoutes(cp, calls)).use(v3OrchestrateRoutes(cp, calls)).use(v3DocumentRoutes(cp, calls)))
-    .use(v4Routes(cp, calls));
+    .group(V3_BASE, (v3) =>
+      v3
+        .use(v3ResourceRoutes(cp, calls))
+        .use(v3UserRoutes(cp, calls))
+        .use(v3OrchestrateRoutes(cp, calls))
+        .use(v3DocumentRoutes(cp, calls))
+        .use(v3ChatRoutes(cp, calls, { heartbeatMs: options.sseHeartbeatMs })),
+    )
+    .use(v4Routes(cp, calls, options));
 }
 
 /**
@@ -167,7 +177,7 @@ export function createEdgeApp(deps: EdgeDeps) {
       return health;
     })
     .use(apiReferenceRoutes())
-    .use(apiRoutes(deps.controlPlane, calls));
+    .use(apiRoutes(deps.controlPlane, calls, { sseHeartbeatMs: deps.sseHeartbeatMs }));
   // Outside the API bases: neither authenticated nor rate-limited (docs/decisions.md, "Operability").
   if (deps.serveMetrics !== false) {
     app.get('/metrics', async () => {

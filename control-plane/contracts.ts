@@ -92,6 +92,28 @@ export {
 } from './webhooks/webhooks.schema.ts';
 export { WEBHOOK_HEADERS } from './webhooks/webhook-signature.ts';
 export {
+  ChatEventSchema,
+  ConversationListSchema,
+  ConversationMessagesSchema,
+  ConversationSchema,
+  MessageSchema,
+  ResumeChatInputSchema,
+  SendChatInputSchema,
+  WorkflowChatAnswerSchema,
+  WorkflowChatBodySchema,
+  WorkflowChatInputSchema,
+  type ChatEvent,
+  type ChatStreamItem,
+} from './chat/chat.schema.ts';
+export {
+  ReadinessInputSchema,
+  ReadinessSchema,
+  RuntimeRequestInputSchema,
+  RuntimeRequestSchema,
+  WorkflowStatusInputSchema,
+  WorkflowStatusSchema,
+} from './runtime/runtime.schema.ts';
+export {
   CreateDatasetInputSchema,
   DatasetRefSchema,
   DatasetSchema,

@@ -1,6 +1,10 @@
 import { createLocalModel } from './ai/local-model.ts';
+import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from './ai/openai-compatible.ts';
 import { createAppsService, type AppsService } from './apps/apps.service.ts';
-import type { ChatModel } from './ai/model.ts';
+import { createAnsweringService, retrieveFromSearch, type AnsweringService, type ReadDocument, type Retrieve } from './chat/answering.ts';
+import type { AnswerStreamSettings } from './chat/answer-streams.ts';
+import { createChatService, type ChatService } from './chat/chat.service.ts';
+import { createRuntimeService, type RuntimeService } from './runtime/runtime.service.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
 import { createDeclarationsService } from './declarations/declarations.service.ts';
@@ -50,6 +54,18 @@ export interface Services {
   search: SearchService;
   geo: GeoService;
   documents: DocumentsService;
+  answering: AnsweringService;
+  chat: ChatService;
+  runtime: RuntimeService;
+}
+
+/** The AI model settings: an OpenAI-compatible endpoint replaces the local model when given; how answer streams are kept. */
+export interface AiDeps {
+  ai?: OpenAiCompatibleSettings;
+  chatStreams?: AnswerStreamSettings;
+  /** Where answers find the tenant's passages; default: hybrid search of the search service. */
+  retrieve?: Retrieve;
+  readDocument?: ReadDocument;
 }
 
 /** Where the built-in identity provider is when nothing says: the edge's default public origin. */
@@ -60,17 +76,18 @@ const DEFAULT_IDENTITY_PROVIDER: IdentityProviderSettings = { kind: 'built-in', 
  * and a blob store. A domain reaches another only through the service given to it here, never
  * through the other's repo.
  */
-export function createServices(deps: {
-  db: Db;
-  workflows?: WorkflowsPort;
-  model?: ChatModel;
-  blobs: BlobStore;
-  uploadLimitBytes?: number;
-  /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
-  identityProvider?: IdentityProviderSettings;
-  /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
-  searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
-}): Services {
+export function createServices(
+  deps: {
+    db: Db;
+    workflows?: WorkflowsPort;
+    blobs: BlobStore;
+    uploadLimitBytes?: number;
+    /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
+    identityProvider?: IdentityProviderSettings;
+    /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
+    searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
+  } & AiDeps,
+): Services {
   const objectTypes = createObjectTypesService(deps);
   const search = createSearchService({ db: deps.db, objectTypes, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
@@ -81,7 +98,14 @@ export function createServices(deps: {
     searchIndex: search.resourceIndex,
   });
   const capabilities = createCapabilitiesService(deps);
-  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, model: deps.model ?? createLocalModel(), capabilities });
+  const answering = createAnsweringService({
+    models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
+    resources,
+    retrieve: deps.retrieve ?? retrieveFromSearch(search),
+    readDocument: deps.readDocument,
+  });
+  const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities });
   const identity = createIdentityService(deps);
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
@@ -105,6 +129,9 @@ export function createServices(deps: {
     search,
     realtime: createRealtimeService({ db: deps.db, capabilities }),
     webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate }),
+    answering,
+    chat,
+    runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),
     geo: createGeoService({ db: deps.db, capabilities }),
     documents: createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities, search }),
   };

@@ -32,7 +32,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     base: V3_BASE,
     title: 'REST API v3',
     version: '3',
-    description: 'The browser-facing API: resources, users, orchestrate and documents. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
+    description: 'The browser-facing API: resources, users, orchestrate, documents and chat. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
     routes: V3_ROUTE_DOCS,
     schemaNames: V3_SCHEMA_NAMES,
     tags: [
@@ -40,6 +40,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Users', description: 'Members of the tenant' },
       { name: 'Orchestrate', description: 'Workflow definitions and their executions' },
       { name: 'Documents', description: 'Uploaded documents: classification, indexing for retrieval, search' },
+      { name: 'Chat', description: "AI answers from the tenant's documents and resources, streamed, in the caller's conversations" },
     ],
   },
   v4: {
@@ -60,6 +61,9 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Files', description: 'File properties of resources' },
       { name: 'Realtime', description: "A tenant's resource changes as they happen (server-sent events)" },
       { name: 'Webhooks', description: 'Signed inbound webhooks that start workflows' },
+      { name: 'AI', description: 'Chat per workflow and stage' },
+      { name: 'Workflows', description: 'Runtime status of workflows and requests for a binding' },
+      { name: 'Integrations', description: 'Readiness for builders' },
       { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
       { name: 'Identity-provider apps', description: "Apps' OAuth clients at the identity provider" },
       { name: 'Verticals', description: "An enrolled app's surface: its enrollment, object types and resources" },
@@ -98,6 +102,8 @@ const HEADERS: Json = {
   'X-RateLimit-Reset': { description: 'When the window ends, in Unix epoch seconds', required: true, schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer' } },
   ETag: { description: 'The resource version, as an entity tag (`"3"`)', required: true, schema: { type: 'string' } },
+  'X-Conversation-Id': { description: 'The conversation the answer belongs to', required: true, schema: { type: 'string' } },
+  'X-Message-Id': { description: 'The answer (an assistant message); resume its events with it', required: true, schema: { type: 'string' } },
 };
 const RATE_LIMIT_HEADERS = Object.fromEntries(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((name) => [name, ref('headers', name)]));
 const RETRY_AFTER = ref('headers', 'Retry-After');
@@ -172,13 +178,27 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
   ];
   const responses: Json = {};
   for (const [status, response] of Object.entries(doc.responses)) {
-    const headers = { ...RATE_LIMIT_HEADERS, ...(response.etag ? { ETag: ETAG } : {}) };
+    const headers = {
+      ...RATE_LIMIT_HEADERS,
+      ...(response.etag ? { ETag: ETAG } : {}),
+      ...(response.streamIds ? { 'X-Conversation-Id': ref('headers', 'X-Conversation-Id'), 'X-Message-Id': ref('headers', 'X-Message-Id') } : {}),
+    };
     const content = response.schema
       ? { 'application/json': { schema: components.use(response.schema, 'output', `${pascal(doc.operationId)}Response`) } }
       : response.binary
         ? { '*/*': { schema: { type: 'string', format: 'binary' } } }
-        : response.eventStream
-          ? { 'text/event-stream': { schema: { type: 'string' } } }
+        : response.events
+          ? {
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description: `Server-sent events: each is \`id: <n>\` and one \`data:\` line holding JSON (\`x-event-schema\`)${response.done ? ', and the last line is the literal `data: [DONE]`' : ''}.`,
+                },
+                'x-event-schema': components.use(response.events, 'output', 'ChatEvent'),
+              },
+            }
+          : response.eventStream
+            ? { 'text/event-stream': { schema: { type: 'string' } } }
           : undefined;
     responses[status] = { description: response.description, headers, ...(content ? { content } : {}) };
   }

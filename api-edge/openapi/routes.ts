@@ -16,6 +16,20 @@ import {
   AggregateResultSchema,
   ApplyActionInputSchema,
   AppSchema,
+  ChatEventSchema,
+  ConversationListSchema,
+  ConversationMessagesSchema,
+  ReadinessInputSchema,
+  ReadinessSchema,
+  ResumeChatInputSchema,
+  RuntimeRequestInputSchema,
+  RuntimeRequestSchema,
+  SendChatInputSchema,
+  WorkflowChatAnswerSchema,
+  WorkflowChatBodySchema,
+  WorkflowChatInputSchema,
+  WorkflowStatusInputSchema,
+  WorkflowStatusSchema,
   BatchCreateInputSchema,
   BatchDeletedSchema,
   BatchDeleteInputSchema,
@@ -142,6 +156,11 @@ export interface ResponseDoc {
   description: string;
   /** The JSON body; none for 204 and 304. */
   schema?: z.ZodType;
+  /** A `text/event-stream` body whose `data:` lines hold JSON of this schema (and, with `done`, the literal `[DONE]` last). */
+  events?: z.ZodType;
+  done?: boolean;
+  /** Carries `X-Conversation-Id` and `X-Message-Id` (chat streams). */
+  streamIds?: boolean;
   /** The body is a file's bytes, of the file's own media type. */
   binary?: boolean;
   /** Carries the resource's version as `ETag`. */
@@ -409,6 +428,43 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'Documents',
     path: DocumentRefSchema.shape,
     responses: { 204: { description: 'Deleted' } },
+  },
+  [`POST ${V3_BASE}/chat`]: {
+    operationId: 'sendChatMessage',
+    summary: 'Ask a question and stream the answer (server-sent events)',
+    tag: 'Chat',
+    description:
+      'Send `Accept: text/event-stream`. A refusal (400, 403, 404, 429) is a JSON answer before any stream starts. Each event has an `id` (its number in the answer, for `Last-Event-ID`); comment lines keep an idle stream open. The answer goes on being produced when the client leaves: resume it with `GET /chat/conversations/{conversationId}/messages/{messageId}/events`.',
+    body: { schema: SendChatInputSchema },
+    responses: { 200: { description: 'The answer as it is produced: `status`, `message`, `citation`, then `done` or `error`', events: ChatEventSchema, streamIds: true } },
+  },
+  [`GET ${V3_BASE}/chat/conversations`]: {
+    operationId: 'listConversations',
+    summary: "The caller's conversations, most recently active first",
+    tag: 'Chat',
+    responses: { 200: { description: 'Conversations', schema: ConversationListSchema } },
+  },
+  [`GET ${V3_BASE}/chat/conversations/:conversationId`]: {
+    operationId: 'getConversation',
+    summary: 'A conversation of the caller with its messages',
+    tag: 'Chat',
+    path: { conversationId: ResumeChatInputSchema.shape.conversationId },
+    responses: { 200: { description: 'The conversation; assistant messages carry their citations', schema: ConversationMessagesSchema } },
+  },
+  [`DELETE ${V3_BASE}/chat/conversations/:conversationId`]: {
+    operationId: 'deleteConversation',
+    summary: 'Delete a conversation of the caller',
+    tag: 'Chat',
+    path: { conversationId: ResumeChatInputSchema.shape.conversationId },
+    responses: { 204: { description: 'Deleted' } },
+  },
+  [`GET ${V3_BASE}/chat/conversations/:conversationId/messages/:messageId/events`]: {
+    operationId: 'resumeChatAnswer',
+    summary: 'Resume an answer: replay the events after Last-Event-ID, then follow the rest',
+    tag: 'Chat',
+    path: { conversationId: ResumeChatInputSchema.shape.conversationId, messageId: ResumeChatInputSchema.shape.messageId },
+    headers: { 'Last-Event-ID': param(ResumeChatInputSchema.shape.lastEventId, { description: 'The id of the last event the client has; none: from the start' }) },
+    responses: { 200: { description: "The answer's events after Last-Event-ID, until `done` or `error`", events: ChatEventSchema, streamIds: true } },
   },
 };
 
@@ -880,6 +936,55 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     body: { schema: z.record(z.string(), z.unknown()), description: 'A JSON object, read as the exact bytes signed' },
     responses: { 202: { description: 'Stored; the workflow was started (`accepted`) or could not be (`failed`, to be replayed)', schema: ReceivedSchema } },
     errors: [409],
+  },
+  [`POST ${V4_BASE}/ai/chat/:tenantId/:workflowId/:stage`]: {
+    operationId: 'chatWithWorkflow',
+    summary: 'Ask a workflow stage a question',
+    tag: 'AI',
+    description:
+      "The workflow (its `shared-workflow-config` key) and stage set the prompts; its `shared-chatbot-config` and `shared-ai-profile` the model and retrieval. `conversation_id` continues a conversation, or starts one under that id. An unknown workflow or stage is 404; a workflow without an AI runtime binding is 409.",
+    path: { ...tenantPath, workflowId: WorkflowChatInputSchema.shape.workflowId, stage: WorkflowChatInputSchema.shape.stage },
+    body: { schema: WorkflowChatBodySchema },
+    responses: { 200: { description: 'The answer with its citations, ids and token usage', schema: WorkflowChatAnswerSchema } },
+    errors: [409, 502],
+  },
+  [`POST ${V4_BASE}/ai/chat/stream/:tenantId/:workflowId/:stage`]: {
+    operationId: 'streamChatWithWorkflow',
+    summary: 'Ask a workflow stage a question and stream the answer (server-sent events)',
+    tag: 'AI',
+    description: 'The events of v3 chat, then the literal line `data: [DONE]`. Refusals are JSON answers before any stream starts.',
+    path: { ...tenantPath, workflowId: WorkflowChatInputSchema.shape.workflowId, stage: WorkflowChatInputSchema.shape.stage },
+    body: { schema: WorkflowChatBodySchema },
+    responses: { 200: { description: 'The answer as it is produced, then `data: [DONE]`', events: ChatEventSchema, done: true, streamIds: true } },
+    errors: [409],
+  },
+  [`GET ${V4_BASE}/workflows/runtime/:workflowKey/status`]: {
+    operationId: 'workflowRuntimeStatus',
+    summary: 'Whether a workflow has an executable runtime binding now',
+    tag: 'Workflows',
+    description: 'One of `available`, `operator_required`, `paid_upgrade_required`, `rate_limited`, `blocked`, `unsupported`, with the reason.',
+    path: { workflowKey: WorkflowStatusInputSchema.shape.workflowKey },
+    query: tenantQuery,
+    responses: { 200: { description: "The workflow's runtime status", schema: WorkflowStatusSchema } },
+  },
+  [`POST ${V4_BASE}/workflows/runtime-requests`]: {
+    operationId: 'requestWorkflowRuntime',
+    summary: 'Ask an operator to bind a workflow to an AI runtime',
+    tag: 'Workflows',
+    description: 'A workflow has one open request: asking again answers it (200) rather than recording another (201).',
+    query: tenantQuery,
+    body: { schema: RuntimeRequestInputSchema.extend({ tenant_id: tenantQuery.tenant_id.schema.optional() }) },
+    responses: {
+      201: { description: 'The request, recorded', schema: RuntimeRequestSchema },
+      200: { description: "The workflow's open request", schema: RuntimeRequestSchema },
+    },
+  },
+  [`GET ${V4_BASE}/integrations/builder/readiness`]: {
+    operationId: 'builderReadiness',
+    summary: 'Tenant, plan and workflow readiness for a builder',
+    tag: 'Integrations',
+    query: { ...tenantQuery, workflow_keys: param(ReadinessInputSchema.shape.workflow_keys, { description: 'Comma-separated workflow keys; default: every configured workflow' }) },
+    responses: { 200: { description: 'The readiness report', schema: ReadinessSchema } },
   },
   [`POST ${V4_BASE}/geo/resolve-location`]: {
     operationId: 'resolveLocation',

@@ -5,8 +5,10 @@ export const STEP_TYPES = ['resource_query', 'ai_chat', 'resource_create', 'dela
 
 /**
  * A typed step. `resource_query` runs a resources query (`config`: `type`, optional `filter`
- * as v3 `filter[...]` keys, `where`, `sort`, `limit`); `ai_chat` asks the platform's AI model
- * (`config`: `prompt`, optional `systemPrompt`, `maxTokens`), with earlier steps' output as context;
+ * as v3 `filter[...]` keys, `where`, `sort`, `limit`); `ai_chat` asks the platform's answering
+ * service, as chat does (`config`: `prompt`, optional `systemPrompt`, `maxTokens`, `temperature`,
+ * and `retrieval: true` to search the tenant's documents and resources too), with earlier steps'
+ * output as context;
  * `resource_create` creates one resource (`config`: `type`, `data`) exactly once per execution,
  * however often the step is retried; `delay` waits on a durable timer (`config`: `ms`, up to a day).
  * String values `{{input.<path>}}` are replaced with the execution's input.

@@ -1,4 +1,4 @@
-import type { ChatModel } from '../ai/model.ts';
+import type { AnsweringService } from '../chat/answering.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { DomainError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
@@ -33,7 +33,7 @@ export function createOrchestrateService(deps: {
   db: Db;
   workflows?: WorkflowsPort;
   resources: ResourcesService;
-  model: ChatModel;
+  answering: Pick<AnsweringService, 'complete'>;
   /** Refuses a tenant without the `workflows.runtime` capability (403 naming it). */
   capabilities?: Pick<CapabilitiesService, 'require'>;
 }) {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ChatModel, ContextPassage } from '../ai/model.ts';
+import type { ContextPassage } from '../ai/model.ts';
+import type { AnsweringService } from '../chat/answering.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
 import type { StepDefinition } from './orchestrate.schema.ts';
@@ -28,7 +29,8 @@ function passagesFrom(outputs: Record<string, unknown>): ContextPassage[] {
 
 export interface StepDeps {
   resources: ResourcesService;
-  model: ChatModel;
+  /** The platform's one answering service, as chat uses it. */
+  answering: Pick<AnsweringService, 'complete'>;
 }
 
 /** A UUID derived from a name, so a retried step addresses the same record (RFC 9562 version 8 layout). */
@@ -70,13 +72,14 @@ export async function runStepOf(
     }
     case 'ai_chat': {
       const question = String(config.prompt ?? input.question ?? input.message ?? '');
-      const completion = await deps.model.complete({
-        messages: [
-          ...(config.systemPrompt ? [{ role: 'system' as const, content: String(config.systemPrompt) }] : []),
-          { role: 'user', content: question },
-        ],
-        context: passagesFrom(earlier),
-        maxTokens: config.maxTokens ? Number(config.maxTokens) : undefined,
+      // Earlier steps' output is the context; `retrieval: true` also searches the tenant's documents and resources.
+      const completion = await deps.answering.complete(actor, {
+        question,
+        systemPrompt: config.systemPrompt ? String(config.systemPrompt) : undefined,
+        temperature: typeof config.temperature === 'number' ? config.temperature : 0.7,
+        maxTokens: Math.min(4096, Math.max(1, Number(config.maxTokens ?? 256) || 256)),
+        passages: passagesFrom(earlier),
+        retrieval: config.retrieval === true ? { kinds: ['document', 'resource'], limit: 5 } : false,
       });
       return { answer: completion.text, citations: completion.citations, usage: completion.usage };
     }

@@ -1,5 +1,6 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
+import { chatRouter } from '../chat/chat.router.ts';
 import { geoRouter } from '../geo/geo.router.ts';
 import { documentsRouter } from '../documents/documents.router.ts';
 import { healthRouter } from '../health/health.router.ts';
@@ -10,6 +11,7 @@ import { orchestrateRouter } from '../orchestrate/orchestrate.router.ts';
 import { realtimeRouter } from '../realtime/realtime.router.ts';
 import { resourcesRouter } from '../resources/resources.router.ts';
 import { searchRouter } from '../search/search.router.ts';
+import { runtimeRouter } from '../runtime/runtime.router.ts';
 import { sessionsRouter } from '../sessions/sessions.router.ts';
 import { storageRouter } from '../storage/storage.router.ts';
 import { callerTenantsRouter, tenantsRouter } from '../tenants/tenants.router.ts';
@@ -34,6 +36,8 @@ export const appRouter = t.router({
   uploads: uploadsRouter,
   realtime: realtimeRouter,
   webhooks: webhooksRouter,
+  chat: chatRouter,
+  runtime: runtimeRouter,
   geo: geoRouter,
   idpApps: idpAppsRouter,
   verticals: verticalsRouter,

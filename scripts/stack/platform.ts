@@ -19,6 +19,7 @@ import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
 import { createControlPlaneServer } from '../../control-plane/server.ts';
 import { createServices } from '../../control-plane/services.ts';
 import type { ControlPlane, IdentityProviderSettings, Services } from '../../control-plane/contracts.ts';
+import type { AiDeps } from '../../control-plane/services.ts';
 import { createTemporalWorkflows, type TemporalSettings } from '../../control-plane/temporal/temporal-workflows.ts';
 import { startWorker } from '../../workers/worker.ts';
 import type { ActivityLog } from '../../workers/activity-trace.ts';
@@ -78,6 +79,12 @@ export interface PlatformOptions {
   /** Addresses or CIDR ranges of the proxies in front of the edge, whose X-Forwarded-For names the client. */
   trustedProxies?: readonly string[];
   log?: (message: string, detail?: unknown) => void;
+  /** An OpenAI-compatible endpoint for AI answers (`AI_BASE_URL`, `AI_API_KEY`, `AI_MODEL`); without it the local model answers. */
+  ai?: AiDeps['ai'];
+  /** How answer streams are kept (leases, polling); the defaults suit production. */
+  chatStreams?: AiDeps['chatStreams'];
+  /** The edge's SSE heartbeat comment interval in milliseconds (default 15 s). */
+  sseHeartbeatMs?: number;
 }
 
 export interface RunningPlatform {
@@ -119,7 +126,14 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   if (needsDb) {
     if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
     db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl });
-    services = createServices({ db, workflows, blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')), identityProvider: appClients });
+    services = createServices({
+      db,
+      workflows,
+      blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')),
+      identityProvider: appClients,
+      ai: options.ai,
+      chatStreams: options.chatStreams,
+    });
     if (options.seedDevelopmentData) {
       for (const tenantId of (await seedDevelopmentData(db)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
     }
@@ -209,6 +223,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     onServerError: (error, request) => log(`server error on ${request.method} ${request.url}`, error),
     trustedProxies: options.trustedProxies?.length ? trustedProxies(options.trustedProxies) : undefined,
     serveMetrics: !ownMetricsPort,
+    sseHeartbeatMs: options.sseHeartbeatMs,
   });
   const server = createEdgeServer(app, mounts, { accessLog: options.accessLog });
   let identityProvider: DevIdentityProvider | undefined;

@@ -108,7 +108,16 @@ export function conformanceProblems(answer: ObservedAnswer): string[] {
     return problems;
   }
   if (content['*/*']) return problems;
-  if (content['text/event-stream']) return contentType === 'text/event-stream' ? problems : [...problems, `${where}: Content-Type ${contentType || '(none)'} where an event stream is documented`];
+  if (content['text/event-stream']) {
+    if (contentType !== 'text/event-stream') return [...problems, `${where}: Content-Type ${contentType || '(none)'} where server-sent events are documented`];
+    // Each data line is JSON of the documented event schema; `[DONE]` ends a v4 stream.
+    const validate = validatorAt(api, [...responseAt, 'content', 'text/event-stream', 'x-event-schema']);
+    for (const line of String(answer.body ?? '').split('\n')) {
+      if (!line.startsWith('data: ') || line === 'data: [DONE]') continue;
+      if (!validate(JSON.parse(line.slice(6)))) problems.push(`${where}: an event does not match ${operation.operationId}'s event schema: ${describeErrors(validate)}`);
+    }
+    return problems;
+  }
   if (!content['application/json']) return [...problems, `${where}: no JSON content documented`];
   if (contentType !== 'application/json') return [...problems, `${where}: Content-Type ${contentType || '(none)'} where JSON is documented`];
   const validate = validatorAt(api, [...responseAt, 'content', 'application/json', 'schema']);

@@ -99,6 +99,16 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   // No caller token: the delivery's signature authenticates it. Here it names no endpoint (404); test/e2e/v4-webhooks.test.ts
   // covers a signature of one tenant's endpoint sent to another tenant's.
   'POST /v4/webhooks/:tenantId/:source': { tenantFrom: 'path', sample: { source: 'route-case' }, body: {} },
+  [`POST ${V3}/chat`]: { tenantFrom: 'header', body: { message: 'route case' } },
+  [`GET ${V3}/chat/conversations`]: { tenantFrom: 'header' },
+  [`GET ${V3}/chat/conversations/:conversationId`]: { tenantFrom: 'header', sample: { conversationId: NO_ID } },
+  [`DELETE ${V3}/chat/conversations/:conversationId`]: { tenantFrom: 'header', sample: { conversationId: NO_ID } },
+  [`GET ${V3}/chat/conversations/:conversationId/messages/:messageId/events`]: { tenantFrom: 'header', sample: { conversationId: NO_ID, messageId: NO_ID } },
+  'POST /v4/ai/chat/:tenantId/:workflowId/:stage': { tenantFrom: 'path', sample: { workflowId: 'route-case', stage: 'chat' }, body: { message: 'route case' } },
+  'POST /v4/ai/chat/stream/:tenantId/:workflowId/:stage': { tenantFrom: 'path', sample: { workflowId: 'route-case', stage: 'chat' }, body: { message: 'route case' } },
+  'GET /v4/workflows/runtime/:workflowKey/status': { tenantFrom: 'query', sample: { workflowKey: 'route-case' } },
+  'POST /v4/workflows/runtime-requests': { tenantFrom: 'query', body: { workflow_key: 'route-case', reason: 'route case' } },
+  'GET /v4/integrations/builder/readiness': { tenantFrom: 'query' },
   'POST /v4/geo/resolve-location': { tenantFrom: 'query', body: { query: 'Paris' } },
   'POST /v4/geo/reverse': { tenantFrom: 'query', body: { lat: 48.85, lon: 2.35 } },
   'GET /v4/geo/datasets/:tenantId': { tenantFrom: 'path' },

@@ -80,6 +80,10 @@ export async function startTestStack(
     worker?: boolean;
     /** An external OIDC provider instead of the built-in one (the test then mints its own tokens: pass `token`). */
     identity?: PlatformOptions['identity'];
+    /** An OpenAI-compatible endpoint for AI answers (in every process of the stack). */
+    ai?: PlatformOptions['ai'];
+    chatStreams?: PlatformOptions['chatStreams'];
+    sseHeartbeatMs?: number;
   } = {},
 ): Promise<TestStack> {
   const databaseUrl = inject('databaseUrl');
@@ -93,6 +97,7 @@ export async function startTestStack(
   };
   const started: RunningPlatform[] = [];
   const blobRoot = await mkdtemp(join(tmpdir(), 'svc-blobs-'));
+  const ai = { ai: options.ai, chatStreams: options.chatStreams };
   let edge: RunningPlatform;
   if ((options.controlPlane ?? inject('controlPlaneMode')) === 'http') {
     // The control plane must know the edge's origin (the token issuer) before the edge listens, so
@@ -100,9 +105,9 @@ export async function startTestStack(
     for (let attempt = 1; ; attempt++) {
       const edgePort = await freePort();
       const publicUrl = `http://127.0.0.1:${edgePort}`;
-      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, identity: options.identity });
+      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, identity: options.identity, ...ai });
       started.push(controlPlane);
-      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog }));
+      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog, ...ai }));
       try {
         edge = await startPlatform({
           role: 'edge',
@@ -117,6 +122,7 @@ export async function startTestStack(
           devSigningKeys: options.devSigningKeys,
           trustedProxies: options.trustedProxies,
           identity: options.identity,
+          sseHeartbeatMs: options.sseHeartbeatMs,
         });
         break;
       } catch (error) {
@@ -125,7 +131,7 @@ export async function startTestStack(
       }
     }
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
-    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog }));
+    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog, ...ai }));
     try {
       edge = await startBunEdge({
         databaseUrl,
@@ -139,6 +145,8 @@ export async function startTestStack(
         trustedProxies: options.trustedProxies,
         temporal,
         identity: options.identity,
+        sseHeartbeatMs: options.sseHeartbeatMs,
+        ...ai,
       });
     } catch (error) {
       for (const platform of started.splice(0).reverse()) await platform.close();
@@ -161,6 +169,8 @@ export async function startTestStack(
       temporal,
       runWorker: options.worker,
       identity: options.identity,
+      sseHeartbeatMs: options.sseHeartbeatMs,
+      ...ai,
     });
   }
   started.push(edge);

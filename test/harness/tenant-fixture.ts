@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
-import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
 import type { DevUser } from '../../api-edge/identity/dev-users.ts';
+import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
 
 /** A tenant of one test file's own, with an administrator (`admin`, `tenant-admin`) and a member. */
 export interface TenantFixture {
@@ -43,4 +43,28 @@ export async function copyExampleWorkflows(sql: postgres.Sql, tenantId: string):
     select ${tenantId}::uuid, d.id, d.name, d.description, d.version, d.steps
     from workflow_definitions d join tenants t on t.id = d.tenant_id where t.slug = 'acme'
     on conflict do nothing`;
+}
+
+/**
+ * A tenant of a test file's own with the default roles, and users of the given roles there,
+ * written straight into the run's database: the users go to the stack's identity provider.
+ */
+export async function createTenantWithUsers(
+  sql: postgres.Sql,
+  options: { slug: string; plan?: 'free' | 'team' | 'enterprise'; users: Record<string, readonly string[]> },
+): Promise<{ tenantId: string; users: Record<string, DevUser> }> {
+  const [tenant] = await sql<{ id: string }[]>`
+    insert into tenants (slug, name, home_region, plan) values (${options.slug}, ${options.slug}, 'eu', ${options.plan ?? null}) returning id::text as id`;
+  const tenantId = tenant!.id;
+  for (const [name, permissions] of Object.entries(DEFAULT_ROLES)) {
+    await sql`insert into roles (tenant_id, name, permissions) values (${tenantId}::uuid, ${name}, ${permissions as string[]})`;
+  }
+  const users: Record<string, DevUser> = {};
+  for (const [label, roles] of Object.entries(options.users)) {
+    const user = { sub: randomUUID(), email: `${label}-${options.slug}@fixture.test`, name: `${label} of ${options.slug}`, tenant: options.slug };
+    const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${user.email}, ${user.name}) returning id::text as id`;
+    await sql`insert into memberships (tenant_id, user_id, roles) values (${tenantId}::uuid, ${row!.id}::uuid, ${roles as string[]})`;
+    users[label] = user;
+  }
+  return { tenantId, users };
 }

@@ -1,0 +1,26 @@
+import { t } from '../trpc/init.ts';
+import { tenantProcedure } from '../trpc/procedures.ts';
+import {
+  ReadinessInputSchema,
+  ReadinessSchema,
+  RuntimeRequestInputSchema,
+  RuntimeRequestOutcomeSchema,
+  WorkflowStatusInputSchema,
+  WorkflowStatusSchema,
+} from './runtime.schema.ts';
+
+/** v4 workflow runtime: status per workflow, binding requests for an operator, builder readiness. Any member of the tenant. */
+export const runtimeRouter = t.router({
+  status: tenantProcedure()
+    .input(WorkflowStatusInputSchema)
+    .output(WorkflowStatusSchema)
+    .query(({ ctx, input }) => ctx.services.runtime.status(ctx.actor, input.workflowKey)),
+  request: tenantProcedure()
+    .input(RuntimeRequestInputSchema)
+    .output(RuntimeRequestOutcomeSchema)
+    .mutation(({ ctx, input }) => ctx.services.runtime.request(ctx.actor, input)),
+  readiness: tenantProcedure()
+    .input(ReadinessInputSchema)
+    .output(ReadinessSchema)
+    .query(({ ctx, input }) => ctx.services.runtime.readiness(ctx.actor, input.workflow_keys)),
+});

@@ -1,0 +1,302 @@
+/**
+ * `npm run bench:chat`: AI chat through the edge against the same work in-process.
+ *
+ * 1. Time to first event and full-answer time of `POST /api/svc/v3/chat` through the edge (a
+ *    Node process running `main.ts --role all`, as the container image does), against the same
+ *    call in this process on the same database and data: the `chat.send` procedure through the
+ *    in-process control-plane port (the caller's identity resolved, limits, conversation
+ *    storage, retrieval, the answer: all the edge's call does but HTTP, authentication, rate
+ *    limiting and SSE); the chat service with the caller already resolved; and the answering
+ *    service alone. Requests alternate between the paths, one at a time. Target: the edge adds
+ *    <= 2 ms to the time to first event at p50 (edge against the in-process procedure).
+ * 2. 100 concurrent streams of one tenant, held open by the model midway, then finished: every
+ *    one must end with `done`; a 101st is refused with 429 meanwhile. Prints the platform
+ *    process's (edge and control plane) memory per open stream: resident memory and JavaScript
+ *    heap after a full garbage collection (through the process's inspector) with the streams
+ *    open, less the same before they opened.
+ *
+ * The model is an OpenAI-compatible endpoint in this process (test/harness/openai-compatible-endpoint.ts,
+ * answering at once unless told to hold), for both paths; retrieval is full-text search over the
+ * tenant's indexed chunks (SEARCH_VECTORS=off on both paths, so that no embedding model runs).
+ * Settings: BENCH_CHAT_REQUESTS (200 per path), BENCH_CHAT_STREAMS (100).
+ */
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createParser } from 'eventsource-parser';
+import { WebSocket } from 'undici';
+import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
+import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
+import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
+import { createDb } from '../../control-plane/db/client.ts';
+import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
+import { migrate } from '../../control-plane/db/migrate.ts';
+import { createServices } from '../../control-plane/services.ts';
+import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
+import { freePort } from '../../scripts/stack/process.ts';
+import { startScriptedEndpoint } from '../harness/openai-compatible-endpoint.ts';
+import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
+import { start } from './child.ts';
+import { quantile } from './latency.ts';
+import { runBenchmark } from './settings.ts';
+
+const REQUESTS = Number(process.env.BENCH_CHAT_REQUESTS ?? 200);
+const STREAMS = Number(process.env.BENCH_CHAT_STREAMS ?? 100);
+const WARMUP = 20;
+const DATABASE = 'svc_bench_chat';
+const USER = DEV_USERS.find((u) => u.email === 'admin@acme.test')!;
+const QUESTIONS = ['How much notice do vacation requests need?', 'When are expenses reimbursed?', 'Who approves travel?', 'When does the office open?'];
+const log = (message: string) => process.stderr.write(`${message}\n`);
+
+interface Timing {
+  firstEventMs: number;
+  fullMs: number;
+}
+
+async function waitForHealth(url: string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await fetch(`${url}/health`).then((r) => r.ok, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`platform did not become healthy at ${url}`);
+}
+
+/**
+ * The platform process's memory after a full garbage collection, asked through its inspector
+ * (activated with SIGUSR1 on the port given by `--inspect-port`, so that the latency phase runs
+ * without it): resident memory and the JavaScript heap in use, in KiB.
+ */
+async function memoryAfterGc(pid: number, inspectPort: number): Promise<{ rssKib: number; heapKib: number }> {
+  process.kill(pid, 'SIGUSR1');
+  let targets: Array<{ webSocketDebuggerUrl: string }> = [];
+  for (let i = 0; i < 50 && !targets.length; i++) {
+    targets = await fetch(`http://127.0.0.1:${inspectPort}/json/list`).then((r) => r.json() as Promise<typeof targets>, () => []);
+    if (!targets.length) await new Promise((r) => setTimeout(r, 100));
+  }
+  const socket = new WebSocket(targets[0]!.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => ((socket.onopen = resolve), (socket.onerror = reject)));
+  let next = 0;
+  const call = (method: string, params: object = {}) =>
+    new Promise<any>((resolve) => {
+      const id = ++next;
+      socket.addEventListener('message', function answer(event) {
+        const message = JSON.parse(String(event.data)) as { id?: number; result?: unknown };
+        if (message.id !== id) return;
+        socket.removeEventListener('message', answer);
+        resolve(message.result);
+      });
+      socket.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call('HeapProfiler.collectGarbage');
+    await call('HeapProfiler.collectGarbage');
+    const result = await call('Runtime.evaluate', { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true });
+    const usage = JSON.parse(result.result.value as string) as { rss: number; heapUsed: number };
+    return { rssKib: usage.rss / 1024, heapKib: usage.heapUsed / 1024 };
+  } finally {
+    socket.close();
+  }
+}
+
+/**
+ * One chat request through the edge, read with an SSE parser: times to the first event and to
+ * `done`; `onFirstPiece` is told when the first `message` event has arrived.
+ */
+async function askEdge(origin: string, token: string, message: string, onFirstPiece?: () => void): Promise<Timing & { status: number; last?: string }> {
+  const started = performance.now();
+  const response = await fetch(`${origin}/api/svc/v3/chat`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ message }),
+  });
+  if (response.status !== 200) {
+    await response.text();
+    return { status: response.status, firstEventMs: Number.NaN, fullMs: Number.NaN };
+  }
+  let firstEventMs = Number.NaN;
+  let last: string | undefined;
+  let sawPiece = false;
+  const parser = createParser({
+    onEvent: (event) => {
+      if (Number.isNaN(firstEventMs)) firstEventMs = performance.now() - started;
+      last = (JSON.parse(event.data) as { type: string }).type;
+      if (last === 'message' && !sawPiece) {
+        sawPiece = true;
+        onFirstPiece?.();
+      }
+    },
+  });
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+  return { status: 200, firstEventMs, fullMs: performance.now() - started, last };
+}
+
+const summary = (label: string, timings: Timing[]) => {
+  const first = Float64Array.from(timings.map((t) => t.firstEventMs));
+  const full = Float64Array.from(timings.map((t) => t.fullMs));
+  return { label, firstP50: quantile(first, 0.5), firstP99: quantile(first, 0.99), fullP50: quantile(full, 0.5), fullP99: quantile(full, 0.99) };
+};
+
+async function main(): Promise<void> {
+  const cluster = await benchCluster(log);
+  const url = await createDatabase(cluster.adminUrl, DATABASE);
+  await migrate(url);
+  const tenantUrl = await tenantLoginOf(cluster, url);
+  const endpoint = await startScriptedEndpoint();
+  const port = await freePort();
+  const inspectPort = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  log(`starting the platform (node main.ts --role all) on ${origin}`);
+  const platform = start(process.execPath, ['--max-semi-space-size=64', `--inspect-port=127.0.0.1:${inspectPort}`, '--import', 'tsx', 'main.ts', '--role', 'all'], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      ...(tenantUrl ? { TENANT_DATABASE_URL: tenantUrl } : {}),
+      TEMPORAL_ADDRESS: '',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      PUBLIC_URL: origin,
+      SEARCH_VECTORS: 'off',
+      AI_BASE_URL: endpoint.settings.baseUrl,
+      AI_API_KEY: endpoint.settings.apiKey,
+      AI_MODEL: endpoint.settings.model,
+      RATE_LIMIT_RESOURCES_PER_MINUTE: '1000000000',
+      RATE_LIMIT_API_PER_MINUTE: '1000000000',
+      KUBECONFIG: '/nonexistent',
+    },
+  });
+  const db = createDb(url, { tenantDatabaseUrl: tenantUrl });
+  try {
+    await Promise.race([waitForHealth(origin), platform.finished.then(({ output }) => Promise.reject(new Error(`the platform exited:\n${output.slice(-2000)}`)))]);
+    const tenantId = await withSql(url, async (sql) => {
+      const [acme] = await sql<[{ id: string }]>`update tenants set plan = 'enterprise' where slug = 'acme' returning id::text as id`;
+      return acme.id;
+    });
+    const services = createServices({ db, blobs: createLocalDirectoryBlobStore(mkdtempSync(join(tmpdir(), 'bench-chat-'))), ai: endpoint.settings, searchVectors: { embedder: null, vectors: null } });
+    for (let i = 0; i < 50; i++) {
+      await services.search.replaceSource({ tenantId }, { kind: 'document', id: `handbook-${i}`, type: 'handbook' }, [
+        { content: `Section ${i}. Vacation requests need ${i + 1} weeks notice. Expenses are reimbursed monthly. Travel is approved by the team lead of unit ${i}.`, metadata: { pageNumber: i + 1 } },
+        { content: `The office of unit ${i} opens at ${7 + (i % 3)}am. Parking is free for employees.`, metadata: { pageNumber: i + 2 } },
+      ]);
+    }
+    const token = (await loginWithPkce({ issuer: origin, email: USER.email })).accessToken;
+    const actor = await services.identity.resolveActor({ sub: USER.sub, email: USER.email, emailVerified: true, name: USER.name, tenant: 'acme' }, undefined);
+
+    const port = createInProcessControlPlane(services);
+    const identity = { sub: USER.sub, email: USER.email, emailVerified: true, name: USER.name, tenant: 'acme' };
+    const viaPort = async (message: string): Promise<Timing> => {
+      const started = performance.now();
+      let firstEventMs = Number.NaN;
+      for await (const item of port.subscription({ identity }, 'chat', 'send', { message })) {
+        if ('started' in item) continue;
+        if (Number.isNaN(firstEventMs)) firstEventMs = performance.now() - started;
+        if (item.event.type === 'done' || item.event.type === 'error') break;
+      }
+      return { firstEventMs, fullMs: performance.now() - started };
+    };
+    const inProcess = async (message: string): Promise<Timing> => {
+      const started = performance.now();
+      let firstEventMs = Number.NaN;
+      for await (const item of services.chat.send(actor, { message, options: { temperature: 0.7, maxTokens: 512, context: { resources: [], documents: [] } } })) {
+        if ('started' in item) continue;
+        if (Number.isNaN(firstEventMs)) firstEventMs = performance.now() - started;
+        if (item.event.type === 'done' || item.event.type === 'error') break;
+      }
+      return { firstEventMs, fullMs: performance.now() - started };
+    };
+    const answeringOnly = async (message: string): Promise<Timing> => {
+      const started = performance.now();
+      let firstEventMs = Number.NaN;
+      for await (const _event of services.answering.answer(actor, { question: message, temperature: 0.7, maxTokens: 512, retrieval: { kinds: ['document', 'resource'], limit: 5 } })) {
+        if (Number.isNaN(firstEventMs)) firstEventMs = performance.now() - started;
+      }
+      return { firstEventMs, fullMs: performance.now() - started };
+    };
+
+    log(`phase 1: ${WARMUP} warm-up, then ${REQUESTS} requests per path, alternating, one at a time`);
+    // The edge's cost on a plain authenticated read in the same run, for reference.
+    const readViaEdge = async (): Promise<number> => {
+      const started = performance.now();
+      const response = await fetch(`${origin}/api/svc/v3/users/me`, { headers: { authorization: `Bearer ${token}` } });
+      await response.text();
+      return performance.now() - started;
+    };
+    const readViaPort = async (): Promise<number> => {
+      const started = performance.now();
+      await port.query({ identity }, 'users', 'get', { id: 'me' });
+      return performance.now() - started;
+    };
+    const reads = { edge: [] as number[], port: [] as number[] };
+    const edge: Timing[] = [];
+    const procedure: Timing[] = [];
+    const local: Timing[] = [];
+    const answering: Timing[] = [];
+    let edgeErrors = 0;
+    for (let i = 0; i < WARMUP + REQUESTS; i++) {
+      const question = QUESTIONS[i % QUESTIONS.length]!;
+      const viaEdge = await askEdge(origin, token, question);
+      const viaProcedure = await viaPort(question);
+      const viaService = await inProcess(question);
+      const viaAnswering = await answeringOnly(question);
+      const readEdge = await readViaEdge();
+      const readPort = await readViaPort();
+      if (i < WARMUP) continue;
+      reads.edge.push(readEdge);
+      reads.port.push(readPort);
+      if (viaEdge.status !== 200 || viaEdge.last !== 'done') edgeErrors++;
+      else edge.push(viaEdge);
+      procedure.push(viaProcedure);
+      local.push(viaService);
+      answering.push(viaAnswering);
+    }
+    const rows = [
+      summary('edge: POST /api/svc/v3/chat over HTTP', edge),
+      summary('in-process: chat.send procedure (control-plane port)', procedure),
+      summary('in-process: chat service, caller resolved', local),
+      summary('in-process: answering service alone', answering),
+    ];
+    const added = rows[0]!.firstP50 - rows[1]!.firstP50;
+
+    log(`phase 2: ${STREAMS} concurrent streams of one tenant, held by the model midway`);
+    const idle = await memoryAfterGc(platform.pid, inspectPort);
+    let firstPieces = 0;
+    let allStarted!: () => void;
+    const started = new Promise<void>((resolve) => (allStarted = resolve));
+    const streams = Array.from({ length: STREAMS }, () =>
+      askEdge(origin, token, 'How much notice do vacation requests need? [hold:bench]', () => {
+        if (++firstPieces === STREAMS) allStarted();
+      }),
+    );
+    await started;
+    const extra = await askEdge(origin, token, 'One more?');
+    const open = await memoryAfterGc(platform.pid, inspectPort);
+    endpoint.release('bench');
+    const finished = await Promise.all(streams);
+    const streamErrors = finished.filter((r) => r.status !== 200 || r.last !== 'done').length;
+    const after = await memoryAfterGc(platform.pid, inspectPort);
+
+    const fixed = (n: number) => n.toFixed(2);
+    console.log('\nbench:chat');
+    console.log(`requests per path: ${REQUESTS} (after ${WARMUP} warm-up), one at a time; edge errors: ${edgeErrors}`);
+    console.log('path | first event p50 ms | p99 ms | full answer p50 ms | p99 ms');
+    for (const row of rows) console.log(`${row.label} | ${fixed(row.firstP50)} | ${fixed(row.firstP99)} | ${fixed(row.fullP50)} | ${fixed(row.fullP99)}`);
+    console.log(`added time to first event at p50: ${fixed(added)} ms (target <= 2 ms: ${added <= 2 ? 'PASS' : 'MISS'})`);
+    console.log(`added full-answer time at p50: ${fixed(rows[0]!.fullP50 - rows[1]!.fullP50)} ms; against the chat service with the caller resolved: first event ${fixed(rows[0]!.firstP50 - rows[2]!.firstP50)} ms`);
+    const readP50 = (values: number[]) => quantile(Float64Array.from(values), 0.5);
+    console.log(`for reference, GET /api/svc/v3/users/me: edge ${fixed(readP50(reads.edge))} ms, the users.get procedure in-process ${fixed(readP50(reads.port))} ms at p50 (the edge adds ${fixed(readP50(reads.edge) - readP50(reads.port))} ms)`);
+    console.log(`load average while measuring: ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')}`);
+    console.log(`${STREAMS} concurrent streams: ${STREAMS - streamErrors} ended with done, ${streamErrors} errors (target 0: ${streamErrors === 0 ? 'PASS' : 'MISS'}); one more meanwhile: ${extra.status}`);
+    const mib = (kib: number) => (kib / 1024).toFixed(1);
+    console.log(
+      `platform memory after a full collection: resident ${mib(idle.rssKib)} MiB before, ${mib(open.rssKib)} MiB with ${STREAMS} open streams, ${mib(after.rssKib)} MiB after they ended: ${((open.rssKib - idle.rssKib) / STREAMS).toFixed(1)} KiB resident per open stream; JavaScript heap ${mib(idle.heapKib)} / ${mib(open.heapKib)} / ${mib(after.heapKib)} MiB: ${((open.heapKib - idle.heapKib) / STREAMS).toFixed(1)} KiB per open stream`,
+    );
+  } finally {
+    await endpoint.close();
+    process.kill(platform.pid, 'SIGTERM');
+    await platform.finished.catch(() => undefined);
+    await db.close();
+    await dropDatabase(cluster.adminUrl, DATABASE).catch(() => undefined);
+  }
+}
+
+await runBenchmark(main);
