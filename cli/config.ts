@@ -63,6 +63,8 @@ export async function resolveBaseUrl(profile: string): Promise<string | undefine
   const fromEnv = process.env['BASE_URL_PUBLIC_API'];
   if (fromEnv) return fromEnv.replace(/\/+$/, '');
   const profiles = await readJson<Profile>(profilesPath());
+  // A named profile needs the file that defines it; the default profile may have none.
+  if (profile !== DEFAULT_PROFILE && !profiles) throw new CliError('E003', { file: profilesPath() });
   const entry = profiles?.[profile];
   if (profile !== DEFAULT_PROFILE && !entry) {
     throw new CliError('E006', { details: `profile "${profile}" is not defined in ${profilesPath()}` });
