@@ -61,8 +61,7 @@ export class Output {
   /** Prints a service's result: the same object as JSON, or as the renderer draws it. */
   data<T>(value: T, text?: TextRenderer<T>): void {
     if (this.format === 'json' || !text) {
-      // An answer without a body (a 204) is `null`: stdout stays valid JSON.
-      process.stdout.write(JSON.stringify(value ?? null, null, 2) + '\n');
+      process.stdout.write(JSON.stringify(value, null, 2) + '\n');
       return;
     }
     const rendered = text(value, { colors: this.colors, simple: this.simple });
