@@ -1,4 +1,6 @@
 import { execa } from 'execa';
+import { readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../cli/bin/svc.js', import.meta.url));
@@ -34,8 +36,25 @@ export async function svc(args: string[], env: Record<string, string | undefined
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr, json };
 }
 
-/** Replaces ids and timestamps so that text output can be compared from run to run. */
-export const normalise = (text: string) =>
-  text
+const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A path under the temporary directory through directories made by `mkdtemp` (`svc-home-Ab12Cd/`). */
+const TEMPORARY = new RegExp(`(?:${[...new Set([tmpdir(), realpathSync(tmpdir())])].map(escape).join('|')})(?:/[^/\\s'"]*-[A-Za-z0-9]{6}(?![A-Za-z0-9]))+`, 'g');
+
+/**
+ * Replaces what changes from run to run so that text output can be compared: ids, timestamps,
+ * the client's version, local ports, the run's database name and temporary directories; then each
+ * `literals` key (a run's tag, say) by its placeholder.
+ */
+export function normalise(text: string, literals: Record<string, string> = {}): string {
+  let out = text
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>');
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, '<time>')
+    .replace(new RegExp(`(?<![\\w.])(v?)${escape(VERSION)}(?!\\w|\\.\\d)`, 'g'), '$1<version>')
+    .replace(/\b(127\.0\.0\.1|localhost):\d+/g, '$1:<port>')
+    .replace(/\bsvc_test_\d+_[0-9a-f]+\b/g, '<database>')
+    .replace(TEMPORARY, '<tmp>');
+  for (const [literal, placeholder] of Object.entries(literals)) out = out.replaceAll(literal, placeholder);
+  return out;
+}
