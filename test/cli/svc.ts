@@ -13,20 +13,38 @@ export interface SvcRun {
   json: any;
 }
 
+/** At most `max` of the client's processes at once in this test file: each costs a Node start, and the machine is shared. */
+function limiter(max: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    while (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+const slot = limiter(6);
+
 /**
  * Runs the real `svc` executable in its own process, stdin not a terminal, with only the
  * environment given (plus PATH and TMPDIR): no CI, NO_COLOR or token leaks in from the test run.
  */
 export async function svc(args: string[], env: Record<string, string | undefined> = {}, input?: string, cwd?: string): Promise<SvcRun> {
-  const result = await execa('node', [BIN, ...args], {
+  const result = await slot(() => execa('node', [BIN, ...args], {
     env: { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], ...env },
     extendEnv: false,
     ...(cwd ? { cwd } : {}),
     reject: false,
     stripFinalNewline: false,
     ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
-    timeout: 30_000,
-  });
+    // Generous: a start can take long on a loaded machine; a hang still ends the run.
+    timeout: 90_000,
+  }));
   let json: unknown;
   try {
     json = JSON.parse(result.stdout);
