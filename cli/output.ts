@@ -104,7 +104,8 @@ export class Output {
   async spin<T>(text: string, work: () => Promise<T>, options: { elapsed?: boolean } = {}): Promise<T> {
     if (this.simple || !process.stderr.isTTY || this.format === 'json') return work();
     const { default: ora } = await import('ora');
-    const spinner = ora({ text, stream: process.stderr, color: 'cyan' }).start();
+    // ora colours through chalk, which does not know NO_COLOR: the spinner follows the client's own decision.
+    const spinner = ora({ text, stream: process.stderr, color: this.errColors.isColorSupported ? 'cyan' : false }).start();
     const started = Date.now();
     const ticker = options.elapsed ? setInterval(() => (spinner.text = `${text} (${Math.round((Date.now() - started) / 1000)}s)`), 1000) : undefined;
     try {
