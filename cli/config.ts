@@ -1,4 +1,5 @@
-import { chmod, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from './errors.ts';
@@ -52,10 +53,17 @@ async function readJson<T>(path: string): Promise<Record<string, T> | undefined>
   }
 }
 
+/** Writes the whole file under a temporary name, then renames it: a client running at the same time reads the old file or the new one, never half of one. */
 async function writeJson(path: string, value: unknown, mode = 0o600): Promise<void> {
   await mkdir(svcDir(), { recursive: true, mode: 0o700 });
-  await writeFile(path, JSON.stringify(value, null, 2) + '\n', { mode });
-  await chmod(path, mode);
+  const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await writeFile(temporary, JSON.stringify(value, null, 2) + '\n', { mode });
+    await chmod(temporary, mode);
+    await rename(temporary, path);
+  } finally {
+    await rm(temporary, { force: true });
+  }
 }
 
 /** The profile's base URL; `BASE_URL_PUBLIC_API` overrides it. */
@@ -63,6 +71,8 @@ export async function resolveBaseUrl(profile: string): Promise<string | undefine
   const fromEnv = process.env['BASE_URL_PUBLIC_API'];
   if (fromEnv) return fromEnv.replace(/\/+$/, '');
   const profiles = await readJson<Profile>(profilesPath());
+  // A named profile needs the file that defines it; the default profile may have none.
+  if (profile !== DEFAULT_PROFILE && !profiles) throw new CliError('E003', { file: profilesPath() });
   const entry = profiles?.[profile];
   if (profile !== DEFAULT_PROFILE && !entry) {
     throw new CliError('E006', { details: `profile "${profile}" is not defined in ${profilesPath()}` });

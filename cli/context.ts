@@ -55,8 +55,26 @@ export function contextOf(command: CommandUnknownOpts): CommandContext {
 /** The context of the command that ran last, if one got that far (for rendering its failure). */
 export const latestContext = () => latest;
 
+/**
+ * The options of a command and its ancestors. A value given on the command line beats a default
+ * and the nearest command's beats its parents'; commander's `optsWithGlobals` lets a parent's
+ * default win (`svc resources delete --no-input` still prompted: the program's `input` default is true).
+ */
+export function mergedOptions(command: CommandUnknownOpts): Record<string, unknown> {
+  const chain: CommandUnknownOpts[] = [];
+  for (let c: CommandUnknownOpts | null = command; c; c = c.parent) chain.unshift(c);
+  const merged: Record<string, unknown> = {};
+  for (const c of chain) {
+    for (const [key, value] of Object.entries(c.opts())) {
+      if (key in merged && c.getOptionValueSource(key) === 'default') continue;
+      merged[key] = value;
+    }
+  }
+  return merged;
+}
+
 function createContext(command: CommandUnknownOpts): CommandContext {
-  const options = command.optsWithGlobals() as GlobalOptions;
+  const options = mergedOptions(command) as GlobalOptions;
   const profile = options.profile ?? process.env['SVC_PROFILE'] ?? DEFAULT_PROFILE;
   const out = new Output({ format: formatOf(options), color: options.color, simple: options.simple === true, input: options.input });
   let client: Promise<ApiClient> | undefined;

@@ -104,7 +104,8 @@ export class Output {
   async spin<T>(text: string, work: () => Promise<T>, options: { elapsed?: boolean } = {}): Promise<T> {
     if (this.simple || !process.stderr.isTTY || this.format === 'json') return work();
     const { default: ora } = await import('ora');
-    const spinner = ora({ text, stream: process.stderr, color: 'cyan' }).start();
+    // ora colours through chalk, which does not know NO_COLOR: the spinner follows the client's own decision.
+    const spinner = ora({ text, stream: process.stderr, color: this.errColors.isColorSupported ? 'cyan' : false }).start();
     const started = Date.now();
     const ticker = options.elapsed ? setInterval(() => (spinner.text = `${text} (${Math.round((Date.now() - started) / 1000)}s)`), 1000) : undefined;
     try {
@@ -160,7 +161,8 @@ export class Output {
 
 /** Columns aligned with spaces; with `--simple`, one `header: value` line per cell and a blank line between rows. */
 export function table(headers: string[], rows: string[][], style: { colors: Colors; simple: boolean }): string {
-  if (style.simple) return rows.map((row) => row.map((cell, i) => `${headers[i]}: ${cell}`).join('\n')).join('\n\n');
+  // A screen reader says "…" as a symbol name: plain dots in simple output.
+  if (style.simple) return rows.map((row) => row.map((cell, i) => `${headers[i]}: ${cell.replace(/…$/, '...')}`).join('\n')).join('\n\n');
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ');
   return [style.colors.bold(line(headers)), ...rows.map(line)].join('\n');
@@ -171,6 +173,16 @@ export function fields(entries: Array<[string, string]>, style: { colors: Colors
   const width = Math.max(...entries.map(([k]) => k.length));
   return entries.map(([k, v]) => (style.simple ? `${k}: ${v}` : `${style.colors.dim(k.padEnd(width))}  ${v}`)).join('\n');
 }
+
+/** An object's top-level fields as `key  value` lines: lists joined with commas, objects as one-line JSON. */
+export const renderRecord: TextRenderer<Record<string, unknown>> = (value, style) =>
+  fields(
+    Object.entries(value).map(([key, v]): [string, string] => [
+      key,
+      v === null || v === undefined ? '-' : Array.isArray(v) && v.every((item) => typeof item !== 'object') ? v.join(', ') : typeof v === 'string' ? v : JSON.stringify(v),
+    ]),
+    style,
+  );
 
 /** A short one-line form of a value for table cells. */
 export function brief(value: unknown, max = 60): string {

@@ -21,6 +21,20 @@ export interface ResourcePage {
   nextCursor: string | null;
 }
 
+/** A cross-type query's answer. */
+export interface QueryAnswer {
+  data: Resource[];
+  total: number;
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** Summary rows: each group-by field and each metric by name. */
+export interface AggregateAnswer {
+  data: Array<Record<string, unknown>>;
+  hasMore: boolean;
+}
+
 export interface ListOptions {
   page?: number;
   limit?: number;
@@ -70,12 +84,12 @@ export function createResourcesService(api: ApiClient) {
       return { id, type, deleted: true };
     },
 
-    async query(tenantId: string, input: { types: string[]; where?: unknown; limit: number }): Promise<unknown> {
-      return (await api.request('POST', `${base(tenantId)}/query`, { body: input })).body;
+    async query(tenantId: string, input: { types: string[]; where?: unknown; limit: number }): Promise<QueryAnswer> {
+      return (await api.request<QueryAnswer>('POST', `${base(tenantId)}/query`, { body: input })).body;
     },
 
-    async aggregate(tenantId: string, type: string, input: { groupBy: string[]; metrics: unknown; where?: unknown; limit: number }): Promise<unknown> {
-      return (await api.request('POST', `${base(tenantId)}/${seg(type)}/aggregate`, { body: input, subject: `Object type ${type}` })).body;
+    async aggregate(tenantId: string, type: string, input: { groupBy: string[]; metrics: unknown; where?: unknown; limit: number }): Promise<AggregateAnswer> {
+      return (await api.request<AggregateAnswer>('POST', `${base(tenantId)}/${seg(type)}/aggregate`, { body: input, subject: `Object type ${type}` })).body;
     },
 
     async search(tenantId: string, input: { query: string; types?: string[]; mode: string; limit: number }): Promise<unknown> {
@@ -91,10 +105,10 @@ export function createResourcesService(api: ApiClient) {
     async uploadFile(
       tenantId: string,
       file: { type: string; id: string; property: string; filename: string; contentType: string; size: number; body: ReadableStream<Uint8Array> },
-    ): Promise<unknown> {
+    ): Promise<Resource> {
       const path = `${one(tenantId, file.type, file.id)}/files/${seg(file.property)}`;
       const raw = { body: file.body, contentType: file.contentType, length: file.size };
-      return (await api.request('POST', path, { query: { filename: file.filename }, raw, subject: `${file.type} ${file.id}` })).body;
+      return (await api.request<Resource>('POST', path, { query: { filename: file.filename }, raw, subject: `${file.type} ${file.id}` })).body;
     },
 
     /** A stored file's bytes with its name and content type, from the answer's headers. */

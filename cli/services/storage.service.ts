@@ -10,8 +10,8 @@ const base = (tenantId: string) => `/v4/data/resources/${encodeURIComponent(tena
 export function createStorageService(api: ApiClient) {
   const subject = (tenantId: string) => `Tenant ${tenantId}`;
   return {
-    async status(tenantId: string): Promise<Record<string, unknown>> {
-      return (await api.request<Record<string, unknown>>('GET', base(tenantId), { subject: subject(tenantId) })).body;
+    async status(tenantId: string): Promise<StorageStatus> {
+      return (await api.request<StorageStatus>('GET', base(tenantId), { subject: subject(tenantId) })).body;
     },
 
     async doctor(tenantId: string): Promise<DoctorReport> {
@@ -27,6 +27,21 @@ export function createStorageService(api: ApiClient) {
       return (await api.request<Record<string, unknown>>('POST', `${base(tenantId)}/provision`, { body: input, subject: subject(tenantId) })).body;
     },
   };
+}
+
+/** `GET .../storage`: each backend's state and where its data lives. */
+export interface StorageStatus {
+  tenantId: string;
+  ready: boolean;
+  backends: Array<{
+    backend: string;
+    status: string;
+    location: { store?: string; isolation?: string; [field: string]: unknown } | null;
+    provisionedAt: string | null;
+    updatedAt: string | null;
+    error: string | null;
+  }>;
+  workflow?: { id: string; status: string | null };
 }
 
 export interface DoctorCheck {

@@ -74,8 +74,8 @@ export function createVerifyService(api: ApiClient) {
       return report([
         await check('storage status', 'GET /v4/data/resources/{tenantId}/storage', async () => {
           const status = (await api.request<Record<string, unknown>>('GET', base, { subject })).body;
-          const backends = Array.isArray(status['backends']) ? (status['backends'] as Array<{ backend?: string; state?: string }>) : [];
-          return backends.length ? backends.map((b) => `${b.backend} ${b.state}`).join(', ') : 'answered';
+          const backends = Array.isArray(status['backends']) ? (status['backends'] as Array<{ backend?: string; status?: string }>) : [];
+          return backends.length ? backends.map((b) => `${b.backend} ${b.status}`).join(', ') : 'answered';
         }),
         await check('storage doctor', 'GET /v4/data/resources/{tenantId}/storage/doctor', async () => {
           const doctor = (await api.request<{ result: string; summary: { ok: number; warn: number; fail: number }; checks: Array<{ name: string; result: string; message: string }> }>('GET', `${base}/doctor`, { subject })).body;

@@ -1,4 +1,6 @@
 import { execa } from 'execa';
+import { readFileSync, realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 
 const BIN = fileURLToPath(new URL('../../cli/bin/svc.js', import.meta.url));
@@ -11,20 +13,38 @@ export interface SvcRun {
   json: any;
 }
 
+/** At most `max` of the client's processes at once in this test file: each costs a Node start, and the machine is shared. */
+function limiter(max: number) {
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  return async <T>(work: () => Promise<T>): Promise<T> => {
+    while (active >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    active++;
+    try {
+      return await work();
+    } finally {
+      active--;
+      waiting.shift()?.();
+    }
+  };
+}
+const slot = limiter(6);
+
 /**
  * Runs the real `svc` executable in its own process, stdin not a terminal, with only the
  * environment given (plus PATH and TMPDIR): no CI, NO_COLOR or token leaks in from the test run.
  */
 export async function svc(args: string[], env: Record<string, string | undefined> = {}, input?: string, cwd?: string): Promise<SvcRun> {
-  const result = await execa('node', [BIN, ...args], {
+  const result = await slot(() => execa('node', [BIN, ...args], {
     env: { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], ...env },
     extendEnv: false,
     ...(cwd ? { cwd } : {}),
     reject: false,
     stripFinalNewline: false,
     ...(input === undefined ? { stdin: 'ignore' as const } : { input }),
-    timeout: 30_000,
-  });
+    // Generous: a start can take long on a loaded machine; a hang still ends the run.
+    timeout: 90_000,
+  }));
   let json: unknown;
   try {
     json = JSON.parse(result.stdout);
@@ -34,8 +54,25 @@ export async function svc(args: string[], env: Record<string, string | undefined
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr, json };
 }
 
-/** Replaces ids and timestamps so that text output can be compared from run to run. */
-export const normalise = (text: string) =>
-  text
+const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** A path under the temporary directory through directories made by `mkdtemp` (`svc-home-Ab12Cd/`). */
+const TEMPORARY = new RegExp(`(?:${[...new Set([tmpdir(), realpathSync(tmpdir())])].map(escape).join('|')})(?:/[^/\\s'"]*-[A-Za-z0-9]{6}(?![A-Za-z0-9]))+`, 'g');
+
+/**
+ * Replaces what changes from run to run so that text output can be compared: ids, timestamps,
+ * the client's version, local ports, the run's database name and temporary directories; then each
+ * `literals` key (a run's tag, say) by its placeholder.
+ */
+export function normalise(text: string, literals: Record<string, string> = {}): string {
+  let out = text
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<uuid>')
-    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '<time>');
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, '<time>')
+    .replace(new RegExp(`(?<![\\w.])(v?)${escape(VERSION)}(?!\\w|\\.\\d)`, 'g'), '$1<version>')
+    .replace(/\b(127\.0\.0\.1|localhost):\d+/g, '$1:<port>')
+    .replace(/\bsvc_test_\d+_[0-9a-f]+\b/g, '<database>')
+    .replace(TEMPORARY, '<tmp>');
+  for (const [literal, placeholder] of Object.entries(literals)) out = out.replaceAll(literal, placeholder);
+  return out;
+}

@@ -26,10 +26,12 @@ export function methodCommand(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE
     const answer = await ctx.out.spin(`${method} ${path}`, () =>
       publicapi.call(method, path, { params, body, tenantId: options.tenantId }),
     );
-    ctx.out.data(options.includeHeaders ? answer : answer.body, (value) => {
-      if (!options.includeHeaders) return JSON.stringify(value, null, 2);
+    // An answer without a body (204) is null in JSON and prints nothing as text, as `gh api` does.
+    const shown = answer.body === null ? '' : JSON.stringify(answer.body, null, 2);
+    ctx.out.data(options.includeHeaders ? answer : answer.body, () => {
+      if (!options.includeHeaders) return shown;
       const head = [`HTTP ${answer.status}`, ...Object.entries(answer.headers).map(([k, v]) => `${k}: ${v}`)].join('\n');
-      return `${head}\n\n${JSON.stringify(answer.body, null, 2)}`;
+      return shown ? `${head}\n\n${shown}` : head;
     });
   });
   return withMeta(command, { calls: [`${method} /v4/{path}`], destructive: false });

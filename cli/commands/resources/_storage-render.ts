@@ -1,5 +1,5 @@
 import { table, type TextRenderer } from '../../output.ts';
-import type { DoctorReport } from '../../services/storage.service.ts';
+import type { DoctorReport, StorageStatus } from '../../services/storage.service.ts';
 
 /** The doctor's checks as a table, then the summary line. */
 export const renderDoctor: TextRenderer<DoctorReport> = (report, style) => {
@@ -19,4 +19,13 @@ export const renderChanges: TextRenderer<Changes> = (answer, style) => {
   const lines = [`${answer.backend ?? 'storage'}: ${verb} ${changes.length} change(s)`, ...changes.map((c) => `  ${c.action} ${c.description ?? ''}`.trimEnd())];
   for (const skip of answer.skipped ?? []) lines.push(style.colors.dim(`  skipped ${skip.objectType}.${skip.field}: ${skip.reason}`));
   return lines.join('\n');
+};
+
+/** Each backend's state and where its data lives, then whether the tenant's storage is ready. */
+export const renderStatus: TextRenderer<StorageStatus> = (status, style) => {
+  const backends = status.backends ?? [];
+  const rows = backends.map((b) => [b.backend, b.status, b.location?.store ?? '-', b.location?.isolation ?? '-', b.provisionedAt ?? '-']);
+  const errors = backends.filter((b) => b.error).map((b) => style.colors.red(`${b.backend}: ${b.error}`));
+  const workflow = status.workflow?.status ? `; provisioning workflow ${status.workflow.status}` : '';
+  return [table(['BACKEND', 'STATUS', 'STORE', 'ISOLATION', 'PROVISIONED'], rows, style), ...errors, style.colors.dim(`ready: ${status.ready ? 'yes' : 'no'}${workflow}`)].join('\n');
 };

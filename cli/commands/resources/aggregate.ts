@@ -2,7 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { csv, formatOption, intOption, jsonOption, parseJson, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { createResourcesService } from '../../services/resources.service.ts';
-import { renderJson } from './_render.ts';
+import { renderAggregate } from './_render.ts';
 
 export const command = withMeta(
   new Command('aggregate')
@@ -24,7 +24,7 @@ export const command = withMeta(
       const result = await ctx.out.spin(`Aggregating ${type}`, () =>
         resources.aggregate(tenantId, type, { groupBy: csv(options.groupBy) ?? [], metrics, where, limit: options.limit }),
       );
-      ctx.out.data(result, renderJson);
+      ctx.out.data(result, renderAggregate);
     }),
   { calls: ['POST /v4/data/resources/{tenantId}/{objectType}/aggregate'] },
 );

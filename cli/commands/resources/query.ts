@@ -2,7 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { csv, formatOption, intOption, jsonOption, parseJson, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { createResourcesService } from '../../services/resources.service.ts';
-import { renderJson } from './_render.ts';
+import { renderQuery } from './_render.ts';
 
 export const command = withMeta(
   new Command('query')
@@ -19,7 +19,7 @@ export const command = withMeta(
       const resources = createResourcesService(await ctx.api());
       const tenantId = await ctx.tenantId(options.tenantId);
       const result = await ctx.out.spin('Querying', () => resources.query(tenantId, { types: csv(options.types) ?? [], where, limit: options.limit }));
-      ctx.out.data(result, renderJson);
+      ctx.out.data(result, renderQuery);
     }),
   { calls: ['POST /v4/data/resources/{tenantId}/query'] },
 );

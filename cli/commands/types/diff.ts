@@ -19,5 +19,5 @@ export const command = withMeta(
       const plan = await ctx.out.spin('Comparing object types', () => service.diff(types, options.tenantId ?? options.tenantKey));
       ctx.out.data(plan, renderChanges);
     }),
-  { calls: ['GET /v4/data/resources/object-types'] },
+  { calls: ['GET /v4/data/resources/object-types'], plainText: true },
 );

@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { renderJson } from '../resources/_render.ts';
+import { renderRecord } from '../../output.ts';
 import { createUsersService } from '../../services/tenants.service.ts';
 
 export const command = withMeta(
@@ -18,7 +18,7 @@ export const command = withMeta(
       const user = await ctx.out.spin(`Looking up ${options.email}`, () => users.findByEmail(options.email));
       const membership = await ctx.out.spin(`Adding ${user.email}`, () => users.provision(tenantId, user.id));
       ctx.out.success(`${user.email} is a member of ${tenantId}`);
-      ctx.out.data(membership, renderJson);
+      ctx.out.data(membership, renderRecord);
     }),
   { calls: ['GET /v4/platform/users/by-email', 'POST /v4/platform/tenants/{tenantId}/users/{oid}/provision'] },
 );

@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { renderJson } from '../resources/_render.ts';
+import { renderRecord } from '../../output.ts';
 import { createUsersService } from '../../services/tenants.service.ts';
 
 export const command = withMeta(
@@ -15,7 +15,7 @@ export const command = withMeta(
       const tenantId = await ctx.tenantId(options.tenant);
       const users = createUsersService(await ctx.api());
       const answer = await ctx.out.spin('Provisioning', () => users.provisionMe(tenantId));
-      ctx.out.data(answer, renderJson);
+      ctx.out.data(answer, renderRecord);
     }),
   { calls: ['POST /v4/identity/me/provision'] },
 );

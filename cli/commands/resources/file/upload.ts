@@ -7,7 +7,7 @@ import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../com
 import { contextOf } from '../../../context.ts';
 import { invalidInput } from '../../../errors.ts';
 import { createResourcesService } from '../../../services/resources.service.ts';
-import { renderJson } from '../_render.ts';
+import { renderResource } from '../_render.ts';
 
 export const command = withMeta(
   new Command('upload')
@@ -35,7 +35,7 @@ export const command = withMeta(
         const body = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
         return resources.uploadFile(tenantId, { type, id, property, filename: options.filename ?? basename(path), contentType: options.contentType, size, body });
       });
-      ctx.out.data(answer, renderJson);
+      ctx.out.data(answer, renderResource);
     }),
   { calls: ['POST /v4/data/resources/{tenantId}/{objectType}/{id}/files/{propertyName}'] },
 );

@@ -2,7 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../command.ts';
 import { contextOf } from '../../../context.ts';
 import { createStorageService } from '../../../services/storage.service.ts';
-import { renderJson } from '../_render.ts';
+import { renderStatus } from '../_storage-render.ts';
 
 export const command = withMeta(
   new Command('status')
@@ -14,7 +14,7 @@ export const command = withMeta(
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       const storage = createStorageService(await ctx.api());
-      ctx.out.data(await ctx.out.spin('Reading storage', () => storage.status(tenantId)), renderJson);
+      ctx.out.data(await ctx.out.spin('Reading storage', () => storage.status(tenantId)), renderStatus);
     }),
   { calls: ['GET /v4/data/resources/{tenantId}/storage'] },
 );
