@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
 import { z } from 'zod';
 import { tenantBlobPrefix, type BlobStore } from '../blobs/blob-store.ts';
+import { splitHead } from '../blobs/stream-head.ts';
 import type { Db } from '../db/client.ts';
 import { FileTooLargeError, NotFoundError, UnsupportedFileTypeError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
@@ -52,30 +53,6 @@ const accepts = (declared: readonly string[], contentType: string) =>
 
 const blobKeyOf = (tenantId: string, resourceId: string, property: string, fileId: string) =>
   `${tenantBlobPrefix(tenantId)}files/${resourceId}/${property}/${fileId}`;
-
-/** The first `size` bytes (or all, when shorter) of a stream, and the rest of it. */
-async function peek(body: AsyncIterable<Uint8Array>, size: number): Promise<{ head: Uint8Array; rest: AsyncIterable<Uint8Array> }> {
-  const iterator = body[Symbol.asyncIterator]();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  let done = false;
-  while (length < size) {
-    const next = await iterator.next();
-    if (next.done) {
-      done = true;
-      break;
-    }
-    chunks.push(next.value);
-    length += next.value.byteLength;
-  }
-  const head = Buffer.concat(chunks);
-  async function* rest(): AsyncIterable<Uint8Array> {
-    if (head.byteLength) yield head;
-    if (done) return;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
-  }
-  return { head: head.subarray(0, size), rest: rest() };
-}
 
 /**
  * Files attached to resources under the properties their object type declares. An upload is
@@ -142,7 +119,7 @@ export function createResourceFilesService(deps: {
       const limit = Math.min(declared.maxSize, MAX_FILE_BYTES, allowed?.limits.maxFileBytes ?? MAX_FILE_BYTES);
       // The id as stored, whatever case the path wrote it in: the object's key follows it.
       const ref = { ...meta, id: stored.id };
-      const { head, rest } = await peek(body, SNIFF_BYTES);
+      const { head, all } = await splitHead(body, SNIFF_BYTES);
       const contentType = await contentTypeOf(head, meta.filename);
       if (!accepts(declared.contentTypes, contentType)) throw new UnsupportedFileTypeError(contentType, declared.contentTypes);
       const fileId = randomUUID();
@@ -150,7 +127,7 @@ export function createResourceFilesService(deps: {
       const hash = createHash('sha256');
       let size = 0;
       async function* measured(): AsyncIterable<Uint8Array> {
-        for await (const chunk of rest) {
+        for await (const chunk of all) {
           size += chunk.byteLength;
           if (size > limit) throw new FileTooLargeError(limit);
           hash.update(chunk);

@@ -27,6 +27,7 @@ import { freePort } from '../../scripts/stack/process.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
 import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
 import { start } from './child.ts';
+import { pdf } from '../../control-plane/extract/fixtures/pdf-writer.ts';
 
 const PDFS = Number(process.env.BENCH_PDFS ?? 12);
 const PAGES = Number(process.env.BENCH_PAGES ?? 8);
@@ -38,34 +39,6 @@ const V3 = '/api/svc/v3';
 const MB = 1024 * 1024;
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-/** A PDF of one page of Helvetica text per entry (as control-plane/extract/fixtures/make-fixtures.ts writes them). */
-function pdf(pages: readonly string[][]): Buffer {
-  const escape = (s: string) => s.replace(/[\\()]/g, (c) => `\\${c}`);
-  const objects: string[] = [];
-  const fontId = 3 + pages.length * 2;
-  const pageIds = pages.map((_, i) => 3 + i * 2);
-  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
-  objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`;
-  pages.forEach((lines, i) => {
-    const id = pageIds[i]!;
-    const content = ['BT', '/F1 11 Tf', '56 760 Td', '14 TL', ...lines.map((line) => `(${escape(line)}) Tj T*`), 'ET'].join('\n');
-    objects[id] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 ${fontId} 0 R >> >> /Contents ${id + 1} 0 R >>`;
-    objects[id + 1] = `<< /Length ${Buffer.byteLength(content, 'latin1')} >>\nstream\n${content}\nendstream`;
-  });
-  objects[fontId] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>';
-  let out = '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n';
-  const offsets: number[] = [];
-  for (let id = 1; id < objects.length; id++) {
-    offsets[id] = Buffer.byteLength(out, 'latin1');
-    out += `${id} 0 obj\n${objects[id]}\nendobj\n`;
-  }
-  const xref = Buffer.byteLength(out, 'latin1');
-  out += `xref\n0 ${objects.length}\n0000000000 65535 f \n`;
-  for (let id = 1; id < objects.length; id++) out += `${String(offsets[id]).padStart(10, '0')} 00000 n \n`;
-  out += `trailer\n<< /Size ${objects.length} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, 'latin1');
-}
-
 const WORDS = 'quarterly turnover lease office harbour invoice contract clause budget audit supplier shipment forecast margin review board pilot customer milestone renewal'.split(' ');
 
 /** `count` PDFs of `pages` pages, each page about 40 lines of report-like text (a few hundred tokens). */
@@ -73,7 +46,10 @@ function makePdfs(count: number, pages: number): Buffer[] {
   let seed = 7;
   const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648);
   return Array.from({ length: count }, (_, d) =>
-    pdf(Array.from({ length: pages }, (_, p) => Array.from({ length: 40 }, (_, l) => `Report ${d} page ${p + 1} line ${l}: ${Array.from({ length: 9 }, () => WORDS[next() % WORDS.length]).join(' ')}.`))),
+    pdf(
+      Array.from({ length: pages }, (_, p) => Array.from({ length: 40 }, (_, l) => `Report ${d} page ${p + 1} line ${l}: ${Array.from({ length: 9 }, () => WORDS[next() % WORDS.length]).join(' ')}.`)),
+      { fontSize: 11, leading: 14, left: 56, top: 760 },
+    ),
   );
 }
 
