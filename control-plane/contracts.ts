@@ -74,7 +74,7 @@ export {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities/capabilities.schema.ts';
-export { AlertsSchema, NegotiateInputSchema, NegotiationSchema, RealtimeEventSchema, EventIdSchema, type StreamMessage } from './realtime/realtime.schema.ts';
+export { AlertsSchema, NegotiateInputSchema, NegotiationSchema, RealtimeEventSchema, EventIdSchema, StreamInputSchema, type StreamMessage } from './realtime/realtime.schema.ts';
 export {
   CreateEndpointInputSchema,
   DeliveryDetailSchema,
@@ -86,6 +86,7 @@ export {
   EndpointWithSecretSchema,
   ListDeliveriesInputSchema,
   ReceivedSchema,
+  ReceiveMetaSchema,
   RESERVED_SOURCES as RESERVED_WEBHOOK_SEGMENTS,
   SourceSchema,
   UpdateEndpointInputSchema,
@@ -161,6 +162,8 @@ export {
   SearchDocumentsInputSchema,
   SubmitIndexJobFieldsSchema,
   SubmitIndexJobInputSchema,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
   TagsSchema,
   type Document,
 } from './documents/documents.schema.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppErrorBodySchema, HTTP_STATUS, type ErrorCode } from '../../control-plane/contracts.ts';
+import { AppErrorBodySchema, HTTP_STATUS, WEBHOOK_HEADERS, type ErrorCode } from '../../control-plane/contracts.ts';
 import { PROVIDER_ROUTES } from '../identity/provider-routes.ts';
 import { SESSION_COOKIE } from '../plugins/auth.ts';
 import { BODY_METHODS } from '../plugins/body-limit.ts';
@@ -161,10 +161,10 @@ class Components {
 }
 
 /** A `multipart/form-data` body: the text fields' schema, and a binary property (or a list of them) per file part. */
-function formSchema(fields: z.ZodObject, files: Record<string, { description: string; multiple?: boolean; required: boolean }>): Json {
+function formSchema(fields: z.ZodObject, files: Record<string, { description: string; multiple?: number; required: boolean }>): Json {
   const schema = jsonSchema(fields, 'input');
   const binary = { type: 'string', format: 'binary' };
-  const properties = { ...(schema.properties as Json), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.multiple ? { type: 'array', items: binary, description: file.description } : { ...binary, description: file.description }])) };
+  const properties = { ...(schema.properties as Json), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.multiple ? { type: 'array', items: binary, maxItems: file.multiple, description: file.description } : { ...binary, description: file.description }])) };
   const required = [...((schema.required as string[] | undefined) ?? []), ...Object.entries(files).filter(([, file]) => file.required).map(([name]) => name)];
   return { ...schema, properties, ...(required.length ? { required } : {}) };
 }
@@ -224,7 +224,7 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
     ...(parameters.length ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
-    ...(doc.security === 'none' ? { security: [] } : {}),
+    ...(doc.security ? { security: [{ [doc.security]: [] }] } : {}),
   };
 }
 
@@ -276,6 +276,23 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
       },
     },
     ...(version === 'v3' ? { session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The backend-for-frontend session (state-changing calls echo the CSRF cookie)' } } : {}),
+    ...(version === 'v4'
+      ? {
+          realtimeToken: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT',
+            description:
+              'A connection token of `POST /realtime/negotiate`: one tenant, its channels, short-lived; verified as RFC 8725 recommends (HS256 under a key only the platform holds, issuer, audience and expiry checked). Browsers send it as `?token=`, as EventSource sends no header.',
+          },
+          webhookSignature: {
+            type: 'apiKey',
+            in: 'header',
+            name: WEBHOOK_HEADERS.signature,
+            description: `The HMAC-SHA256 of \`<${WEBHOOK_HEADERS.timestamp}>.<body>\`, keyed by the endpoint's secret`,
+          },
+        }
+      : {}),
   };
   return {
     openapi: '3.1.0',

@@ -113,7 +113,11 @@ import {
   NegotiateInputSchema,
   NegotiationSchema,
   ReceivedSchema,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  ReceiveMetaSchema,
   SourceSchema,
+  StreamInputSchema,
   WEBHOOK_HEADERS,
   ChunkingOptionsSchema,
   ClassificationSchema,
@@ -128,9 +132,11 @@ import {
   SearchDocumentsInputSchema,
   SubmitIndexJobFieldsSchema,
 } from '../../control-plane/contracts.ts';
+import { MAX_FIELD_BYTES } from '../plugins/multipart.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
 import { VERSION_TAG } from '../routes/request-input.ts';
 import { V3DocumentPageSchema, V3DocumentSchema } from '../routes/v3/documents.ts';
+import { MAX_V4_UPLOAD_FILES } from '../routes/v4/data-documents.ts';
 import { V3ExecutionPageSchema, V3ExecutionSchema, V3ResourcePageSchema, V3ResourceSchema, V3UserPageSchema, V3WorkflowListSchema } from '../routes/v3/shape.ts';
 
 /**
@@ -180,17 +186,17 @@ export interface RouteDoc {
   headers?: Record<string, z.ZodType | ParamDoc>;
   /**
    * A JSON body (`required` unless said otherwise), the bytes of a file, or a `multipart/form-data`
-   * form: its text fields (as text) and its file parts (`multiple`: the part may repeat).
+   * form: its text fields (as text) and its file parts (`multiple`: the part may repeat, up to that many times).
    */
   body?:
     | { schema: z.ZodType; required?: boolean; description?: string }
     | { binary: true; description: string }
-    | { multipart: z.ZodObject; files: Record<string, { description: string; multiple?: boolean; required: boolean }>; description: string };
+    | { multipart: z.ZodObject; files: Record<string, { description: string; multiple?: number; required: boolean }>; description: string };
   responses: Record<number, ResponseDoc>;
   /** Error statuses beyond those every route may answer (400, 401, 403, 404, 429, 500; 413 with a body method). */
   errors?: number[];
-  /** `none`: called without a user's token (the description says what authenticates it instead). */
-  security?: 'none';
+  /** Authenticated by something other than a user's token: a negotiated realtime token, or a webhook's signature (the description says how). */
+  security?: 'realtimeToken' | 'webhookSignature';
 }
 
 const param = (schema: z.ZodType, extra: Omit<ParamDoc, 'schema'> = {}): ParamDoc => ({ schema, ...extra });
@@ -212,10 +218,10 @@ const verticalResourcePath = { ...verticalTypePath, id: ResourceRefSchema.shape.
 const flag = z.enum(['true', 'false']).optional();
 const V3UploadFormSchema = z.object({
   type: DocumentTypeSchema.optional().describe('The document type; default `general`'),
-  tags: z.string().optional().describe('Comma-separated tags'),
+  tags: z.string().max(MAX_TAGS * (MAX_TAG_LENGTH + 1)).optional().describe(`Comma-separated tags (at most ${MAX_TAGS})`),
   autoClassify: flag.describe('Classify it (a processing job)'),
   autoIndex: flag.describe('Index it for search (a processing job)'),
-  metadata: z.string().optional().describe('A JSON object, as text'),
+  metadata: z.string().max(MAX_FIELD_BYTES).optional().describe('A JSON object, as text'),
 });
 const V4UploadFormSchema = z.object({
   tenant_id: TenantRefSchema.optional().describe('The tenant (id or slug), before the files; or in the query string'),
@@ -366,7 +372,7 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'Documents',
     query: {
       type: ListDocumentsInputSchema.shape.type,
-      tags: param(z.string().optional(), { description: 'Comma-separated: documents holding every one of them' }),
+      tags: param(V3UploadFormSchema.shape.tags, { description: 'Comma-separated: documents holding every one of them' }),
       status: ListDocumentsInputSchema.shape.status,
       indexed: ListDocumentsInputSchema.shape.indexed,
       limit: ListDocumentsInputSchema.shape.limit,
@@ -833,9 +839,9 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'Realtime',
     description:
       'Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `expired` after an hour. `Last-Event-ID` (or `?lastEventId=`) resumes after that event.',
-    security: 'none',
+    security: 'realtimeToken',
     query: {
-      token: param(z.string(), { required: false, description: 'The negotiated token (or send it as a bearer token)' }),
+      token: param(StreamInputSchema.shape.token, { required: false, description: 'The negotiated token (or send it as a bearer token)' }),
       lastEventId: param(EventIdSchema, { required: false, description: 'Resume after this event (browsers send Last-Event-ID themselves when they reconnect)' }),
     },
     headers: { 'Last-Event-ID': param(EventIdSchema, { required: false, description: 'Resume after this event' }) },
@@ -926,12 +932,12 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Deliver a webhook (called by the sending system)',
     tag: 'Webhooks',
     description: `No user token: \`${WEBHOOK_HEADERS.signature}: sha256=<hex>\` is the HMAC-SHA256, keyed by the endpoint's secret, of \`<${WEBHOOK_HEADERS.timestamp}>.<body>\` (the exact bytes sent), and the timestamp (Unix seconds) must be within the endpoint's tolerance (default 300 s). A signature or \`${WEBHOOK_HEADERS.deliveryId}\` seen before is refused (409), as are a bad or missing signature or timestamp (401) and a body over the endpoint's limit (413); every refusal is recorded. A verified delivery starts the endpoint's workflow with the body as input.`,
-    security: 'none',
+    security: 'webhookSignature',
     path: { ...tenantPath, source: SourceSchema },
     headers: {
-      [WEBHOOK_HEADERS.timestamp]: param(z.string(), { required: true, description: 'Unix time in seconds' }),
-      [WEBHOOK_HEADERS.signature]: param(z.string(), { required: true, description: '`sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`' }),
-      [WEBHOOK_HEADERS.deliveryId]: param(z.string(), { required: false, description: "The sender's id of the delivery; taken once" }),
+      [WEBHOOK_HEADERS.timestamp]: param(ReceiveMetaSchema.shape.timestamp.unwrap(), { required: true, description: 'Unix time in seconds' }),
+      [WEBHOOK_HEADERS.signature]: param(ReceiveMetaSchema.shape.signature.unwrap(), { required: true, description: '`sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`' }),
+      [WEBHOOK_HEADERS.deliveryId]: param(ReceiveMetaSchema.shape.deliveryId.unwrap(), { required: false, description: "The sender's id of the delivery; taken once" }),
     },
     body: { schema: z.record(z.string(), z.unknown()), description: 'A JSON object, read as the exact bytes signed' },
     responses: { 202: { description: 'Stored; the workflow was started (`accepted`) or could not be (`failed`, to be replayed)', schema: ReceivedSchema } },
@@ -1183,7 +1189,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     description:
       'A form with one or more files (`files`, up to 20), each streamed to the blob store and judged by its content; each becomes a document whose job classifies and indexes it. `tenant_id` in the query string or as a field before the files. All files or none.',
     query: tenantQuery,
-    body: { multipart: V4UploadFormSchema.extend({ processing_mode: z.literal('full').optional() }), files: { files: { description: 'The documents', multiple: true, required: true } }, description: 'The files and their description' },
+    body: { multipart: V4UploadFormSchema.extend({ processing_mode: z.literal('full').optional() }), files: { files: { description: 'The documents', multiple: MAX_V4_UPLOAD_FILES, required: true } }, description: 'The files and their description' },
     responses: { 201: { description: 'The documents, each with its job (`jobId`)', schema: listOf(DocumentSchema) } },
     errors: [409, 415],
   },
@@ -1195,7 +1201,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     query: tenantQuery,
     body: {
       multipart: V4UploadFormSchema.extend({ processing_mode: z.literal('classification').optional() }),
-      files: { files: { description: 'The documents', multiple: true, required: true } },
+      files: { files: { description: 'The documents', multiple: MAX_V4_UPLOAD_FILES, required: true } },
       description: 'The files and their description',
     },
     responses: { 201: { description: 'The documents with their classification', schema: listOf(DocumentSchema) } },

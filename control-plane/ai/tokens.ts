@@ -1,4 +1,4 @@
-import { countTokens as countBpeTokens, decode, encode } from 'gpt-tokenizer';
+import { bpe } from './bpe.ts';
 
 /** Text that names a special token (`<|endoftext|>`) is counted as the text it is. */
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -16,8 +16,8 @@ export function countTokens(text: string): number {
   if (!text) return 0;
   let total = 0;
   text.split(LONG_RUN).forEach((part, index) => {
-    if (index % 2 === 0) total += countBpeTokens(part, PLAIN);
-    else for (let at = 0; at < part.length; at += SLICE) total += countBpeTokens(part.slice(at, at + SLICE), PLAIN);
+    if (index % 2 === 0) total += bpe().countTokens(part, PLAIN);
+    else for (let at = 0; at < part.length; at += SLICE) total += bpe().countTokens(part.slice(at, at + SLICE), PLAIN);
   });
   return total;
 }
@@ -36,7 +36,7 @@ export function truncateToTokens(text: string, maxTokens: number): string {
       continue;
     }
     // A piece longer than what is left: keep as many of its tokens as fit, when no word was kept yet.
-    if (!kept && piece.length <= 4 * SLICE) kept = decode(encode(piece, PLAIN).slice(0, maxTokens - used));
+    if (!kept && piece.length <= 4 * SLICE) kept = bpe().decode(bpe().encode(piece, PLAIN).slice(0, maxTokens - used));
     break;
   }
   return kept.trim() || text.trim().slice(0, maxTokens);

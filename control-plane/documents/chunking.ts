@@ -1,4 +1,4 @@
-import { decode, encode } from 'gpt-tokenizer';
+import { bpe } from '../ai/bpe.ts';
 import type { Segment, SegmentPosition } from '../extract/extractor.ts';
 
 /** A chunk as the search index takes it: its text and where it came from, for citations. */
@@ -15,7 +15,7 @@ export interface ChunkingOptions {
 }
 
 /** Text is tokenised as text: a document holding `<|endoftext|>` is not refused. */
-const tokens = (text: string) => encode(text, { disallowedSpecial: new Set() });
+const tokens = (text: string) => bpe().encode(text, { disallowedSpecial: new Set() });
 
 interface Unit {
   text: string;
@@ -52,7 +52,7 @@ function unitsOf(segment: Segment, index: number, size: number): Unit[] {
     }
     for (let at = 0; at < encoded.length; at += size) {
       const window = encoded.slice(at, at + size);
-      units.push({ text: decode(window).trim(), tokens: window.length, position: segment.position, segment: index });
+      units.push({ text: bpe().decode(window).trim(), tokens: window.length, position: segment.position, segment: index });
     }
   }
   return units.filter((unit) => unit.text);

@@ -27,8 +27,10 @@ const plainText = (max: number) =>
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 export const DocumentTypeSchema = plainText(100);
-export const TagSchema = plainText(64).regex(/^[^,]*$/, 'must not contain a comma');
-export const TagsSchema = z.array(TagSchema).max(20, 'must be at most 20 tags');
+export const MAX_TAG_LENGTH = 64;
+export const MAX_TAGS = 20;
+export const TagSchema = plainText(MAX_TAG_LENGTH).regex(/^[^,]*$/, 'must not contain a comma');
+export const TagsSchema = z.array(TagSchema).max(MAX_TAGS, `must be at most ${MAX_TAGS} tags`);
 export const DocumentMetadataSchema = z.record(z.string(), z.unknown());
 
 export const ClassificationSchema = z.object({

@@ -10,12 +10,16 @@ import {
   type ExtractInput,
 } from './extraction.ts';
 import { createTesseractEngine, OcrUnavailableError, type OcrEngine } from './ocr.ts';
-import { readPdf } from './pdf.ts';
 import { decodeText, readMarkdown, readPlainText } from './plain-text.ts';
-import { readRtf } from './rtf.ts';
-import { readCsv, readXls, readXlsx } from './spreadsheet.ts';
-import { readDoc, readDocx } from './word.ts';
 import { checkUnpackedSize } from './zip-package.ts';
+
+/** The readers of binary formats, loaded with the first file of their kind: together they hold tens of MiB a process that reads none should not carry. */
+const readers = {
+  pdf: () => import('./pdf.ts'),
+  rtf: () => import('./rtf.ts'),
+  spreadsheet: () => import('./spreadsheet.ts'),
+  word: () => import('./word.ts'),
+};
 
 export { DEFAULT_EXTRACTION_LIMITS, ExtractionError } from './extraction.ts';
 export type { Extraction, ExtractionLimits, ExtractFormat, ExtractInput, Segment, SegmentPosition } from './extraction.ts';
@@ -61,25 +65,25 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
       try {
         switch (format) {
           case 'pdf':
-            pages = (await readPdf(bytes, collector, limits)).pages;
+            pages = (await (await readers.pdf()).readPdf(bytes, collector, limits)).pages;
             break;
           case 'docx':
-            await readDocx(bytes, collector);
+            await (await readers.word()).readDocx(bytes, collector);
             break;
           case 'doc':
-            await readDoc(bytes, collector);
+            await (await readers.word()).readDoc(bytes, collector);
             break;
           case 'xlsx':
-            await readXlsx(bytes, collector, limits);
+            await (await readers.spreadsheet()).readXlsx(bytes, collector, limits);
             break;
           case 'xls':
-            readXls(bytes, collector, limits);
+            (await readers.spreadsheet()).readXls(bytes, collector, limits);
             break;
           case 'csv':
-            readCsv(decodeText(bytes), input.filename, collector, limits);
+            (await readers.spreadsheet()).readCsv(decodeText(bytes), input.filename, collector, limits);
             break;
           case 'rtf':
-            await readRtf(bytes, collector);
+            await (await readers.rtf()).readRtf(bytes, collector);
             break;
           case 'text':
             readPlainText(decodeText(bytes), collector);

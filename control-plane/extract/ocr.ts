@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import Tesseract from 'tesseract.js';
+import type Tesseract from 'tesseract.js';
 
 /** The OCR engine itself failed (its worker did not start): a fault of the server, not of the image. */
 export class OcrUnavailableError extends Error {
@@ -34,8 +34,9 @@ export function englishLanguagePath(): string {
  */
 export function createTesseractEngine({ langPath = englishLanguagePath() }: { langPath?: string } = {}): OcrEngine {
   let worker: Promise<Tesseract.Worker> | undefined;
-  const start = () =>
-    Tesseract.createWorker('eng', Tesseract.OEM.LSTM_ONLY, {
+  const start = async () => {
+    const { default: tesseract } = await import('tesseract.js');
+    return tesseract.createWorker('eng', tesseract.OEM.LSTM_ONLY, {
       langPath,
       gzip: true,
       cachePath: tmpdir(),
@@ -44,6 +45,7 @@ export function createTesseractEngine({ langPath = englishLanguagePath() }: { la
       // which ends the process; the job's promise rejects with it either way.
       errorHandler: () => {},
     });
+  };
   return {
     async recognize(image) {
       worker ??= start().catch((error: unknown) => {

@@ -92,7 +92,9 @@ describe('search service (vectors in pgvector, offline embeddings)', () => {
   it('searches through the HNSW index of the model', async () => {
     const vector = (await embedder.embed(['x']))[0]!;
     const plan = await db.inTenant(tenantA.tenantId, async (tx) => {
+      // The table is tiny: without these the planner may sort a few rows instead. Off, only an index that orders by distance serves.
       await tx`set local enable_seqscan = off`;
+      await tx`set local enable_sort = off`;
       return tx.unsafe<{ 'QUERY PLAN': string }[]>(
         `explain select id from search_chunks c where c.embedding_model = '${LOCAL_EMBEDDING_MODEL}' and c.embedding_dimensions = 512
           order by (c.embedding::vector(512)) <=> $1::vector(512) limit 5`,

@@ -58,6 +58,25 @@ const ACCEPTED: Acceptance[] = [
     unnamedAt: /batch\/delete/,
   },
   { rule: 'owasp:api4:2023-integer-limit', reason: 'Action states are values compared with stored data, any JSON number; GeoJSON coordinates are checked by the geo service (longitude, latitude ranges).', names: ['from', 'coordinates'] },
+  {
+    rule: 'owasp:api2:2023-no-credentials-in-url',
+    reason:
+      "Browsers' EventSource sends no header, so the realtime connection token may come as `?token=` (a bearer header works too): it opens one tenant's event stream on the negotiated channels for five minutes and nothing else, and the access log and traces record the route, never the query string.",
+    names: ['token'],
+    at: /realtime\/connect/,
+  },
+  {
+    rule: 'owasp:api3:2023-no-additional-properties',
+    reason: "A v4 chat's `params` fill the stage prompt's `{{name}}` places, so their names are the workflow's: at most 50, each a string of at most 2000 characters, a number, a boolean or null.",
+    names: ['params'],
+    at: /\/ai\/chat\//,
+  },
+  {
+    rule: 'owasp:api4:2023-integer-limit',
+    reason: "A v4 chat's numeric `params` are put into the prompt as text; the two the platform reads (temperature, max_tokens) are checked against their own ranges.",
+    names: ['params'],
+    at: /\/ai\/chat\//,
+  },
 ];
 
 /** The schema a finding points at: the node at its path, or the array schema whose missing `items` it names. */

@@ -33,6 +33,8 @@ export interface DocumentedOperation {
   body?: { required: boolean; mediaType: 'application/json' | 'application/octet-stream'; schema: JsonSchema };
   /** Whether the document asks for authentication (an empty `security` list means none). */
   authenticated: boolean;
+  /** The security schemes any of which authenticates a call (`bearer`, `realtimeToken`, `webhookSignature`...). */
+  schemes: string[];
   /** How tests call the route (test/harness/routes.ts); undefined when the route has no case there. */
   case?: RouteCase;
 }
@@ -97,6 +99,7 @@ export function documentedOperations(): DocumentedOperation[] {
           parameters,
           body: mediaType ? { required: content!.required ?? false, mediaType, schema: content!.content[mediaType].schema } : undefined,
           authenticated: security.length > 0 && !security.some((s) => s && Object.keys(s as object).length === 0),
+          schemes: security.flatMap((s) => Object.keys(s as object)),
           case: Object.hasOwn(ROUTE_CASES, route) ? ROUTE_CASES[route] : undefined,
         };
       }),
