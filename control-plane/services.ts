@@ -65,7 +65,6 @@ export interface AiDeps {
   chatStreams?: AnswerStreamSettings;
   /** Where answers find the tenant's passages; default: hybrid search of the search service. */
   retrieve?: Retrieve;
-  readDocument?: ReadDocument;
 }
 
 /** Where the built-in identity provider is when nothing says: the edge's default public origin. */
@@ -98,11 +97,12 @@ export function createServices(
     searchIndex: search.resourceIndex,
   });
   const capabilities = createCapabilitiesService(deps);
+  const documents = createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities, search });
   const answering = createAnsweringService({
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
     resources,
     retrieve: deps.retrieve ?? retrieveFromSearch(search),
-    readDocument: deps.readDocument,
+    readDocument: (actor, id) => documents.passages(actor, id),
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities });
@@ -133,6 +133,6 @@ export function createServices(
     chat,
     runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),
     geo: createGeoService({ db: deps.db, capabilities }),
-    documents: createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities, search }),
+    documents,
   };
 }

@@ -386,6 +386,7 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'Documents',
     body: { schema: SearchDocumentsInputSchema, description: '`minScore` is on the 0..1 scale of `score`' },
     responses: { 200: { description: 'Matching chunks, best first', schema: DocumentSearchResultsSchema } },
+    errors: [502],
   },
   [`GET ${V3_BASE}/documents/search`]: {
     operationId: 'searchDocumentsByQuery',
@@ -393,6 +394,7 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'Documents',
     query: SearchDocumentsInputSchema.shape,
     responses: { 200: { description: 'Matching chunks, best first', schema: DocumentSearchResultsSchema } },
+    errors: [502],
   },
   [`GET ${V3_BASE}/documents/:id`]: {
     operationId: 'getDocument',
@@ -1177,10 +1179,11 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: "Search resources by their types' search fields",
     tag: 'Resources',
     description:
-      "Ranks the tenant's resources of types that declare `searchFields` by the projection of those fields: `fulltext` (BM25), `vector` (cosine similarity of embeddings) or `hybrid` (their weighted sum, the default). Scores lie in 0..1, higher is better. Where no vector store is configured, `hybrid` ranks by full text (the answer's `mode` says so) and `vector` is a 400.",
+      "Ranks the tenant's resources of types that declare `searchFields` by the projection of those fields: `fulltext` (BM25), `vector` (cosine similarity of embeddings) or `hybrid` (their weighted sum, the default). Scores lie in 0..1, higher is better. Where no vector store is configured, `hybrid` ranks by full text (the answer's `mode` says so) and `vector` is a 400. A configured embedding model that fails to embed the query is 502.",
     path: tenantPath,
     body: { schema: ResourceSearchInputSchema },
     responses: { 200: { description: 'The best matches, best first', schema: ResourceSearchResultSchema } },
+    errors: [502],
   },
   [`POST ${V4_BASE}/data/documents/upload`]: {
     operationId: 'uploadDocuments',

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { tenantBlobPrefix, type BlobStore } from '../blobs/blob-store.ts';
+import { tenantBlobPrefix, type BlobObject, type BlobStore } from '../blobs/blob-store.ts';
 import { splitHead } from '../blobs/stream-head.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import { classifyDocument, type Classification, type ClassificationInput } from '../classify/classify.ts';
@@ -50,6 +50,14 @@ import {
 } from './documents.schema.ts';
 import { CompoundFileScanner, HEAD_BYTES, judgeHead } from './upload-type.ts';
 
+/** A staged upload this old that is no document was left by a process that ended between staging and creating it. */
+export const STALE_UPLOAD_MS = 60 * 60 * 1000;
+/** How often a process looks for a tenant's stale uploads, at most (when the tenant uploads). */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+/** Passages of one document an answer takes when a request names it: a long document's first chunks. */
+const MAX_CONTEXT_PASSAGES = 50;
+
 /**
  * The search service's operations that documents use (docs/decisions.md, "Documents"): chunks of
  * a source replaced at once, removed, and found again. `tenant` is the tenant acted in.
@@ -77,6 +85,7 @@ export interface DocumentsDeps {
   maxUploadBytes?: number;
   /** How long v3 `index` waits for its job before answering `processing`. */
   indexWaitMs?: number;
+  log?: (message: string, detail?: unknown) => void;
 }
 
 export type DocumentsService = ReturnType<typeof createDocumentsService>;
@@ -108,6 +117,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
   const { db, blobs } = deps;
   const maxUploadBytes = deps.maxUploadBytes ?? MAX_UPLOAD_BYTES;
   const classify = deps.classify ?? classifyDocument;
+  const log = deps.log ?? ((message: string, detail?: unknown) => console.error(`[documents] ${message}`, detail ?? ''));
   let extractor: Extractor | undefined;
   const extractorOf = () => (extractor ??= deps.extractor?.() ?? createExtractor());
 
@@ -235,9 +245,34 @@ export function createDocumentsService(deps: DocumentsDeps) {
     return withWorkflow(job);
   }
 
+  const sweptAt = new Map<string, number>();
+
+  /**
+   * Removes the tenant's uploads that never became documents and were last written before
+   * `now - STALE_UPLOAD_MS`: what a process left when it ended between staging and creating (or
+   * discarding) them. A document's files are never touched. Answers the upload ids removed.
+   */
+  async function sweepStaleUploads(tenantId: string, now = Date.now()): Promise<string[]> {
+    sweptAt.set(tenantId, now);
+    const prefix = `${tenantBlobPrefix(tenantId)}documents/`;
+    const byId = new Map<string, BlobObject[]>();
+    for (const object of await blobs.list(prefix, 100_000)) {
+      const id = object.key.slice(prefix.length).split('/')[0]!;
+      byId.set(id, [...(byId.get(id) ?? []), object]);
+    }
+    const stale = [...byId].filter(([id, objects]) => UUID.test(id) && objects.every((o) => now - o.modifiedAt.getTime() >= STALE_UPLOAD_MS)).map(([id]) => id);
+    if (!stale.length) return [];
+    const documents = new Set((await db.inTenant(tenantId, (tx) => findDocuments(tx, stale))).map((d) => d.id));
+    const removed = stale.filter((id) => !documents.has(id));
+    for (const id of removed) for (const object of byId.get(id)!) await blobs.delete(object.key);
+    return removed;
+  }
+
   return {
     /** What the caller may upload: refuses (403) a tenant without `documents.upload`; its plan's largest file otherwise. */
     uploadPolicy,
+
+    sweepStaleUploads,
 
     /**
      * Streams a file into the tenant's blob area under a new upload id, judged by its content (415
@@ -247,6 +282,9 @@ export function createDocumentsService(deps: DocumentsDeps) {
      */
     async stage(actor: Actor, meta: UploadMeta, body: AsyncIterable<Uint8Array>): Promise<StagedUpload> {
       const { maxFileBytes } = await uploadPolicy(actor);
+      if (Date.now() - (sweptAt.get(actor.tenantId) ?? 0) >= SWEEP_EVERY_MS) {
+        sweepStaleUploads(actor.tenantId).catch((error: unknown) => log(`removing stale uploads of tenant ${actor.tenantId} failed`, error));
+      }
       const uploadId = randomUUID();
       const at = keys(actor.tenantId, uploadId);
       const { head, all } = await splitHead(body, HEAD_BYTES);
@@ -345,6 +383,22 @@ export function createDocumentsService(deps: DocumentsDeps) {
       const bytes = await blobs.read(document.storagePath);
       if (!bytes) throw new NotFoundError('document file');
       return { file: { filename: document.filename, contentType: document.contentType, size: document.size, sha256: document.sha256 }, bytes };
+    },
+
+    /**
+     * The document's text as passages an answer may use (`context.documents` of chat): its indexed
+     * chunks, else its text read now and kept. Another tenant's document, or none, is NotFoundError.
+     */
+    async passages(actor: Actor, id: string): Promise<Array<{ source: string; sourceType: 'document'; text: string }>> {
+      if (!UUID.test(id)) throw new NotFoundError('document');
+      const document = await requireDocument(actor.tenantId, id);
+      const chunks = await readJson<DocumentChunk[]>(keys(actor.tenantId, id).chunks);
+      let texts = chunks?.map((chunk) => chunk.content);
+      if (!texts) {
+        await requireReadable(actor.tenantId, document.contentType);
+        texts = (await extraction(actor.tenantId, document)).segments.map((segment) => segment.text);
+      }
+      return texts.filter((text) => text.trim()).slice(0, MAX_CONTEXT_PASSAGES).map((text) => ({ source: document.id, sourceType: 'document', text }));
     },
 
     /** Classifies the document now (its text extracted once and kept) and records the result; `uploaded` or `failed` becomes `ready`. */

@@ -81,6 +81,10 @@ describe('OpenAI-compatible embeddings client', () => {
   it('fails with the endpoint\'s own message on a refusal', async () => {
     const embedder = createOpenAiEmbedder({ baseUrl: `${origin}/v1`, model: 'missing-model' });
     await expect(embedder.embed(['x'])).rejects.toThrow(/answered 404: The model `missing-model` does not exist/);
+    // A model that fails is the platform's upstream failing: BAD_GATEWAY (502), as for chat models.
+    await expect(embedder.embed(['x'])).rejects.toMatchObject({ code: 'BAD_GATEWAY' });
+    const unreachable = createOpenAiEmbedder({ baseUrl: 'http://127.0.0.1:9/v1' });
+    await expect(unreachable.embed(['x'])).rejects.toMatchObject({ code: 'BAD_GATEWAY', message: expect.stringMatching(/could not be reached/) });
   });
 
   it('is chosen by EMBEDDINGS_BASE_URL; the offline model otherwise', () => {

@@ -1,3 +1,5 @@
+import { BadGatewayError } from '../errors.ts';
+
 /**
  * Text embeddings behind one interface. Every vector is stored with `model` and its own length
  * (the dimension), so that vectors of different models are never compared.
@@ -74,7 +76,7 @@ const RETRIABLE = new Set([408, 409, 429, 500, 502, 503, 504]);
  * A client of an OpenAI-compatible `POST /v1/embeddings` endpoint: `{model, input: [...],
  * encoding_format: "float"}` answered by `{data: [{index, embedding: number[]}]}`. Retries a
  * refused or failed request (429 and 5xx) up to three times with backoff; any other failure
- * throws with the endpoint's message.
+ * throws BAD_GATEWAY with the endpoint's message (a search that needs the query's vector is 502).
  */
 export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   const base = new URL(options.baseUrl);
@@ -91,6 +93,8 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
         headers: { 'content-type': 'application/json', ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}) },
         body: JSON.stringify({ model, input, encoding_format: 'float' }),
         signal: AbortSignal.timeout(options.timeoutMs ?? 60_000),
+      }).catch((error: unknown) => {
+        throw new BadGatewayError(`the embedding model could not be reached: ${error instanceof Error ? error.message : String(error)}`);
       });
       if (!response.ok) {
         const text = await response.text().catch(() => '');
@@ -105,7 +109,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
         } catch {
           // not JSON: the text itself
         }
-        throw new Error(`embeddings endpoint ${endpoint} answered ${response.status}: ${message}`);
+        throw new BadGatewayError(`the embedding model's endpoint answered ${response.status}: ${message}`);
       }
       const body = (await response.json()) as EmbeddingsResponse;
       const data = body.data ?? [];
@@ -113,12 +117,12 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
       data.forEach((item, position) => {
         const index = typeof item.index === 'number' ? item.index : position;
         if (!Array.isArray(item.embedding) || !item.embedding.every((x) => typeof x === 'number')) {
-          throw new Error(`embeddings endpoint ${endpoint} answered an embedding that is not a list of numbers (base64 is not asked for)`);
+          throw new BadGatewayError("the embedding model's endpoint answered an embedding that is not a list of numbers (base64 is not asked for)");
         }
         vectors[index] = item.embedding as number[];
       });
       if (data.length !== input.length || vectors.some((v) => !v)) {
-        throw new Error(`embeddings endpoint ${endpoint} answered ${data.length} embeddings for ${input.length} inputs`);
+        throw new BadGatewayError(`the embedding model's endpoint answered ${data.length} embeddings for ${input.length} inputs`);
       }
       return vectors;
     }

@@ -78,6 +78,8 @@ describe('search service (vectors in pgvector, offline embeddings)', () => {
     for (const hit of hits) expect(hit.score).toBeGreaterThan(0), expect(hit.score).toBeLessThanOrEqual(1);
     // A chunk sharing no term with the query still comes through its vector.
     expect((await search.search(tenantA, { query: 'vehicle breakdown', mode: 'hybrid' }))[0]).toMatchObject({ sourceId: 'car' });
+    // A nearest neighbour with no term of the query and no positive similarity (cosine -0.02 here) is no match.
+    expect((await search.search(tenantA, { query: 'Where is Apollo?', mode: 'hybrid' })).map((hit) => hit.sourceId)).toEqual(['car']);
   });
 
   it('confines vector and hybrid queries to the caller tenant', async () => {

@@ -237,8 +237,9 @@ export function createSearchService(deps: SearchServiceDeps) {
       const onlyText = textual.map((h) => h.chunkId).filter((id) => !vectorScores.has(id));
       if (onlyNear.length) for (const hit of await fulltextSearch(tx, { query: input.query, limit: onlyNear.length, filters, bm25, chunkIds: onlyNear })) textScores.set(hit.chunkId, hit.score);
       for (const n of await store.similarities(tx, tenantId, { vector, model: embedder!.model }, onlyText)) vectorScores.set(n.chunkId, n.similarity);
+      // A candidate with no term of the query and no positive similarity (a nearest neighbour of nothing alike) is no match.
       const ranked = fuse(textScores, vectorScores, fusion)
-        .filter((r) => r.score >= (input.minScore ?? 0))
+        .filter((r) => r.score > 0 && r.score >= (input.minScore ?? 0))
         .slice(0, input.limit);
       const rows = new Map([...textual.map((row) => [row.chunkId, row] as const)]);
       const missing = ranked.filter((r) => !rows.has(r.chunkId)).map((r) => r.chunkId);

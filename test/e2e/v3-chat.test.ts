@@ -3,6 +3,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS, type DevUser } from '../../api-edge/identity/dev-users.ts';
 import { countTokens } from '../../control-plane/ai/tokens.ts';
+import { form, postForm } from '../harness/documents.ts';
 import { chatEvent, openSse, type SseMessage } from '../harness/sse-client.ts';
 import { GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { indexChunks } from '../harness/search-index.ts';
@@ -185,6 +186,27 @@ describe('v3 chat', () => {
     expect(named.status).toBe(403);
     expect((await stack.request('GET', conversation, { as: GLOBEX_ADMIN })).status).toBe(404);
     expect((await stack.request('GET', conversation, { as: alice })).body.messages).toHaveLength(2);
+  });
+
+  it('answers from a document the request names, read even before it is indexed, and refuses another tenant’s', async () => {
+    const text = 'Maintenance log.\n\nThe hangar door of site Tycho jams when the temperature falls below minus ten degrees.\n\nCoffee is served at nine.';
+    const stored = await postForm(stack, `${V3}/documents`, await stack.token(alice), form([{ filename: 'hangar.txt', bytes: new TextEncoder().encode(text) }, ['autoIndex', 'false'], ['autoClassify', 'false']]));
+    expect(stored.status).toBe(201);
+    const stream = await ask({ message: 'Why does the hangar door of Tycho jam?', options: { context: { documents: [stored.body.id] } } });
+    expect(stream.status).toBe(200);
+    const all = events(await stream.rest());
+    const done = all.find((e) => e.type === 'done');
+    expect(done).toBeDefined();
+    const citations = all.filter((e) => e.type === 'citation').map((e) => e.data);
+    expect(citations[0]).toEqual({ source: stored.body.id, sourceType: 'document', content: expect.stringContaining('hangar door'), confidence: expect.any(Number) });
+    expect(all.filter((e) => e.type === 'message').at(-1)!.data.content).toContain('below minus ten degrees');
+
+    // Globex's document is no document of this tenant: refused before any stream starts.
+    const theirs = await postForm(stack, `${V3}/documents`, await stack.token(GLOBEX_ADMIN), form([{ filename: 'secret.txt', bytes: new TextEncoder().encode('The hangar code is 4711.') }, ['autoIndex', 'false'], ['autoClassify', 'false']]));
+    expect(theirs.status).toBe(201);
+    const refused = await ask({ message: 'What is the hangar code?', options: { context: { documents: [theirs.body.id] } } });
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'options.context.documents.0' } });
   });
 
   it.each<[string, unknown, number, string]>([

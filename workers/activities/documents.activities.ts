@@ -8,7 +8,8 @@ export const DOCUMENT_HEARTBEAT_MS = 5_000;
  * Runs a document step, heartbeating while it runs: extraction, OCR and embedding can take
  * minutes, and a worker that went away is noticed at the heartbeat timeout, not at the step's
  * long start-to-close timeout. A domain error (an unreadable file, a deleted document, a capability
- * the tenant lacks) fails the step for good: retrying would give the same answer.
+ * the tenant lacks) fails the step for good: retrying would give the same answer. A model that
+ * failed (BAD_GATEWAY) may answer later, so that step is retried.
  */
 async function step<T>(run: () => Promise<T>): Promise<T> {
   const context = Context.current();
@@ -19,7 +20,7 @@ async function step<T>(run: () => Promise<T>): Promise<T> {
   } catch (error) {
     const domain = error as { code?: unknown; toBody?: unknown; message?: string };
     if (typeof domain?.toBody === 'function' && typeof domain.code === 'string') {
-      throw ApplicationFailure.create({ message: domain.message ?? domain.code, type: domain.code, nonRetryable: true, cause: error as Error });
+      throw ApplicationFailure.create({ message: domain.message ?? domain.code, type: domain.code, nonRetryable: domain.code !== 'BAD_GATEWAY', cause: error as Error });
     }
     throw error;
   } finally {
