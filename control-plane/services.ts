@@ -87,7 +87,8 @@ export function createServices(
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
   } & AiDeps,
 ): Services {
-  const objectTypes = createObjectTypesService(deps);
+  // A change of a type's searchFields rebuilds its resources' projections through the resources service made below.
+  const objectTypes = createObjectTypesService({ db: deps.db, searchFieldsChanged: (tx, objectType) => resources.reproject(tx, objectType) });
   const search = createSearchService({ db: deps.db, objectTypes, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({

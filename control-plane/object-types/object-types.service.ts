@@ -14,6 +14,8 @@ import { schemaCheck, schemaProblem, validateAgainstSchema } from './schema-vali
 
 export type ObjectTypesService = ReturnType<typeof createObjectTypesService>;
 
+const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
+
 /** How many offending resource ids an incompatible schema change names. */
 const NAMED_OFFENDERS = 10;
 
@@ -27,7 +29,11 @@ function assertCompilable(schema: object): void {
  * may write its resources. The transaction-taking functions let the resource engine read a type
  * in its own transaction.
  */
-export function createObjectTypesService(deps: { db: Db }) {
+export function createObjectTypesService(deps: {
+  db: Db;
+  /** Called in the change's transaction when a type's `searchFields` change: its resources' search projection is rebuilt. */
+  searchFieldsChanged?: (tx: Tx, objectType: ObjectType) => Promise<void>;
+}) {
   const { db } = deps;
 
   /** The type by key or PascalCase name as the current tenant sees it; 404 when it has none. */
@@ -125,7 +131,9 @@ export function createObjectTypesService(deps: { db: Db }) {
           const { ids, total } = await offenders(tx, current.key, changes.schema ?? current.schema, fileProperties);
           if (total > 0) throw new SchemaIncompatibleError(current.key, ids, total);
         }
-        return updateObjectType(tx, current.objectTypeId, changes);
+        const updated = await updateObjectType(tx, current.objectTypeId, changes);
+        if (changes.searchFields && !sameList(changes.searchFields, current.searchFields)) await deps.searchFieldsChanged?.(tx, updated);
+        return updated;
       });
     },
 

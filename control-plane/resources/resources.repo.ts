@@ -26,6 +26,15 @@ export async function findResource(tx: Tx, type: string, id: string, forUpdate =
   return rows[0];
 }
 
+/** A page of the type's resources in id order, after `after` (a walk over all of them). */
+export async function resourcesAfter(tx: Tx, type: string, after: string | null, limit: number): Promise<Resource[]> {
+  return tx.unsafe<Resource[]>(
+    `select ${RESOURCE_COLUMNS} from resources where tenant_id = current_tenant_id() and type = $1 and ($2::uuid is null or id > $2::uuid) order by id limit $3`,
+    [type, after, limit] as never[],
+    { prepare: true },
+  );
+}
+
 export async function insertResource(tx: Tx, type: string, data: Record<string, unknown>, createdBy: string): Promise<Resource> {
   const rows = await tx.unsafe<Resource[]>(
     `insert into resources (tenant_id, type, data, created_by, updated_by, created_at, updated_at)

@@ -3,6 +3,7 @@ import { ConflictError, NotFoundError, PreconditionRequiredError } from '../erro
 import type { Actor } from '../identity/identity.schema.ts';
 import { mergePatch } from '../json/merge-patch.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
+import type { ObjectType } from '../object-types/object-types.schema.ts';
 import { idempotently } from './idempotency-keys.ts';
 import { buildListStatements, readListPage, type ListOptions } from './list-statements.ts';
 import { createResourceBatches } from './resource-batches.ts';
@@ -11,11 +12,14 @@ import { applyAction, type ActionWorkflows } from './resource-actions.ts';
 import type { ApplyActionInput } from './resource-actions.schema.ts';
 import { createResourceQueries } from './resource-queries.ts';
 import { namedVersion, resourceOps, type IfMatch, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
-import { isResourceId, selectResource } from './resources.repo.ts';
+import { isResourceId, resourcesAfter, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
 export type ResourcesService = ReturnType<typeof createResourcesService>;
 
+
+/** Resources read at a time when a type's search projection is rebuilt. */
+const REPROJECT_PAGE = 500;
 
 /** Keys are kebab-case: a name with a capital is a type's PascalCase name, resolved to its key. */
 const isPascalName = (type: string) => /[A-Z]/.test(type);
@@ -55,6 +59,21 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
     },
 
     list,
+
+    /** Projects every resource of the type for search again, in the caller's transaction: its `searchFields` changed. */
+    async reproject(tx: Tx, objectType: ObjectType): Promise<void> {
+      const index = deps.searchIndex;
+      if (!index) return;
+      for (let after: string | null = null; ; ) {
+        const page = await resourcesAfter(tx, objectType.key, after, REPROJECT_PAGE);
+        for (const resource of page) {
+          if (objectType.searchFields.length) await index.written(tx, objectType, resource);
+          else await index.deleted(tx, objectType.key, resource.id);
+        }
+        if (page.length < REPROJECT_PAGE) return;
+        after = page.at(-1)!.id;
+      }
+    },
 
     /** A page of a type's resources by page number (1-based) or cursor, newest first unless sorted otherwise. */
     async listPage(actor: Actor, input: ListResourcePageInput): Promise<ResourceListPage> {

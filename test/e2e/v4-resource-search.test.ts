@@ -103,6 +103,27 @@ describe('v4 resource search', () => {
     for (const hit of hybrid.body.data) expect(hit.score).toBeGreaterThanOrEqual(0), expect(hit.score).toBeLessThanOrEqual(1);
   });
 
+  it('rebuilds the projection of stored resources when a type changes its searchFields', async () => {
+    const note = await stack.request('POST', `${DATA}/object-types`, {
+      as: ADMIN,
+      body: { name: `Note${run}`, schema: { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' } } }, searchFields: ['title'] },
+    });
+    expect(note.status, JSON.stringify(note.body)).toBe(201);
+    const written = await stack.request('POST', `${DATA}/${acme}/${note.body.key}`, { as: ADMIN, body: { data: { title: 'Quarterly offsite', body: 'Bring hiking boots' } } });
+    expect(written.status).toBe(201);
+    const find = async (query: string) => (await search({ query, mode: 'fulltext', types: [note.body.key] })).body.data.map((h: any) => h.id);
+    expect(await find('hiking boots')).toEqual([]);
+
+    const widened = await stack.request('PATCH', `${DATA}/object-types/${note.body.objectTypeId}`, { as: ADMIN, body: { searchFields: ['title', 'body'] } });
+    expect(widened.status, JSON.stringify(widened.body)).toBe(200);
+    expect(await find('hiking boots')).toEqual([written.body.id]);
+
+    const cleared = await stack.request('PATCH', `${DATA}/object-types/${note.body.objectTypeId}`, { as: ADMIN, body: { searchFields: [] } });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(await find('quarterly offsite')).toEqual([]);
+    expect(await sql`select 1 from search_chunks where source_id = ${written.body.id}`).toEqual([]);
+  });
+
   it('filters by object type, by key or PascalCase name, and honours limit', async () => {
     expect((await search({ query: 'printer', mode: 'fulltext', types: [typeName] })).body.data.length).toBeGreaterThan(0);
     expect((await search({ query: 'printer', mode: 'fulltext', types: ['project'] })).body.data).toEqual([]);
