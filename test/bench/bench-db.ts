@@ -52,16 +52,16 @@ export async function withSql<T>(url: string, fn: (sql: postgres.Sql) => Promise
 }
 
 /**
- * Inserts `count` `project` resources for tenant `slug` in one statement: names, a status among
+ * Inserts `count` resources of `type` (`project`, or a type of the same shape) for tenant `slug` in one statement: names, a status among
  * active / completed / in-progress, budgets between 100 and 250,000, start dates over four years,
  * `metadata` {department, priority 1..5}, and creation times over the last 100 days, to the
  * millisecond as the platform stores them. The table is then vacuumed and analysed.
  */
-export async function loadProjects(url: string, slug: string, count: number): Promise<void> {
+export async function loadProjects(url: string, slug: string, count: number, type = 'project'): Promise<void> {
   await withSql(url, async (sql) => {
     await sql`
       insert into resources (tenant_id, type, data, created_by, created_at, updated_at)
-      select t.id, 'project',
+      select t.id, ${type},
         jsonb_build_object(
           'name', 'Project ' || g,
           'status', (array['active', 'completed', 'in-progress'])[1 + g % 3],

@@ -1,6 +1,7 @@
 /**
- * v4 data benchmark (`npm run bench:v4`): GET-by-id, PUT at a version and an aggregate over the
- * tenant's projects through the REST edge (wrk over HTTP), each against pgbench replaying the
+ * v4 data benchmark (`npm run bench:v4`): GET-by-id, PUT at a version, an aggregate over the
+ * tenant's projects, and a filtered, sorted list of a type that declares its fields in `indexes`,
+ * through the REST edge (wrk over HTTP), each against pgbench replaying the
  * exact statements the platform sent for one such request, captured from the server log of the
  * benchmark's own PostgreSQL, in the same run. Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS
  * (5), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_ROWS (100000). A measurement: it exits 0
@@ -27,6 +28,14 @@ const ID_LOOKUP_EVERY = 50;
 const UNLIMITED = { points: 1e9, durationSeconds: 60 };
 const PUT_SCRIPT = fileURLToPath(new URL('./put-versioned.lua', import.meta.url));
 /** The aggregate measured: projects per status with their budget's sum and average. */
+/**
+ * The list of issue 16 item 11 on a type that declares `status` and `budget` in `indexes` (so the
+ * tenant's storage has those indexes): active projects with a budget of at least 1000, the most
+ * expensive first, 20 per page, with the exact total.
+ */
+const INDEXED_TYPE = { name: 'IndexedProject', indexes: ['status', 'budget'] };
+const INDEXED_LIST = `where=${encodeURIComponent(JSON.stringify({ status: 'active', budget: { gte: 1000 } }))}&sort=-budget,createdAt&limit=20`;
+
 const AGGREGATE = { groupBy: ['status'], metrics: { n: { count: '*' }, total: { sum: 'budget' }, mean: { avg: 'budget' } } };
 
 const log = (message: string) => process.stderr.write(`[bench:v4] ${message}\n`);
@@ -64,6 +73,31 @@ function replay(
   return mixed([{ text: `${lines.join('\n')}\n`, variables, share: 1 }]);
 }
 
+/** Creates the tenant's type with declared indexes (published, the project's schema); answers its key. */
+async function createIndexedType(url: string, token: string): Promise<string> {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+  const types = (await (await fetch(`${url}/v4/data/resources/object-types`, { headers })).json()) as { data: Array<{ key: string; schema: object }> };
+  const project = types.data.find((t) => t.key === 'project');
+  if (!project) throw new Error('the built-in project type is missing');
+  const created = await fetch(`${url}/v4/data/resources/object-types`, { method: 'POST', headers, body: JSON.stringify({ ...INDEXED_TYPE, schema: project.schema, status: 'published' }) });
+  const body = (await created.json()) as { key?: string };
+  if (created.status !== 201 || !body.key) throw new Error(`creating ${INDEXED_TYPE.name} answered ${created.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  return body.key;
+}
+
+/** Creates the indexes the tenant's types declare (the storage's sync-schema), then analyses them for the planner. */
+async function syncIndexes(url: string, token: string, tenantId: string, dbUrl: string): Promise<void> {
+  const synced = await fetch(`${url}/v4/data/resources/${tenantId}/storage/sync-schema`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ backend: 'postgresql' }),
+  });
+  const body = (await synced.json()) as { changes?: Array<{ action: string; field: string; name: string }> };
+  if (synced.status !== 200) throw new Error(`sync-schema answered ${synced.status}: ${JSON.stringify(body).slice(0, 300)}`);
+  log(`declared indexes: ${(body.changes ?? []).map((c) => `${c.action} ${c.name} (${c.field})`).join(', ') || 'none changed'}`);
+  await withSql(dbUrl, (sql) => sql.unsafe('analyze resources'));
+}
+
 async function main(): Promise<void> {
   const tools = { wrk: await ensureWrk(log), pgbench: findPgbench() };
   const cluster = await benchCluster(log);
@@ -86,11 +120,16 @@ async function main(): Promise<void> {
     await loadProjects(dbUrl, TENANT, settings.rows);
     const ids = await createIdSet(dbUrl, TENANT, ID_COUNT);
     const token = (await loginWithPkce({ issuer: platform.url, email: USER })).accessToken;
+    const indexedKey = await createIndexedType(platform.url, token);
+    log(`loading ${settings.rows} projects of ${indexedKey}, which declares ${INDEXED_TYPE.indexes.join(' and ')} in indexes`);
+    await loadProjects(dbUrl, TENANT, settings.rows, indexedKey);
     const { tenantId, postmaster } = await withSql(dbUrl, async (sql) => {
       const [row] = await sql<{ id: string; pid: number }[]>`select id::text as id, pg_backend_pid() as pid from tenants where slug = ${TENANT}`;
       return { tenantId: row!.id, postmaster: localPostmasterOf(row!.pid) };
     });
     const base = `/v4/data/resources/${tenantId}/project`;
+    await syncIndexes(platform.url, token, tenantId, dbUrl);
+    const indexedList = `/v4/data/resources/${tenantId}/${indexedKey}?${INDEXED_LIST}`;
     const send = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(platform!.url + path, {
         method,
@@ -115,6 +154,7 @@ async function main(): Promise<void> {
     let putVersion = 1;
     const putStatements = await capture('PUT at a version', async () => (putVersion = (await send('PUT', `${base}/${ids[1]}`, putBody(putVersion))).version!));
     const aggregateStatements = await capture('aggregate', () => send('POST', `${base}/aggregate`, AGGREGATE));
+    const listStatements = await capture('list with declared indexes', () => send('GET', indexedList));
 
     const isLock = (s: Statement) => /\bfor update\b/i.test(s.sql);
     const isUpdate = (s: Statement) => /^\s*update resources\b/i.test(s.sql);
@@ -132,6 +172,7 @@ async function main(): Promise<void> {
         lookup,
       ),
       aggregate: replay(aggregateStatements),
+      list: replay(listStatements),
     };
 
     const files = {
@@ -139,7 +180,9 @@ async function main(): Promise<void> {
       put: join(workDir, 'put-paths.txt'),
       aggregate: join(workDir, 'aggregate-paths.txt'),
       aggregateBody: join(workDir, 'aggregate.json'),
+      list: join(workDir, 'list-paths.txt'),
     };
+    await writeFile(files.list, `${indexedList}\n`);
     await writeFile(files.get, `${ids.map((id) => `${base}/${id}`).join('\n')}\n`);
     await writeFile(files.aggregate, `${base}/aggregate\n`);
     await writeFile(files.aggregateBody, JSON.stringify(AGGREGATE));
@@ -178,6 +221,8 @@ async function main(): Promise<void> {
       sqlPut: row('PUT at a version exact SQL', 'pgbench', await sqlRun('PUT at a version', scripts.put)),
       edgeAggregate: row('aggregate (edge)', 'wrk', await edge('aggregate', { pathsFile: files.aggregate, method: 'POST', bodyFile: files.aggregateBody })),
       sqlAggregate: row('aggregate exact SQL', 'pgbench', await sqlRun('aggregate', scripts.aggregate)),
+      edgeList: row('list, declared indexes (edge)', 'wrk', await edge('list with declared indexes', { pathsFile: files.list })),
+      sqlList: row('list, declared indexes exact SQL', 'pgbench', await sqlRun('list with declared indexes', scripts.list)),
     };
 
     const version = await withSql(dbUrl, async (sql) => (await sql<{ v: string }[]>`select current_setting('server_version') as v`)[0]!.v);
@@ -192,6 +237,8 @@ async function main(): Promise<void> {
         { label: 'GET-by-id edge / exact SQL', numerator: rows.edgeGet, denominator: rows.sqlGet, target: 0.85 },
         { label: 'PUT at a version edge / exact SQL', numerator: rows.edgePut, denominator: rows.sqlPut, target: 0.85 },
         { label: 'aggregate edge / exact SQL', numerator: rows.edgeAggregate, denominator: rows.sqlAggregate },
+        { label: 'list (declared indexes) edge / GET-by-id edge', numerator: rows.edgeList, denominator: rows.edgeGet, target: 0.05 },
+        { label: 'list (declared indexes) edge / exact SQL', numerator: rows.edgeList, denominator: rows.sqlList },
       ]),
     );
   } finally {
