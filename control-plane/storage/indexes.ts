@@ -25,6 +25,12 @@ export interface IndexSpec {
   expression: string;
   /** `create index concurrently if not exists ...`. */
   definition: string;
+  /**
+   * Statistics of the expression over the whole table (`resources_s_<hash of the expression>`,
+   * shared by every tenant and type using it): the planner ignores a partial index's own
+   * statistics, and without these it guesses how many rows a filter on the field keeps.
+   */
+  statistics?: { name: string; definition: string };
 }
 
 export interface SkippedField {
@@ -51,6 +57,11 @@ function nodeAt(schema: JsonSchemaNode | undefined, path: string[]): JsonSchemaN
 
 const quoteLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
+function statisticsOf(expression: string): { name: string; definition: string } {
+  const name = `resources_s_${createHash('sha256').update(expression).digest('hex').slice(0, 16)}`;
+  return { name, definition: `create statistics if not exists ${name} on (${expression}) from resources` };
+}
+
 function specOf(tenantId: string, objectType: string, field: string, expression: string, method: 'btree' | 'gin'): IndexSpec {
   const name = `resources_x_${createHash('sha256').update(`${tenantId}\n${objectType}\n${method}\n${expression}`).digest('hex').slice(0, 16)}`;
   const columns = method === 'gin' ? `using gin (${expression})` : `(${expression}, id)`;
@@ -60,6 +71,7 @@ function specOf(tenantId: string, objectType: string, field: string, expression:
     field,
     expression,
     definition: `create index concurrently if not exists ${name} on resources ${columns} where tenant_id = ${quoteLiteral(tenantId)}::uuid and type = ${quoteLiteral(objectType)}`,
+    ...(method === 'btree' ? { statistics: statisticsOf(expression) } : {}),
   };
 }
 

@@ -278,6 +278,12 @@ export async function physicalIndexes(tx: Tx, names: readonly string[]): Promise
   return new Map(rows.map((r) => [r.name, { valid: r.valid }]));
 }
 
+/** Whether an extended-statistics object of that name exists in the current schema. */
+export async function hasStatistics(tx: Tx, name: string): Promise<boolean> {
+  const rows = await tx.unsafe(`select 1 from pg_statistic_ext where stxnamespace = current_schema()::regnamespace and stxname = $1`, [name]);
+  return rows.length > 0;
+}
+
 export async function columnExists(tx: Tx, table: string, column: string): Promise<boolean> {
   const rows = await tx`
     select 1 from pg_attribute where attrelid = to_regclass(${table}) and attname = ${column} and not attisdropped`;

@@ -98,6 +98,24 @@ async function syncIndexes(url: string, token: string, tenantId: string, dbUrl: 
   await withSql(dbUrl, (sql) => sql.unsafe('analyze resources'));
 }
 
+/** The plans PostgreSQL ran the statements with, as the tenant under row-level security (EXPLAIN ANALYZE, rolled back). */
+async function printPlans(dbUrl: string, tenantId: string, statements: Statement[]): Promise<void> {
+  await withSql(dbUrl, (sql) =>
+    sql
+      .begin(async (tx) => {
+        await tx`select set_config('svc.tenant_id', ${tenantId}, true), set_config('role', 'svc_app', true)`;
+        for (const statement of statements) {
+          const plan = await tx.unsafe<Array<{ 'QUERY PLAN': string }>>(`explain (analyze, costs off) ${statement.sql}`, statement.params as never[]);
+          console.log(`\n-- plan of: ${statement.sql.trim().replace(/\s+/g, ' ').slice(0, 120)}...\n${plan.map((r) => r['QUERY PLAN']).join('\n')}`);
+        }
+        throw new Error('roll back');
+      })
+      .catch((error: Error) => {
+        if (error.message !== 'roll back') throw error;
+      }),
+  );
+}
+
 async function main(): Promise<void> {
   const tools = { wrk: await ensureWrk(log), pgbench: findPgbench() };
   const cluster = await benchCluster(log);
@@ -155,6 +173,7 @@ async function main(): Promise<void> {
     const putStatements = await capture('PUT at a version', async () => (putVersion = (await send('PUT', `${base}/${ids[1]}`, putBody(putVersion))).version!));
     const aggregateStatements = await capture('aggregate', () => send('POST', `${base}/aggregate`, AGGREGATE));
     const listStatements = await capture('list with declared indexes', () => send('GET', indexedList));
+    await printPlans(dbUrl, tenantId, listStatements.filter((st) => /^\s*select\b/i.test(st.sql) && /\bfrom resources\b/i.test(st.sql)));
 
     const isLock = (s: Statement) => /\bfor update\b/i.test(s.sql);
     const isUpdate = (s: Statement) => /^\s*update resources\b/i.test(s.sql);

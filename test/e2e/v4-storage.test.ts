@@ -378,6 +378,12 @@ describe('v4 storage', () => {
     expect((await syncSchema(tenantA, { backend: 'postgresql' })).status).toBe(200);
     const weightIndex = dry.body.changes.find((c: any) => c.objectType === key && c.field === 'weight').name;
     expect((await doctor(tenantA)).body.checks.find((c: any) => c.name === 'indexes').result).toBe('ok');
+    // Each indexed expression has statistics over the table, analysed (the planner ignores a partial index's own):
+    // a filter on the field is estimated from them, not guessed.
+    const expressions = await sql<{ name: string; analysed: boolean }[]>`
+      select s.stxname as name, exists (select 1 from pg_stats_ext_exprs e where e.statistics_name = s.stxname) as analysed
+      from pg_statistic_ext s where pg_get_statisticsobjdef_expressions(s.oid)::text like any(${["%'{weight}'%", "%'{code}'%"]})`;
+    expect(expressions.map((e) => e.analysed)).toEqual([true, true]);
 
     // The v4 list's own statements, planned as the tenant under row-level security.
     const explain = async (text: string, values: unknown[]) => {

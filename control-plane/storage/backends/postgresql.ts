@@ -4,6 +4,7 @@ import {
   appRole,
   countIndexClaims,
   deleteIndexClaim,
+  hasStatistics,
   insertIndexClaim,
   listIndexClaims,
   mayCancelStatementsOf,
@@ -83,14 +84,21 @@ export async function planIndexes(deps: BackendDeps, tenantId: string): Promise<
  * index is dropped only with its last claim, so tenants sharing an index never lose it to another.
  */
 export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: IndexPlan, signal?: AbortSignal): Promise<void> {
+  let newStatistics = false;
   for (const spec of plan.creates) {
     await withIndexLock(deps.db.sql, spec.name, async (connection) => {
       await deps.db.inTenant(tenantId, (tx) => insertIndexClaim(tx, spec));
       const existing = (await physicalIndexes(connection as unknown as Tx, [spec.name])).get(spec.name);
       if (existing && !existing.valid) await connection.unsafe(`drop index concurrently if exists ${spec.name}`);
       await connection.unsafe(spec.definition);
+      if (spec.statistics && !(await hasStatistics(connection as unknown as Tx, spec.statistics.name))) {
+        await connection.unsafe(spec.statistics.definition);
+        newStatistics = true;
+      }
     }, signal);
   }
+  // New statistics are empty until the table is analysed; a sample of it, so quick whatever its size.
+  if (newStatistics) await deps.db.sql.unsafe('analyze resources');
   for (const claim of plan.drops) {
     await withIndexLock(deps.db.sql, claim.indexName, async (connection) => {
       await deps.db.inTenant(tenantId, (tx) => deleteIndexClaim(tx, claim.indexName));
