@@ -162,8 +162,11 @@ export class BadGatewayError extends DomainError {
 }
 
 export class RateLimitError extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('RATE_LIMIT_EXCEEDED', 'too many requests');
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'too many requests',
+  ) {
+    super('RATE_LIMIT_EXCEEDED', message);
   }
 
   override toBody(): AppErrorBody {

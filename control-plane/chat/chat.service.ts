@@ -1,3 +1,4 @@
+import { secondsToNextUtcDay } from '../capabilities/daily-limit.ts';
 import { randomUUID } from 'node:crypto';
 import type { ContextPassage } from '../ai/model.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
@@ -63,11 +64,6 @@ function titleOf(message: string): string {
   const cut = line.slice(0, TITLE_CHARS - 1);
   return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : cut.length)}…`;
 }
-
-const secondsToNextUtcDay = () => {
-  const now = new Date();
-  return Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1) - now.getTime()) / 1000));
-};
 
 /** `{{name}}` places of a stage prompt filled from the request's params; unknown names stay as written. */
 const fillParams = (prompt: string, params: Record<string, unknown>) =>

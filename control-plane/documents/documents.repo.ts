@@ -89,6 +89,20 @@ export async function setClassification(tx: Tx, id: string, classification: Docu
   await tx.unsafe(`update documents set classification = $2::text::jsonb, updated_at = ${NOW_MS} where id = $1::uuid`, [id, JSON.stringify(classification)], { prepare: true });
 }
 
+/**
+ * Counts `pages` pages read by OCR today (UTC) for the current tenant, only if the day's count
+ * stays within `max`; false, counting nothing, when it would not.
+ */
+export async function meterOcrPages(tx: Tx, pages: number, max: number): Promise<boolean> {
+  if (pages > max) return false;
+  const rows = await tx`
+    insert into document_ocr_pages (tenant_id, day, pages) values (current_tenant_id(), (now() at time zone 'UTC')::date, ${pages})
+    on conflict (tenant_id, day) do update set pages = document_ocr_pages.pages + excluded.pages
+      where document_ocr_pages.pages + excluded.pages <= ${max}
+    returning pages`;
+  return rows.length > 0;
+}
+
 export async function setPages(tx: Tx, id: string, pages: number | null): Promise<void> {
   await tx.unsafe(`update documents set pages = $2, updated_at = ${NOW_MS} where id = $1::uuid`, [id, pages] as never[], { prepare: true });
 }

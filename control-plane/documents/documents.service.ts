@@ -2,9 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { tenantBlobPrefix, type BlobObject, type BlobStore } from '../blobs/blob-store.ts';
 import { splitHead } from '../blobs/stream-head.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
+import { secondsToNextUtcDay } from '../capabilities/daily-limit.ts';
 import { classifyDocument, type Classification, type ClassificationInput } from '../classify/classify.ts';
 import type { Db } from '../db/client.ts';
-import { ConflictError, DomainError, FileTooLargeError, NotFoundError, ValidationError } from '../errors.ts';
+import { ConflictError, DomainError, FileTooLargeError, NotFoundError, RateLimitError, ValidationError } from '../errors.ts';
 import { createExtractor, type Extractor, type Segment } from '../extract/extractor.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
@@ -19,6 +20,7 @@ import {
   deleteDocument,
   findDocument,
   findDocuments,
+  meterOcrPages,
   findJob,
   findOpenJob,
   insertDocument,
@@ -153,6 +155,15 @@ export function createDocumentsService(deps: DocumentsDeps) {
     if (OCR_TYPES.has(contentType)) await deps.capabilities?.require(tenantId, 'documents.ocr');
   }
 
+  /** Counts pages about to be read by OCR against the plan's `maxPagesPerDay` (429 until the next UTC day once it is reached). */
+  async function meterOcr(tenantId: string, pages: number): Promise<void> {
+    const max = (await deps.capabilities?.require(tenantId, 'documents.ocr'))?.limits.maxPagesPerDay;
+    if (typeof max !== 'number') return;
+    if (!(await db.inTenant(tenantId, (tx) => meterOcrPages(tx, pages, max)))) {
+      throw new RateLimitError(secondsToNextUtcDay(), `the plan's ${max} OCR pages of today (UTC) are used up`);
+    }
+  }
+
   /** The document's text with its positions: kept beside the file after the first extraction, which later steps and retries reuse. */
   async function extraction(tenantId: string, document: Document): Promise<StoredExtraction> {
     const key = keys(tenantId, document.id).extraction;
@@ -164,6 +175,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
     } else {
       const bytes = await blobs.get(document.storagePath);
       if (!bytes) throw new NotFoundError('document file');
+      if (OCR_TYPES.has(document.contentType)) await meterOcr(tenantId, 1);
       const extracted = await extractorOf().extract({ bytes, filename: document.filename });
       result = { sha256: document.sha256, pages: extracted.pages ?? null, segments: extracted.segments };
     }
