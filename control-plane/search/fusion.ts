@@ -12,7 +12,7 @@ export interface FusionWeights {
 
 /**
  * w = 0.7, tuned on SciFact's train judgments with the offline sentence encoder
- * (docs/benchmarks.md "Retrieval"): full text carries a scientific corpus, vectors break ties and
+ * (docs/benchmarks.md, `npm run bench:retrieval`): full text carries a scientific corpus, vectors break ties and
  * bring the paraphrases.
  */
 export const DEFAULT_FUSION: FusionWeights = { fulltext: 0.7 };
