@@ -96,8 +96,10 @@ export function createServices(
     objectTypes,
     actionWorkflows: { prepare: (tx, actor, execution) => orchestrate.prepareExecution(tx, actor, execution) },
     searchIndex: search.resourceIndex,
+    removeFiles: (tenantId, ids) => resourceFiles.removeAllOf(tenantId, ids),
   });
   const capabilities = createCapabilitiesService(deps);
+  const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs, capabilities, searchIndex: search.resourceIndex });
   const documents = createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities, search });
   const answering = createAnsweringService({
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
@@ -115,7 +117,7 @@ export function createServices(
     identity,
     objectTypes,
     resources,
-    resourceFiles: createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs, capabilities, searchIndex: search.resourceIndex }),
+    resourceFiles,
     users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate,

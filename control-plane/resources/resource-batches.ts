@@ -3,7 +3,7 @@ import { DomainError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { idempotently } from './idempotency-keys.ts';
-import { resourceOps, type ResourceSearchIndex } from './resource-ops.ts';
+import { resourceOps, type RemoveResourceFiles, type ResourceSearchIndex } from './resource-ops.ts';
 import { lockResources } from './resources.repo.ts';
 import type { BatchCreateInput, BatchDeleted, BatchDeleteInput, BatchResources, BatchUpdateInput, Resource } from './resources.schema.ts';
 
@@ -49,7 +49,7 @@ function firstRepeat(ids: readonly string[]): { index: number; first: number } |
  * through the resource engine, so all its items apply (each recorded in its resource's history)
  * or none does. With an `idempotencyKey`, a retry answers what the first batch answered.
  */
-export function createResourceBatches(deps: { db: Db; objectTypes: ObjectTypesService; searchIndex?: ResourceSearchIndex }) {
+export function createResourceBatches(deps: { db: Db; objectTypes: ObjectTypesService; searchIndex?: ResourceSearchIndex; removeFiles?: RemoveResourceFiles }) {
   const { db, objectTypes } = deps;
   const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate, deps.searchIndex);
 
@@ -86,9 +86,11 @@ export function createResourceBatches(deps: { db: Db; objectTypes: ObjectTypesSe
       const repeat = firstRepeat(input.ids);
       if (repeat) throw ValidationError.field(`ids.${repeat.index}`, `repeats ids.${repeat.first}`);
       const { idempotencyKey, ...request } = input;
-      return db.inTenant(actor.tenantId, (tx) =>
+      let withFiles = false;
+      const deleted = await db.inTenant(actor.tenantId, (tx) =>
         idempotently(tx, actor, idempotencyKey, { operation: 'resources.batchDelete', input: request }, async () => {
           const objectType = await objectTypes.requireWritable(tx, input.type);
+          withFiles = Object.keys(objectType.fileProperties).length > 0;
           const engine = ops(tx);
           await lockResources(tx, objectType.key, input.ids);
           await eachItem(input.ids, async (id) => {
@@ -97,6 +99,8 @@ export function createResourceBatches(deps: { db: Db; objectTypes: ObjectTypesSe
           return { deleted: input.ids.length };
         }),
       );
+      if (withFiles) await deps.removeFiles?.(actor.tenantId, input.ids);
+      return deleted;
     },
   };
 }

@@ -68,8 +68,10 @@ export function createResourceFilesService(deps: {
   searchIndex?: ResourceSearchIndex;
   /** Refuses a tenant without `data.files`, and gives its plan's largest file. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
+  log?: (message: string, detail?: unknown) => void;
 }) {
   const { db, objectTypes, blobs } = deps;
+  const log = deps.log ?? ((message: string, detail?: unknown) => console.error(`[resource files] ${message}`, detail ?? ''));
 
   /** The type, its declaration of the property and the resource; 404 for an undeclared property or an unknown resource. */
   async function target(actor: Actor, ref: FileRef, writable: boolean): Promise<{ objectType: ObjectType; declared: FileProperty; resource: Resource }> {
@@ -109,6 +111,17 @@ export function createResourceFilesService(deps: {
   }
 
   return {
+    /** Removes every file attached to these resources (deleted ones): nothing of theirs stays in the store. Never throws. */
+    async removeAllOf(tenantId: string, resourceIds: readonly string[]): Promise<void> {
+      for (const id of resourceIds) {
+        try {
+          for (const object of await blobs.list(`${tenantBlobPrefix(tenantId)}files/${id.toLowerCase()}/`)) await blobs.delete(object.key);
+        } catch (error) {
+          log(`removing the files of deleted resource ${id} (tenant ${tenantId}) failed`, error);
+        }
+      }
+    },
+
     /**
      * Stores the body as the resource's file property: refused by declared size (413, as soon as
      * the limit is passed) or type (415, judged by content before anything is stored).

@@ -19,6 +19,9 @@ export interface ResourceSearchIndex {
   deleted(tx: Tx, type: string, id: string): Promise<void>;
 }
 
+/** Removes the files attached to deleted resources, after their delete committed; never throws (a failure is logged). */
+export type RemoveResourceFiles = (tenantId: string, resourceIds: readonly string[]) => Promise<void>;
+
 /** What a checked write records in the resource's history: an update, or an object type's action (`action:approve`). */
 export type WriteOperation = 'update' | `action:${string}`;
 

@@ -11,7 +11,7 @@ import { createResourceHistory } from './resource-history.ts';
 import { applyAction, type ActionWorkflows } from './resource-actions.ts';
 import type { ApplyActionInput } from './resource-actions.schema.ts';
 import { createResourceQueries } from './resource-queries.ts';
-import { namedVersion, resourceOps, type IfMatch, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
+import { namedVersion, resourceOps, type IfMatch, type RemoveResourceFiles, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
 import { isResourceId, resourcesAfter, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
@@ -25,7 +25,14 @@ const REPROJECT_PAGE = 500;
 const isPascalName = (type: string) => /[A-Z]/.test(type);
 
 /** Generic CRUD and queries over typed resources; every call runs inside the actor's tenant. */
-export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesService; actionWorkflows?: ActionWorkflows; searchIndex?: ResourceSearchIndex }) {
+export function createResourcesService(deps: {
+  db: Db;
+  objectTypes: ObjectTypesService;
+  actionWorkflows?: ActionWorkflows;
+  searchIndex?: ResourceSearchIndex;
+  /** The files of deleted resources go after the delete commits (resource-files.ts). */
+  removeFiles?: RemoveResourceFiles;
+}) {
   const { db, objectTypes } = deps;
   const queries = createResourceQueries(deps);
   const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate, deps.searchIndex);
@@ -125,13 +132,16 @@ export function createResourcesService(deps: { db: Db; objectTypes: ObjectTypesS
 
     /** Deletes the resource; with `ifMatch`, only at that version. */
     async remove(actor: Actor, type: string, id: string, ifMatch?: IfMatch): Promise<void> {
+      let withFiles = false;
       const deleted = await db.inTenant(actor.tenantId, async (tx) => {
         // A type the tenant does not have holds no resource to delete.
         const objectType = await objectTypes.find(tx, type);
         if (objectType) objectTypes.assertWritable(objectType);
+        withFiles = !!objectType && Object.keys(objectType.fileProperties).length > 0;
         return ops(tx).delete(objectType?.key ?? type, id, { expectedVersion: namedVersion(undefined, ifMatch), by: actor.userId });
       });
       if (!deleted) throw new NotFoundError('resource');
+      if (withFiles) await deps.removeFiles?.(actor.tenantId, [id]);
     },
 
     ...createResourceHistory(deps),

@@ -153,6 +153,23 @@ describe('v4 resource file properties', () => {
     expect((await download(claim.id, 'scan')).status).toBe(404);
   });
 
+  it('removes the files of a deleted resource, alone or in a batch', async () => {
+    const alone = await createClaim();
+    await upload(alone.id, 'scan', pdf(), 'scan.pdf');
+    await upload(alone.id, 'notes', Buffer.from('hello'), 'notes.txt');
+    expect(await storedObjects(alone.id, 'scan')).toHaveLength(1);
+    expect((await stack.request('DELETE', `${DATA}/${acme}/${type.key}/${alone.id}`, { as: ADMIN })).status).toBe(204);
+    expect(await storedObjects(alone.id, 'scan')).toEqual([]);
+    expect(await storedObjects(alone.id, 'notes')).toEqual([]);
+
+    const [first, second] = [await createClaim(), await createClaim()];
+    await upload(first.id, 'scan', pdf(), 'scan.pdf');
+    await upload(second.id, 'scan', pdf(), 'scan.pdf');
+    const batch = await stack.request('POST', `${DATA}/${acme}/${type.key}/batch/delete`, { as: ADMIN, body: { ids: [first.id, second.id] } });
+    expect(batch.status, JSON.stringify(batch.body)).toBe(200);
+    expect([...(await storedObjects(first.id, 'scan')), ...(await storedObjects(second.id, 'scan'))]).toEqual([]);
+  });
+
   it("lets only the tenant's writers upload, and nobody else read", async () => {
     const claim = await createClaim();
     await upload(claim.id, 'scan', pdf(), 'scan.pdf');
