@@ -53,6 +53,22 @@ export async function cancellingOnAbort<T>(owner: Sql, connection: Tx | Sql, sig
 /** The role that every tenant-scoped transaction assumes; created by the first migration. */
 export const APP_ROLE = 'svc_app';
 
+/** Statements of a tenant transaction that may still be in flight when it commits (see `afterStatements`). */
+const inFlightAtCommit = new WeakMap<object, Array<Promise<unknown>>>();
+
+/**
+ * Lets `statements`, already sent on `tx`, travel with the commit instead of before it: in an
+ * `inTenant` transaction the commit is sent behind them, one round trip for both, and should any
+ * of them fail the transaction is rolled back and that failure is what the caller gets. In any
+ * other transaction they are simply awaited here.
+ */
+export async function afterStatements(tx: Tx, statements: Promise<unknown>): Promise<void> {
+  const pending = inFlightAtCommit.get(tx);
+  if (!pending) return void (await statements);
+  statements.catch(() => {});
+  pending.push(statements);
+}
+
 /**
  * Sets the tenant for the current transaction only (`is_local`): COMMIT or ROLLBACK clears it, so
  * a pooled connection never carries one request's tenant into the next. The statement also assumes
@@ -121,12 +137,22 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       // fails, the transaction is aborted and every later statement fails with it.
       const setup = Promise.all([connection.unsafe('begin'), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
       setup.catch(() => {});
+      const pending: Array<Promise<unknown>> = [];
+      inFlightAtCommit.set(connection, pending);
       try {
         const result = await fn(connection as unknown as Tx);
         await setup;
-        await connection.unsafe('commit');
+        inFlightAtCommit.delete(connection);
+        // Behind the statements still in flight: if one failed, the transaction is aborted and
+        // this commit rolls it back, and that statement's failure is thrown below.
+        const commit = connection.unsafe('commit');
+        commit.catch(() => {});
+        await Promise.all(pending);
+        await commit;
         return result;
       } catch (error) {
+        inFlightAtCommit.delete(connection);
+        await Promise.allSettled(pending);
         await connection.unsafe('rollback').catch(() => {});
         throw error;
       }

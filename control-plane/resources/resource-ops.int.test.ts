@@ -48,6 +48,21 @@ describe('resource operations in one transaction', () => {
     expect(stored!.version).toBe(2);
   });
 
+  it('rolls the write back when its history entry, sent with the commit, fails', async () => {
+    const created = await inTenant(async (ops, tx) => ops.insert(await project(tx), { name: 'logged' }, userId));
+    // An entry already holding version 2 makes the write's own entry fail (primary key).
+    await db.sql`insert into resource_versions (tenant_id, resource_id, type, version, operation, data, at)
+      values (${tenantId}::uuid, ${created.id}::uuid, 'project', 2, 'update', '{}', now())`;
+    const failure = await inTenant(async (ops, tx) =>
+      ops.write(await project(tx), created.id, { change: (current) => ({ ...current.data, name: 'never' }), expectedVersion: 1, by: userId }),
+    ).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: '23505' });
+    const [stored] = await db.sql<{ version: number; name: string }[]>`select version, data ->> 'name' as name from resources where id = ${created.id}::uuid`;
+    expect(stored).toEqual({ version: 1, name: 'logged' });
+    // The connection went back clean: the next transaction on the pool works.
+    expect(await inTenant(async (ops) => (await ops.read('project', created.id))?.version)).toBe(1);
+  });
+
   it('leaves nothing of the transaction behind when a later operation fails', async () => {
     const before = await names();
     const failure = await inTenant(async (ops, tx) => {

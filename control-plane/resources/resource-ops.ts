@@ -1,4 +1,4 @@
-import type { Tx } from '../db/client.ts';
+import { afterStatements, type Tx } from '../db/client.ts';
 import { NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
 import type { ObjectType } from '../object-types/object-types.schema.ts';
 import { insertVersion } from './resource-versions.repo.ts';
@@ -66,7 +66,7 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
     insertVersion(tx, { id: resource.id, type: resource.type, version: resource.version, data: resource.data, actor: by, ...(typeof entry === 'string' ? { operation: entry } : entry) });
   /**
    * Every change goes through here: its history entry and its search projection, both in the
-   * write's transaction (sent together: the connection pipelines them).
+   * write's transaction, pipelined on the connection; the history entry also with the commit.
    */
   const record = async (
     resource: Resource,
@@ -74,12 +74,15 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
     by: string | null,
     objectType?: ObjectType,
   ) => {
-    const projection = !searchIndex
-      ? undefined
-      : entry === 'delete'
-        ? searchIndex.deleted(tx, resource.type, resource.id)
-        : objectType && searchIndex.written(tx, objectType, resource);
-    await Promise.all([history(resource, entry, by), projection]);
+    // The history entry is one statement, sent now; it may travel with the commit. The projection
+    // may send several, one after another, so it is awaited here, inside the transaction.
+    const logged = history(resource, entry, by);
+    logged.catch(() => {});
+    if (searchIndex) {
+      if (entry === 'delete') await searchIndex.deleted(tx, resource.type, resource.id);
+      else if (objectType) await searchIndex.written(tx, objectType, resource);
+    }
+    await afterStatements(tx, logged);
   };
 
   return {
