@@ -105,7 +105,7 @@ export function createServices(
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
     resources,
     retrieve: deps.retrieve ?? retrieveFromSearch(search),
-    readDocument: (actor, id) => documents.passages(actor, id),
+    readDocument: documents.passages,
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities });

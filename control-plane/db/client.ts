@@ -142,7 +142,6 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       try {
         const result = await fn(connection as unknown as Tx);
         await setup;
-        inFlightAtCommit.delete(connection);
         // Behind the statements still in flight: if one failed, the transaction is aborted and
         // this commit rolls it back, and that statement's failure is thrown below.
         const commit = connection.unsafe('commit');
@@ -151,12 +150,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
         await commit;
         return result;
       } catch (error) {
-        inFlightAtCommit.delete(connection);
         await Promise.allSettled(pending);
         await connection.unsafe('rollback').catch(() => {});
         throw error;
       }
     } finally {
+      inFlightAtCommit.delete(connection);
       connection.release();
       inFlight.tenant.dec();
     }

@@ -123,7 +123,9 @@ export function createDocumentsService(deps: DocumentsDeps) {
   let extractor: Extractor | undefined;
   const extractorOf = () => (extractor ??= deps.extractor?.() ?? createExtractor());
 
-  const prefixOf = (tenantId: string, id: string) => `${tenantBlobPrefix(tenantId)}documents/${id.toLowerCase()}/`;
+  /** Where a tenant's documents and staged uploads live, one folder per id. */
+  const documentsPrefix = (tenantId: string) => `${tenantBlobPrefix(tenantId)}documents/`;
+  const prefixOf = (tenantId: string, id: string) => `${documentsPrefix(tenantId)}${id.toLowerCase()}/`;
   const keys = (tenantId: string, id: string) => {
     const prefix = prefixOf(tenantId, id);
     return { original: `${prefix}original`, staged: `${prefix}staged.json`, extraction: `${prefix}extraction.json`, chunks: `${prefix}chunks.json` };
@@ -266,7 +268,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
    */
   async function sweepStaleUploads(tenantId: string, now = Date.now()): Promise<string[]> {
     sweptAt.set(tenantId, now);
-    const prefix = `${tenantBlobPrefix(tenantId)}documents/`;
+    const prefix = documentsPrefix(tenantId);
     const byId = new Map<string, BlobObject[]>();
     for (const object of await blobs.list(prefix, 100_000)) {
       const id = object.key.slice(prefix.length).split('/')[0]!;

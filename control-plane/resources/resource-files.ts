@@ -51,8 +51,9 @@ async function contentTypeOf(head: Uint8Array, filename: string): Promise<string
 const accepts = (declared: readonly string[], contentType: string) =>
   declared.some((type) => type === contentType || (type.endsWith('/*') && contentType.startsWith(type.slice(0, -1))));
 
-const blobKeyOf = (tenantId: string, resourceId: string, property: string, fileId: string) =>
-  `${tenantBlobPrefix(tenantId)}files/${resourceId}/${property}/${fileId}`;
+/** Where a resource's files live: one folder per resource, holding one per property. */
+const filesPrefixOf = (tenantId: string, resourceId: string) => `${tenantBlobPrefix(tenantId)}files/${resourceId}/`;
+const blobKeyOf = (tenantId: string, resourceId: string, property: string, fileId: string) => `${filesPrefixOf(tenantId, resourceId)}${property}/${fileId}`;
 
 /**
  * Files attached to resources under the properties their object type declares. An upload is
@@ -115,7 +116,7 @@ export function createResourceFilesService(deps: {
     async removeAllOf(tenantId: string, resourceIds: readonly string[]): Promise<void> {
       for (const id of resourceIds) {
         try {
-          for (const object of await blobs.list(`${tenantBlobPrefix(tenantId)}files/${id.toLowerCase()}/`)) await blobs.delete(object.key);
+          for (const object of await blobs.list(filesPrefixOf(tenantId, id.toLowerCase()))) await blobs.delete(object.key);
         } catch (error) {
           log(`removing the files of deleted resource ${id} (tenant ${tenantId}) failed`, error);
         }

@@ -58,9 +58,9 @@ export function createLocalEmbedder(): Embedder & { thread(): number | undefined
       const id = next++;
       pending.set(id, { resolve, reject });
       // Held while it has work, so that a process waiting for vectors does not end meanwhile.
-      const thread = started();
-      thread.ref();
-      thread.postMessage({ id, texts });
+      const running = started();
+      running.ref();
+      running.postMessage({ id, texts });
     });
 
   return {

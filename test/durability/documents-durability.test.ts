@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
@@ -6,33 +6,9 @@ import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { chunkSegments } from '../../control-plane/documents/chunking.ts';
 import { createExtractor } from '../../control-plane/extract/extractor.ts';
 import { createDocsTenant, form, postForm, type DocsTenant } from '../harness/documents.ts';
-import { killProcessGroup } from '../harness/process-group.ts';
+import { killProcessGroup, startWorkerProcess } from '../harness/process-group.ts';
 import { startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
-
-/** A real `worker` process (`scripts/start.ts --role worker`) on the stack's task queue and blob store. */
-function startWorkerProcess(stack: TestStack): ChildProcess {
-  const child = spawn('node_modules/.bin/tsx', ['scripts/start.ts', '--role', 'worker'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: inject('databaseUrl'),
-      TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
-      TEMPORAL_ADDRESS: stack.temporal.address,
-      TEMPORAL_NAMESPACE: stack.temporal.namespace,
-      TEMPORAL_TASK_QUEUE: stack.temporal.taskQueue,
-      SVC_BLOB_DIR: stack.blobRoot,
-      HEALTH_PORT: '0',
-    },
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let errors = '';
-  child.stderr!.on('data', (chunk) => (errors += chunk));
-  child.on('exit', (code, signal) => {
-    if (signal !== 'SIGKILL') process.stderr.write(`worker process exited (${code ?? signal}): ${errors.slice(-2000)}\n`);
-  });
-  return child;
-}
 
 /** A long text: dozens of chunks of 100 tokens, so that embedding them takes a while. */
 const longText = () =>

@@ -1,35 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { afterAll, afterEach, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { createTemporalWorkflows } from '../../control-plane/temporal/temporal-workflows.ts';
 import { ensureTemporalCli, ensureTemporalDevServer, ensureSearchAttributes, PLATFORM_SEARCH_ATTRIBUTES, runTemporalCli, clientFlags } from '../../scripts/stack/temporal.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
-import { killProcessGroup } from '../harness/process-group.ts';
+import { killProcessGroup, startWorkerProcess } from '../harness/process-group.ts';
 import { until } from '../harness/until.ts';
-
-/** A real `worker` process (`scripts/start.ts --role worker`) on the stack's task queue. */
-function startWorkerProcess(stack: TestStack): ChildProcess {
-  const child = spawn('node_modules/.bin/tsx', ['scripts/start.ts', '--role', 'worker'], {
-    env: {
-      ...process.env,
-      DATABASE_URL: inject('databaseUrl'),
-      TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
-      TEMPORAL_ADDRESS: stack.temporal.address,
-      TEMPORAL_NAMESPACE: stack.temporal.namespace,
-      TEMPORAL_TASK_QUEUE: stack.temporal.taskQueue,
-      HEALTH_PORT: '0',
-    },
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let errors = '';
-  child.stderr!.on('data', (chunk) => (errors += chunk));
-  child.on('exit', (code, signal) => {
-    if (signal !== 'SIGKILL') process.stderr.write(`worker process exited (${code ?? signal}): ${errors.slice(-2000)}\n`);
-  });
-  return child;
-}
-
 
 const intake = (stack: TestStack, name: string, reviewMs: number) =>
   stack.request('POST', `${V3}/orchestrate/workflows/project-intake/execute`, {

@@ -8,8 +8,9 @@ const { beginDocumentJob, finishDocumentJob, failDocumentJob } = proxyActivities
 });
 
 // Long steps heartbeat every 5 s (workers/activities/documents.activities.ts): a worker that dies
-// is noticed within the heartbeat timeout. The offline embedding model computes a batch of chunks
-// without yielding the event loop (tens of seconds on a busy machine), hence the long timeout.
+// is noticed within the heartbeat timeout. Reading a large file (PDF, spreadsheet) still holds the
+// worker's event loop for long stretches on a busy machine, hence the long timeout (the offline
+// embedding model, which held it for tens of seconds, now runs on a thread of its own).
 const { extractDocumentText, classifyDocumentText, chunkDocumentText, storeDocumentChunks } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '2 minutes',
