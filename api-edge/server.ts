@@ -117,13 +117,13 @@ function asNodeGivesIt(request: Request): Request {
 }
 
 /** How many bytes of a streamed upload Bun's server reads between two requested garbage collections. */
-export const UPLOAD_COLLECTION_BYTES = 4 * 1024 * 1024;
+export const UPLOAD_COLLECTION_BYTES = 8 * 1024 * 1024;
 
 /**
  * A streamed upload (a file, a document form, a webhook delivery) whose body asks Bun for a
  * garbage collection, without waiting for it, every UPLOAD_COLLECTION_BYTES read. Bun's
  * collector otherwise leaves the chunks already written to the blob store for a later
- * collection: a 100 MB upload grew the process by about 72 MB, and by 16 to 27 MB with this
+ * collection: a 100 MB upload grew the process by about 72 MB, and mostly by 15 to 23 MB with this
  * (docs/benchmarks.md, `bench:ingest`).
  */
 function collectingWhileRead(bun: BunRuntime, request: Request): Request {

@@ -135,7 +135,7 @@ export function createAppsService(deps: {
       const data = appData(declaration, child);
       const app = await db.inTenant(company.id, async (tx) => {
         const current = await findAppByKey(tx, declaration.key);
-        if (current) return writeAppData(tx, current.id, data);
+        if (current) return writeAppData(tx, current.id, data, null);
         return (await insertApp(tx, data, null)) ?? (await findAppByKey(tx, declaration.key))!;
       });
       return { app, company, child };
@@ -157,7 +157,7 @@ export function createAppsService(deps: {
         const named = app.childTenantSlug ? await tenants.find(app.childTenantSlug) : undefined;
         const child = named && named.id !== company.id && (await tenants.isWithin(named.id, company.id)) ? named : undefined;
         if (child) await tenants.removeDeclared(child.slug, declaredBy);
-        await db.inTenant(company.id, (tx) => deleteApp(tx, app.id));
+        await db.inTenant(company.id, (tx) => deleteApp(tx, app.id, null));
       }
       // Last, so that until the app is gone no other App can claim its key.
       if (declaredBy) await db.system((tx) => declarations.forget(tx, subject, declaredBy));

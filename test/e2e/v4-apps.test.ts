@@ -65,6 +65,10 @@ describe('v4 apps', { timeout: 120_000 }, () => {
       status: 'pending',
     });
     expect([createdAt, updatedAt]).toEqual([created.body.createdAt, created.body.updatedAt]);
+    // Its history holds the enrollment, as any resource's.
+    const history = await stack.request('GET', `/v4/data/resources/${acmeId}/tenant-vertical-enrollment/${created.body.id}/history`, { as: ADMIN });
+    expect(history.status, JSON.stringify(history.body)).toBe(200);
+    expect(history.body.data.map((entry: any) => [entry.version, entry.operation, entry.data.key])).toEqual([[1, 'create', `field-service-${run}`]]);
   });
 
   it('keeps every given field', async () => {
