@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, GLOBEX_ADMIN, MEMBER, startTestStack, type TestStack } from '../harness/stack.ts';
 
@@ -185,10 +185,20 @@ describe('v4 data API', () => {
     expect(disagreeing.status).toBe(400);
     expect(disagreeing.body.error.details.field).toBe('version');
 
+    // The type's PascalCase name writes too, and checks the version the same way.
+    const itemByName = `${DATA}/${acme}/${type.name}/${created.body.id}`;
+    const staleByName = await stack.request('PUT', itemByName, { as: ADMIN, body: { data: { amount: 13 }, version: 2 } });
+    expect(staleByName.body.error).toMatchObject({ code: 'VERSION_CONFLICT', details: { currentVersion: 3 } });
+    const replacedByName = await stack.request('PUT', itemByName, { as: ADMIN, body: { data: { amount: 13 }, version: 3 } });
+    expect(replacedByName.status, JSON.stringify(replacedByName.body)).toBe(200);
+    expect(replacedByName.body).toMatchObject({ type: type.key, version: 4, data: { amount: 13 } });
+    const missing = await stack.request('PUT', `${path}/${randomUUID()}`, { as: ADMIN, body: { data: { amount: 1 }, version: 1 } });
+    expect(missing.status).toBe(404);
+
     const staleDelete = await stack.request('DELETE', item, { as: ADMIN, headers: { 'if-match': '"1"' } });
     expect(staleDelete.status).toBe(409);
-    expect((await stack.request('GET', item, { as: ADMIN })).body.version).toBe(3);
-    expect((await stack.request('DELETE', item, { as: ADMIN, headers: { 'if-match': '"3"' } })).status).toBe(204);
+    expect((await stack.request('GET', item, { as: ADMIN })).body.version).toBe(4);
+    expect((await stack.request('DELETE', item, { as: ADMIN, headers: { 'if-match': '"4"' } })).status).toBe(204);
     expect((await stack.request('GET', item, { as: ADMIN })).status).toBe(404);
   });
 
