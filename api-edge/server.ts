@@ -117,7 +117,7 @@ function asNodeGivesIt(request: Request): Request {
 }
 
 /** How many bytes of a streamed upload Bun's server reads between two requested garbage collections. */
-export const UPLOAD_COLLECTION_BYTES = 8 * 1024 * 1024;
+const UPLOAD_COLLECTION_BYTES = 8 * 1024 * 1024;
 
 /**
  * A streamed upload (a file, a document form, a webhook delivery) whose body asks Bun for a
@@ -127,7 +127,7 @@ export const UPLOAD_COLLECTION_BYTES = 8 * 1024 * 1024;
  * (docs/benchmarks.md, `bench:ingest`).
  */
 function collectingWhileRead(bun: BunRuntime, request: Request): Request {
-  // The method first: reading `body` costs Bun more than a comparison, on every request.
+  // The method and path first: reading `body` costs Bun more, and this runs for every request.
   if (!isStreamedUpload(request) || !request.body) return request;
   const reader = request.body.getReader();
   let sinceCollection = 0;
