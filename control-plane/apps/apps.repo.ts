@@ -1,7 +1,7 @@
 import type { Tx } from '../db/client.ts';
 import { APP_OBJECT_TYPE, type App, type AppData } from './apps.schema.ts';
 import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
-import { insertVersion } from '../resources/resource-versions.repo.ts';
+import { recordVersion } from '../resources/resource-ops.ts';
 
 /** An enrollment row shaped as the App record. */
 const APP_COLUMNS = `id::text as id, data ->> 'key' as key, data ->> 'name' as name, data ->> 'template' as template,
@@ -20,7 +20,7 @@ type WrittenApp = App & { version: number; data: Record<string, unknown> };
  */
 async function recorded(tx: Tx, row: WrittenApp, operation: 'create' | 'update' | 'delete', actor: string | null): Promise<App> {
   const { version, data, ...app } = row;
-  await insertVersion(tx, { id: row.id, type: APP_OBJECT_TYPE, version: operation === 'delete' ? version + 1 : version, operation, data, actor });
+  await recordVersion(tx, { id: row.id, type: APP_OBJECT_TYPE, version: operation === 'delete' ? version + 1 : version, operation, data, actor });
   return app;
 }
 

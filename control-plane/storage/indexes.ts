@@ -57,8 +57,11 @@ function nodeAt(schema: JsonSchemaNode | undefined, path: string[]): JsonSchemaN
 
 const quoteLiteral = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
+/** The name of the statistics of an indexed expression, shared by every tenant and type indexing it. */
+export const statisticsName = (expression: string) => `resources_s_${createHash('sha256').update(expression).digest('hex').slice(0, 16)}`;
+
 function statisticsOf(expression: string): { name: string; definition: string } {
-  const name = `resources_s_${createHash('sha256').update(expression).digest('hex').slice(0, 16)}`;
+  const name = statisticsName(expression);
   return { name, definition: `create statistics if not exists ${name} on (${expression}) from resources` };
 }
 

@@ -300,6 +300,12 @@ export async function textAccessorLeakproof(tx: Tx): Promise<boolean> {
   return row?.leakproof ?? false;
 }
 
+/** How many claims, of any tenant, index this expression (and so want its statistics). */
+export async function countExpressionClaims(tx: Tx, expression: string): Promise<number> {
+  const [row] = await tx<Array<{ claims: number }>>`select count(*)::int as claims from tenant_storage_indexes where expression = ${expression}`;
+  return row!.claims;
+}
+
 export async function countIndexClaims(tx: Tx, indexName: string): Promise<number> {
   const [row] = await tx<Array<{ claims: number }>>`select count(*)::int as claims from tenant_storage_indexes where index_name = ${indexName}`;
   return row!.claims;

@@ -1,7 +1,8 @@
 import type { Tx } from '../../db/client.ts';
-import { indexSpecs, type IndexSpec, type SkippedField } from '../indexes.ts';
+import { indexSpecs, statisticsName, type IndexSpec, type SkippedField } from '../indexes.ts';
 import {
   appRole,
+  countExpressionClaims,
   countIndexClaims,
   deleteIndexClaim,
   hasStatistics,
@@ -91,10 +92,14 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
       const existing = (await physicalIndexes(connection as unknown as Tx, [spec.name])).get(spec.name);
       if (existing && !existing.valid) await connection.unsafe(`drop index concurrently if exists ${spec.name}`);
       await connection.unsafe(spec.definition);
-      if (spec.statistics && !(await hasStatistics(connection as unknown as Tx, spec.statistics.name))) {
-        await connection.unsafe(spec.statistics.definition);
-        newStatistics = true;
-      }
+    }, signal);
+    const { statistics } = spec;
+    if (!statistics) continue;
+    // Under a lock of their own: another tenant's last claim of the expression may be dropping them.
+    await withIndexLock(deps.db.sql, statistics.name, async (connection) => {
+      if (await hasStatistics(connection as unknown as Tx, statistics.name)) return;
+      await connection.unsafe(statistics.definition);
+      newStatistics = true;
     }, signal);
   }
   // New statistics are empty until the table is analysed; a sample of it, so quick whatever its size.
@@ -105,6 +110,11 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
       if ((await countIndexClaims(connection as unknown as Tx, claim.indexName)) === 0) {
         await connection.unsafe(`drop index concurrently if exists ${claim.indexName}`);
       }
+    }, signal);
+    // The expression's statistics go with the last claim, of any tenant, that indexes it.
+    const statistics = statisticsName(claim.expression);
+    await withIndexLock(deps.db.sql, statistics, async (connection) => {
+      if ((await countExpressionClaims(connection as unknown as Tx, claim.expression)) === 0) await connection.unsafe(`drop statistics if exists ${statistics}`);
     }, signal);
   }
 }
