@@ -36,6 +36,13 @@ export async function tenantLoginOf(cluster: BenchCluster, url: string): Promise
   return cluster.logFile ? ensureTenantLogin(url) : undefined;
 }
 
+/** A benchmark's own database, created afresh and migrated, with the tenant login `npm start` would use on it. */
+export async function benchDatabase(cluster: BenchCluster, name: string): Promise<{ url: string; tenantUrl: string | undefined }> {
+  const url = await createDatabase(cluster.adminUrl, name);
+  await migrate(url);
+  return { url, tenantUrl: await tenantLoginOf(cluster, url) };
+}
+
 /** Drops both benchmark databases (the cluster keeps running). */
 export async function dropBenchDatabases(adminUrl: string): Promise<void> {
   for (const name of Object.values(BENCH_DATABASES)) await dropDatabase(adminUrl, name);

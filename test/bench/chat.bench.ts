@@ -31,13 +31,12 @@ import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import { createDb } from '../../control-plane/db/client.ts';
 import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
-import { migrate } from '../../control-plane/db/migrate.ts';
 import { createServices } from '../../control-plane/services.ts';
-import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
+import { dropDatabase } from '../../scripts/stack/postgres.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { startScriptedEndpoint } from '../harness/openai-compatible-endpoint.ts';
-import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
+import { benchCluster, benchDatabase, withSql } from './bench-db.ts';
 import { start } from './child.ts';
 import { quantile } from './latency.ts';
 import { runBenchmark } from './settings.ts';
@@ -109,9 +108,7 @@ const summary = (label: string, timings: Timing[]) => {
 
 async function main(): Promise<void> {
   const cluster = await benchCluster(log);
-  const url = await createDatabase(cluster.adminUrl, DATABASE);
-  await migrate(url);
-  const tenantUrl = await tenantLoginOf(cluster, url);
+  const { url, tenantUrl } = await benchDatabase(cluster, DATABASE);
   const endpoint = await startScriptedEndpoint();
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;

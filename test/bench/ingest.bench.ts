@@ -14,7 +14,6 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { createDb } from '../../control-plane/db/client.ts';
-import { migrate } from '../../control-plane/db/migrate.ts';
 import { chunkSegments, type DocumentChunk } from '../../control-plane/documents/chunking.ts';
 import { CHUNKING } from '../../control-plane/documents/documents.schema.ts';
 import { createExtractor } from '../../control-plane/extract/extractor.ts';
@@ -22,10 +21,10 @@ import { searchVectorsFromEnv } from '../../control-plane/search/search-config.t
 import { createSearchService } from '../../control-plane/search/search.service.ts';
 import { MAX_UPLOAD_BYTES } from '../../control-plane/uploads/uploads.schema.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
-import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
+import { dropDatabase } from '../../scripts/stack/postgres.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
-import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
+import { benchCluster, benchDatabase, withSql } from './bench-db.ts';
 import { start } from './child.ts';
 import { pdf } from '../../control-plane/extract/fixtures/pdf-writer.ts';
 
@@ -88,9 +87,7 @@ interface Stage {
 
 async function main(): Promise<void> {
   const cluster = await benchCluster(log);
-  const url = await createDatabase(cluster.adminUrl, DATABASE);
-  await migrate(url);
-  const tenantUrl = await tenantLoginOf(cluster, url);
+  const { url, tenantUrl } = await benchDatabase(cluster, DATABASE);
   const temporal = await ensureTemporalDevServer({ name: 'temporal-bench', port: 27259, log });
   await ensureSearchAttributes({ cli: temporal.cli, address: temporal.address, attributes: PLATFORM_SEARCH_ATTRIBUTES });
   const blobDir = mkdtempSync(join(tmpdir(), 'svc-bench-blobs-'));

@@ -18,16 +18,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { createDb, type Db } from '../../control-plane/db/client.ts';
-import { migrate } from '../../control-plane/db/migrate.ts';
 import type { Embedder } from '../../control-plane/search/embeddings.ts';
 import { DEFAULT_FUSION } from '../../control-plane/search/fusion.ts';
 import { evaluateRuns, parseQrels, type Judgments } from '../../control-plane/search/retrieval-metrics.ts';
 import { searchVectorsFromEnv } from '../../control-plane/search/search-config.ts';
 import { SEARCH_MODES, type SearchMode } from '../../control-plane/search/search.schema.ts';
 import { createSearchService, type SearchService } from '../../control-plane/search/search.service.ts';
-import { createDatabase } from '../../scripts/stack/postgres.ts';
 import { cacheDir } from '../../scripts/stack/state-dir.ts';
-import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
+import { benchCluster, benchDatabase, withSql } from './bench-db.ts';
 
 const K = 10;
 const DATABASE = 'svc_bench_retrieval';
@@ -132,15 +130,14 @@ async function main(): Promise<void> {
   for await (const q of jsonLines(join(dataset, 'queries.jsonl'))) if (judgments.has(String(q._id))) queries.set(String(q._id), String(q.text));
 
   const cluster = await benchCluster(log);
-  const url = await createDatabase(cluster.adminUrl, DATABASE);
-  await migrate(url);
+  const { url, tenantUrl } = await benchDatabase(cluster, DATABASE);
   const tenantId = await withSql(url, async (sql) => {
     const [row] = await sql<{ id: string }[]>`
       insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
       values ('retrieval-bench', 'Retrieval bench', '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
     return row!.id;
   });
-  const db: Db = createDb(url, { tenantDatabaseUrl: await tenantLoginOf(cluster, url) });
+  const db: Db = createDb(url, { tenantDatabaseUrl: tenantUrl });
   const configured = searchVectorsFromEnv(db, process.env, log);
   const cache = configured.embedder && !values['no-embedding-cache'] ? cachingEmbedder(configured.embedder) : undefined;
   const embedder = cache ?? configured.embedder;

@@ -10,13 +10,12 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
-import { migrate } from '../../control-plane/db/migrate.ts';
 import type { ExecutionPlan, StepDefinition } from '../../control-plane/orchestrate/orchestrate.schema.ts';
 import { RUN_EXECUTION, TENANT_ID, WORKFLOW_KEY } from '../../control-plane/temporal/workflow-contract.ts';
-import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
+import { dropDatabase } from '../../scripts/stack/postgres.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
-import { benchCluster, tenantLoginOf, withSql } from './bench-db.ts';
+import { benchCluster, benchDatabase, withSql } from './bench-db.ts';
 import { start } from './child.ts';
 import { quantile, type Measurement } from './latency.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
@@ -90,9 +89,7 @@ async function prepareBarePlans(url: string, tenantId: string, userId: string, c
 
 async function main(): Promise<void> {
   const cluster = await benchCluster(log);
-  const url = await createDatabase(cluster.adminUrl, DATABASE);
-  await migrate(url);
-  const tenantUrl = await tenantLoginOf(cluster, url);
+  const { url, tenantUrl } = await benchDatabase(cluster, DATABASE);
   const temporal = await ensureTemporalDevServer({ name: 'temporal-bench', port: 27259, log });
   await ensureSearchAttributes({ cli: temporal.cli, address: temporal.address, attributes: PLATFORM_SEARCH_ATTRIBUTES });
 
