@@ -1,7 +1,7 @@
-import { secondsToNextUtcDay } from '../capabilities/daily-limit.ts';
 import { randomUUID } from 'node:crypto';
 import type { ContextPassage } from '../ai/model.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
+import { secondsToNextUtcDay } from '../capabilities/daily-limit.ts';
 import type { Decision } from '../capabilities/capabilities.schema.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, RateLimitError } from '../errors.ts';

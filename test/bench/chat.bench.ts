@@ -39,6 +39,7 @@ import { startScriptedEndpoint } from '../harness/openai-compatible-endpoint.ts'
 import { benchCluster, benchDatabase, withSql } from './bench-db.ts';
 import { start } from './child.ts';
 import { quantile } from './latency.ts';
+import { residentBytes } from './process-cpu.ts';
 import { runBenchmark } from './settings.ts';
 
 const REQUESTS = Number(process.env.BENCH_CHAT_REQUESTS ?? 200);
@@ -60,11 +61,6 @@ async function waitForHealth(url: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`platform did not become healthy at ${url}`);
-}
-
-/** The resident memory of a process, in KiB (Linux). */
-function residentKib(pid: number): number {
-  return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
 }
 
 /**
@@ -224,7 +220,7 @@ async function main(): Promise<void> {
     const added = rows[0]!.firstP50 - rows[1]!.firstP50;
 
     log(`phase 2: ${STREAMS} concurrent streams of one tenant, held by the model midway`);
-    const idle = residentKib(platform.pid);
+    const idle = residentBytes(platform.pid) / 1024;
     let firstPieces = 0;
     let allStarted!: () => void;
     const started = new Promise<void>((resolve) => (allStarted = resolve));
@@ -235,11 +231,11 @@ async function main(): Promise<void> {
     );
     await started;
     const extra = await askEdge(origin, token, 'One more?');
-    const open = residentKib(platform.pid);
+    const open = residentBytes(platform.pid) / 1024;
     endpoint.release('bench');
     const finished = await Promise.all(streams);
     const streamErrors = finished.filter((r) => r.status !== 200 || r.last !== 'done').length;
-    const after = residentKib(platform.pid);
+    const after = residentBytes(platform.pid) / 1024;
 
     const fixed = (n: number) => n.toFixed(2);
     console.log('\nbench:chat');

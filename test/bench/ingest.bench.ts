@@ -9,7 +9,7 @@
  * (uploads at once, default 4).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
@@ -26,6 +26,7 @@ import { freePort } from '../../scripts/stack/process.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
 import { benchCluster, benchDatabase, withSql } from './bench-db.ts';
 import { start } from './child.ts';
+import { residentBytes } from './process-cpu.ts';
 import { pdf } from '../../control-plane/extract/fixtures/pdf-writer.ts';
 
 const PDFS = Number(process.env.BENCH_PDFS ?? 12);
@@ -69,15 +70,6 @@ async function pool<T>(items: readonly T[], concurrency: number, task: (item: T,
       await task(items[index]!, index);
     }
   }));
-}
-
-/** The resident memory of a process, in bytes (Linux); 0 once it is gone. */
-function residentBytes(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
-  } catch {
-    return 0;
-  }
 }
 
 interface Stage {

@@ -102,3 +102,12 @@ export function processTree(root: number): number[] {
   const roots = new Map([[root, 'root']]);
   return [...processes.keys()].filter((pid) => groupOf(pid, processes, roots) !== undefined);
 }
+
+/** The resident memory of a process, in bytes (Linux); 0 once it is gone. */
+export function residentBytes(pid: number): number {
+  try {
+    return Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
+}
