@@ -97,6 +97,9 @@ const OCR_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
 
 const INDEX_WAIT_MS = 25_000;
 
+/** How long a new job waits for the document's previous run, whose job is already closed, to end. */
+const PREVIOUS_RUN_WAIT_MS = 30_000;
+
 /** What a job's activities keep between steps, beside the file: the text with its positions, and the chunks. */
 interface StoredExtraction {
   sha256: string;
@@ -195,11 +198,18 @@ export function createDocumentsService(deps: DocumentsDeps) {
 
   const withWorkflow = (job: StoredJob): DocumentJob => ({ ...job, workflowId: INDEX_DOCUMENT.workflowId(job.documentId) });
 
-  /** Starts the job's workflow; one the engine refuses leaves the job and the document `failed`. */
+  /**
+   * Starts the job's workflow; one the engine refuses leaves the job and the document `failed`.
+   * The document's previous run closes its job a moment before the run itself ends, and the next
+   * job reuses the run's id: a start that finds that run still open waits for its end, then starts.
+   */
   async function startJob(tenantId: string, job: DocumentJob, chunking: { chunkSize: number; chunkOverlap: number }): Promise<void> {
     const plan: DocumentJobPlan = { tenantId, documentId: job.documentId, jobId: job.jobId, classify: job.classify, index: job.index, ...chunking };
+    const start = () => workflows().start(INDEX_DOCUMENT.type, { workflowId: job.workflowId, args: [plan], tenantId, workflowKey: INDEX_DOCUMENT.key });
     try {
-      await workflows().start(INDEX_DOCUMENT.type, { workflowId: job.workflowId, args: [plan], tenantId, workflowKey: INDEX_DOCUMENT.key });
+      if ((await start()) === 'started') return;
+      await workflows().waitForClose(job.workflowId, PREVIOUS_RUN_WAIT_MS);
+      if ((await start()) === 'already_started') throw new Error(`the document's previous run did not end within ${PREVIOUS_RUN_WAIT_MS / 1000} s`);
     } catch (error) {
       const reason = 'the workflow engine did not accept the job';
       await db.inTenant(tenantId, async (tx) => {

@@ -68,10 +68,12 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
           ...(trace.requestId || trace.traceparent ? { memo: { ...trace } } : {}),
         });
         workflowStarts.inc({ workflow: workflowType, outcome: 'started' });
+        return 'started';
       } catch (error) {
         const already = error instanceof WorkflowExecutionAlreadyStartedError;
         workflowStarts.inc({ workflow: workflowType, outcome: already ? 'already_started' : 'failed' });
         if (!already) throw error;
+        return 'already_started';
       }
     },
 

@@ -19,8 +19,8 @@ export interface WorkflowOutcome<T> {
 }
 
 export interface WorkflowsPort {
-  /** Starts `workflowType` unless a run with this id already exists. */
-  start(workflowType: WorkflowType, options: StartWorkflowOptions): Promise<void>;
+  /** Starts `workflowType` unless a run with this id is still open: `already_started` then. */
+  start(workflowType: WorkflowType, options: StartWorkflowOptions): Promise<'started' | 'already_started'>;
   /** Waits up to `timeoutMs` for the run to close; `undefined` when it is still running. */
   waitForClose(workflowId: string, timeoutMs: number): Promise<WorkflowRunStatus | undefined>;
   /**

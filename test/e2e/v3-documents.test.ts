@@ -290,6 +290,31 @@ describe('v3 documents', () => {
     expect(after.body.results.map((r: any) => r.documentId)).not.toContain(created.body.id);
   }, 180_000);
 
+  it('starts a new job once the document’s previous run has ended, even when that run outlives its closed job', async () => {
+    const created = await upload([{ filename: 'handover.txt', bytes: Buffer.from('Handover notes for the Basel warehouse: keys, alarms and the night shift.') }]);
+    const { Connection, Client } = await import('@temporalio/client');
+    const connection = await Connection.connect({ address: stack.temporal.address });
+    try {
+      const client = new Client({ connection, namespace: stack.temporal.namespace });
+      // A run under the document's workflow id that no worker takes: it stays open until terminated,
+      // as a finished job's run does for a moment after closing its job.
+      const lingering = await client.workflow.start('indexDocument', { taskQueue: 'no-worker-polls-this', workflowId: `document-${created.body.id}-index`, args: [{}] });
+      const ended = new Promise((resolve) => setTimeout(resolve, 1500)).then(() => lingering.terminate('the previous run ends'));
+      const answer = await stack.request('POST', `${V3}/documents/${created.body.id}/index`, { as: team.admin.email, body: {} });
+      await ended;
+      expect([200, 202], JSON.stringify(answer.body)).toContain(answer.status);
+      const job = await until(
+        () => stack.request('GET', `/v4/data/documents/rag-index/${answer.body.jobId}`, { as: team.admin.email }),
+        (r) => r.body.state === 'completed' || r.body.state === 'failed',
+        120_000,
+      );
+      expect(job.body).toMatchObject({ state: 'completed', chunks: 1 });
+      expect((await get(created.body.id)).body).toMatchObject({ status: 'ready', indexed: true, chunkCount: 1 });
+    } finally {
+      await connection.close();
+    }
+  }, 180_000);
+
   it('reads an image by OCR when the plan has it, and finds its text', async () => {
     const created = await upload([{ filename: 'scan.png', bytes: await fixture('ocr.png') }, ['autoIndex', 'true']]);
     const done = await waitForJob(created.body.id);
