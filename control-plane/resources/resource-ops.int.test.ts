@@ -87,6 +87,25 @@ describe('resource operations in one transaction', () => {
     expect(stored).toEqual({ data: { name: 'checked' }, version: 1 });
   });
 
+  it('replaces at a version without locking first, and refuses as the checked write does: unknown id, stale version, invalid data', async () => {
+    const created = await inTenant(async (ops, tx) => ops.insert(await project(tx), { name: 'replaced' }, userId));
+    const replace = (id: string, data: Record<string, unknown>, expectedVersion: number) => inTenant(async (ops, tx) => ops.replace(await project(tx), id, { data, expectedVersion, by: userId }));
+    // A missing resource is 404 and a stale version 409, even with data the type refuses; the right version with it is 400.
+    await expect(replace(randomUUID(), { name: '' }, 1)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(replace('not-an-id', { name: 'x' }, 1)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(replace(created.id, { name: '' }, 7)).rejects.toMatchObject({ details: { currentVersion: 1 } });
+    await expect(replace(created.id, { name: 'x' }, 7)).rejects.toBeInstanceOf(VersionConflictError);
+    await expect(replace(created.id, { name: '' }, 1)).rejects.toBeInstanceOf(ValidationError);
+    const written = await replace(created.id, { name: 'r2', status: 'active' }, 1);
+    expect(written).toMatchObject({ id: created.id, version: 2, data: { name: 'r2', status: 'active' }, updatedBy: userId });
+    await expect(replace(created.id, { name: 'r3' }, 1)).rejects.toMatchObject({ details: { currentVersion: 2 } });
+    const entries = await db.sql`select version, operation, data from resource_versions where resource_id = ${created.id}::uuid order by version`;
+    expect(entries).toEqual([
+      { version: 1, operation: 'create', data: { name: 'replaced' } },
+      { version: 2, operation: 'update', data: { name: 'r2', status: 'active' } },
+    ]);
+  });
+
   it('records every change in the history within its transaction: create, update, a named action, delete', async () => {
     const id = await inTenant(async (ops, tx) => {
       const type = await project(tx);

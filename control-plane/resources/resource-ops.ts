@@ -140,6 +140,34 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
     },
 
     /**
+     * Replaces the data at `expectedVersion` in one statement, without locking the row first: the
+     * update names the version, so a stale one changes nothing, and only then is the row read, to
+     * answer 404 or 409 as the checked write does. Without a version, or for a type with file
+     * properties (whose stored values the new data keeps), it is the checked write.
+     */
+    async replace(objectType: ObjectType, id: string, replace: { data: ResourceData; expectedVersion?: number; by: string | null }): Promise<Resource> {
+      const { data, expectedVersion, by } = replace;
+      if (expectedVersion === undefined || Object.keys(objectType.fileProperties).length > 0) {
+        return this.write(objectType, id, { change: () => data, expectedVersion, by });
+      }
+      const refused = async (error?: unknown): Promise<never> => {
+        const current = await findResource(tx, objectType.key, id);
+        if (!current) throw new NotFoundError('resource');
+        if (current.version !== expectedVersion || error === undefined) throw new VersionConflictError(expectedVersion, current.version);
+        throw error;
+      };
+      try {
+        validate(objectType, data);
+      } catch (error) {
+        return refused(error);
+      }
+      const written = await writeResourceData(tx, objectType.key, id, data, expectedVersion, by);
+      if (!written) return refused();
+      await record(written, { operation: 'update' }, by, objectType);
+      return written;
+    },
+
+    /**
      * Deletes the resource; false when there was none. With `expectedVersion`, a stale one is a 409
      * and nothing is deleted. The history keeps the last data under the next version.
      */

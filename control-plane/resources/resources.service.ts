@@ -45,10 +45,8 @@ export function createResourcesService(deps: {
     });
   }
 
-  async function replaceWith(actor: Actor, type: string, id: string, change: (current: Resource) => ResourceData, expectedVersion?: number) {
-    return db.inTenant(actor.tenantId, async (tx) =>
-      ops(tx).write(await objectTypes.requireWritable(tx, type), id, { change, expectedVersion, by: actor.userId }),
-    );
+  async function replace(actor: Actor, type: string, id: string, data: ResourceData, expectedVersion?: number): Promise<Resource> {
+    return db.inTenant(actor.tenantId, async (tx) => ops(tx).replace(await objectTypes.requireWritable(tx, type), id, { data, expectedVersion, by: actor.userId }));
   }
 
   return {
@@ -115,19 +113,19 @@ export function createResourcesService(deps: {
       });
     },
 
-    async replace(actor: Actor, type: string, id: string, data: ResourceData, version?: number): Promise<Resource> {
-      return replaceWith(actor, type, id, () => data, version);
-    },
+    replace,
 
     /** Replaces the data only at the version the caller names (428 when it names none). */
     async replaceAtVersion(actor: Actor, input: ReplaceAtVersionInput): Promise<Resource> {
       if (input.version === undefined && input.ifMatch === undefined) throw new PreconditionRequiredError();
-      return replaceWith(actor, input.type, input.id, () => input.data, namedVersion(input.version, input.ifMatch));
+      return replace(actor, input.type, input.id, input.data, namedVersion(input.version, input.ifMatch));
     },
 
     /** Applies a JSON merge patch (RFC 7386) to the stored data. */
     async update(actor: Actor, type: string, id: string, patch: ResourceData, version?: number): Promise<Resource> {
-      return replaceWith(actor, type, id, (current) => mergePatch(current.data, patch) as ResourceData, version);
+      return db.inTenant(actor.tenantId, async (tx) =>
+        ops(tx).write(await objectTypes.requireWritable(tx, type), id, { change: (current) => mergePatch(current.data, patch) as ResourceData, expectedVersion: version, by: actor.userId }),
+      );
     },
 
     /** Deletes the resource; with `ifMatch`, only at that version. */
