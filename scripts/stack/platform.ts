@@ -192,10 +192,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
 
   const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];
   let verify: (token: string) => Promise<{ sub: string }> = () => Promise.reject(new Error('identity provider not ready'));
-  // Two connections, on which the counter updates of concurrent requests are pipelined, many per
-  // write. With one, its single PostgreSQL backend held back every request whenever the tenant
-  // transactions' backends kept the cores busy (writes: about 30% fewer PUTs, docs/benchmarks.md).
-  const limiterSql = createPool(options.databaseUrl ?? '', { max: 2 });
+  // One connection: the counter updates of concurrent requests are pipelined on it, many per write.
+  const limiterSql = createPool(options.databaseUrl ?? '', { max: 1 });
   const rateLimit = createRateLimits(postgresLimiters(limiterSql, { keyPrefix: options.rateLimits?.keyPrefix }), {
     ...DEFAULT_POLICIES,
     ...options.rateLimits?.policies,
