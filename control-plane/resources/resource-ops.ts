@@ -93,6 +93,14 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
     await afterStatements(tx, logged);
   };
 
+  /** The stored resource, at `expectedVersion` when one is named: 404 without one, 409 (with the current version) at another. */
+  const storedAt = async (type: string, id: string, expectedVersion: number | undefined, lock: boolean): Promise<Resource> => {
+    const current = await findResource(tx, type, id, lock);
+    if (!current) throw new NotFoundError('resource');
+    if (expectedVersion !== undefined && current.version !== expectedVersion) throw new VersionConflictError(expectedVersion, current.version);
+    return current;
+  };
+
   return {
     /** The resource, or undefined when the tenant has none of this type and id; `lock` holds its row until commit. */
     read(type: string, id: string, options: { lock?: boolean } = {}): Promise<Resource | undefined> {
@@ -127,9 +135,7 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
       id: string,
       write: { change: (current: Resource) => ResourceData; expectedVersion?: number; by: string | null; operation?: WriteOperation; files?: 'keep' | 'set' },
     ): Promise<Resource> {
-      const current = await findResource(tx, objectType.key, id, true);
-      if (!current) throw new NotFoundError('resource');
-      if (write.expectedVersion !== undefined && current.version !== write.expectedVersion) throw new VersionConflictError(write.expectedVersion, current.version);
+      const current = await storedAt(objectType.key, id, write.expectedVersion, true);
       const changed = write.change(current);
       const data = write.files === 'set' ? changed : keepFileProperties(objectType, changed, current.data);
       validate(objectType, data);
@@ -150,19 +156,18 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
       if (expectedVersion === undefined || Object.keys(objectType.fileProperties).length > 0) {
         return this.write(objectType, id, { change: () => data, expectedVersion, by });
       }
-      const refused = async (error?: unknown): Promise<never> => {
-        const current = await findResource(tx, objectType.key, id);
-        if (!current) throw new NotFoundError('resource');
-        if (current.version !== expectedVersion || error === undefined) throw new VersionConflictError(expectedVersion, current.version);
-        throw error;
-      };
       try {
         validate(objectType, data);
       } catch (error) {
-        return refused(error);
+        await storedAt(objectType.key, id, expectedVersion, false);
+        throw error;
       }
       const written = await writeResourceData(tx, objectType.key, id, data, expectedVersion, by);
-      if (!written) return refused();
+      if (!written) {
+        // Nothing changed: the row is gone (404) or at another version (409), which storedAt says.
+        const current = await storedAt(objectType.key, id, expectedVersion, false);
+        throw new VersionConflictError(expectedVersion, current.version);
+      }
       await record(written, { operation: 'update' }, by, objectType);
       return written;
     },
