@@ -66,4 +66,19 @@ describe('readMultipartForm', () => {
     });
     await expect(refused).rejects.toMatchObject({ code: 'UNSUPPORTED_FILE_TYPE' });
   });
+
+  it('ends a failed form only once the file being stored has settled, so that its caller can discard what was stored', async () => {
+    const stored: string[] = [];
+    const refused = read(formRequest([['file', Buffer.from('abc'), 'a.txt'], ['file', Buffer.from('def'), 'b.txt']]), {
+      maxFiles: 1,
+      onFile: async (file) => {
+        for await (const _ of file.stream);
+        // Storing goes on after the file has been read, while the form fails on its second file.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        stored.push(file.filename);
+      },
+    });
+    await expect(refused).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'file' } });
+    expect(stored).toEqual(['a.txt']);
+  });
 });

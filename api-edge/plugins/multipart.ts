@@ -78,7 +78,8 @@ export function readMultipartForm(request: Request, options: MultipartOptions): 
       failed = true;
       source.unpipe(parser);
       current?.destroy(error instanceof Error ? error : new Error(String(error)));
-      reject(error);
+      // A file being stored may still finish (read to its end before the failure): the caller learns of it before the form ends, and can discard it.
+      void pending.then(() => reject(error));
     };
     const invalid = (issue: string) => fail(ValidationError.field('(body)', issue));
 
