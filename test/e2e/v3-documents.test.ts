@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
-import { createDocsTenant, fixture, form, postForm, storedObjects, type DocsTenant } from '../harness/documents.ts';
+import { createDocsTenant, fixture, form, postForm, postOversizedForm, storedObjects, type DocsTenant } from '../harness/documents.ts';
 import { GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 
@@ -100,29 +99,14 @@ describe('v3 documents', () => {
 
   it('refuses a file over the limit: a declared length before reading (413), a chunked body cut at the limit; nothing is left', async () => {
     const before = await storedObjects(stack, team.id);
-    const boundary = '----svc-documents-test';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`);
     // Declared: 102 MiB (below Bun's own 128 MiB cut), of which only the head is sent; the answer comes without the rest.
-    const declared = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-      const req = httpRequest(`${stack.url}${V3}/documents`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(102 * MB) },
-      });
-      req.on('response', (res) => {
-        let text = '';
-        res.on('data', (chunk) => (text += chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined });
-          req.destroy();
-        });
-      });
-      req.on('error', reject);
-      req.write(head);
-    });
+    const declared = await postOversizedForm(stack, `${V3}/documents`, token, 102 * MB);
     expect(declared.status).toBe(413);
     expect(declared.body.error).toMatchObject({ code: 'FILE_TOO_LARGE', details: { limit: 100 * MB } });
 
     // Chunked: 101 MB streamed without a length; the upload stops at the limit.
+    const boundary = '----svc-documents-test';
+    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`);
     let sent = 0;
     const chunk = Buffer.alloc(MB, 0x20);
     const body = new ReadableStream<Uint8Array>({
@@ -396,7 +380,7 @@ describe('v3 document upload limits', () => {
     const png = await fixture('ocr.png');
     const answers = [];
     // The free plan: 10 MB files, no OCR (an image cannot be classified or indexed).
-    answers.push(await postForm(stack, `${V3}/documents`, token, form([{ filename: 'big.txt', bytes: new Uint8Array(11 * MB).fill(0x61) }])));
+    answers.push(await postOversizedForm(stack, `${V3}/documents`, token, 11 * MB + 1024));
     answers.push(await postForm(stack, `${V3}/documents`, token, form([{ filename: 'scan.png', bytes: png }, ['autoClassify', 'true']])));
     answers.push(await postForm(stack, `${V3}/documents`, token, form([{ filename: 'scan.png', bytes: png }])));
     answers.push(await postForm(stack, `${V3}/documents`, token, form([{ filename: 'scan.png', bytes: png }])));

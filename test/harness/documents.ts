@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
@@ -76,4 +77,33 @@ export async function storedObjects(stack: TestStack, tenantId: string): Promise
   }
   await walk(root, '');
   return found.sort();
+}
+
+/**
+ * POSTs only the head of a form whose `content-length` declares `declaredBytes`, and reads the
+ * answer the edge gives before the rest would arrive (a length over the limit: 413, connection
+ * closed). Sending a whole oversized body instead races that close: the client's write may fail
+ * before it reads the answer.
+ */
+export function postOversizedForm(stack: TestStack, path: string, token: string, declaredBytes: number) {
+  const boundary = '----svc-documents-test';
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`);
+  return new Promise<{ status: number; headers: Headers; body: any }>((resolve, reject) => {
+    const req = httpRequest(stack.url + path, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(declaredBytes) },
+    });
+    req.on('response', (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+        resolve({ status: res.statusCode!, headers, body: text ? JSON.parse(text) : undefined });
+        req.destroy();
+      });
+    });
+    req.on('error', reject);
+    req.write(head);
+  });
 }
