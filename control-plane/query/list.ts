@@ -21,6 +21,8 @@ export interface ListStatements {
   /** One row more than `limit`, to tell whether more follow; each row carries its sort keys as `k0..kn`. */
   page: SqlText;
   count: SqlText;
+  /** The types the statements read. */
+  types: readonly string[];
   sort: CompiledSort;
   /** What a cursor of this list is bound to. */
   fingerprint: string;
@@ -53,5 +55,5 @@ export function compileList(source: FieldSource, select: string, query: ListQuer
     text: `select ${select}, ${sort.selectKeys} from ${table.name} where ${where.join(' and ')} order by ${sort.orderBy} limit ${limit} offset ${offset}`,
     values: params.values,
   };
-  return { page, count, sort, fingerprint };
+  return { page, count, types: query.types, sort, fingerprint };
 }

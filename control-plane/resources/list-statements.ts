@@ -6,7 +6,8 @@ import { parseQueryFilters, parseWhere, type Filter } from '../query/filters.ts'
 import { compileList, type ListStatements } from '../query/list.ts';
 import { parseSort } from '../query/sort.ts';
 import { RESOURCE_TABLE } from './resource-table.ts';
-import { RESOURCE_COLUMNS, runListStatements } from './resources.repo.ts';
+import type { ListTotals } from './list-totals.ts';
+import { RESOURCE_COLUMNS } from './resources.repo.ts';
 import type { ResourcePage } from './resources.schema.ts';
 
 export type { ListStatements } from '../query/list.ts';
@@ -44,12 +45,12 @@ export function buildListStatements(tenantId: string, options: ListOptions, sche
 const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
 
 /**
- * Runs a list's page and count and shapes the page: at most `limit` resources, whether more
+ * Reads a list's page and exact total and shapes the page: at most `limit` resources, whether more
  * follow, and the cursor of the next page. Filter values are checked before binding; only a
  * cursor's key values reach SQL unchecked, so a cast that fails there is a bad cursor.
  */
-export async function readListPage(tx: Tx, statements: ListStatements, limit: number, cursor: string | undefined): Promise<ResourcePage> {
-  const { rows, total } = await runListStatements(tx, statements.page, statements.count).catch((error: unknown) => {
+export async function readListPage(tx: Tx, totals: ListTotals, statements: ListStatements, limit: number, cursor: string | undefined): Promise<ResourcePage> {
+  const { rows, total } = await totals.read(tx, statements).catch((error: unknown) => {
     if (cursor && isDataException(error)) throw ValidationError.field('cursor', 'is not a valid cursor');
     throw error;
   });

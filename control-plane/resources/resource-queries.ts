@@ -9,6 +9,7 @@ import type { AggregateResourcesInput, AggregateResult, QueryResourcesInput, Res
 import { runAggregate } from './resource-queries.repo.ts';
 import { RESOURCE_TABLE } from './resource-table.ts';
 import { readListPage } from './list-statements.ts';
+import type { ListTotals } from './list-totals.ts';
 import { RESOURCE_COLUMNS } from './resources.repo.ts';
 
 const NEWEST_FIRST = [{ field: 'createdAt', desc: true }];
@@ -17,8 +18,8 @@ const NEWEST_FIRST = [{ field: 'createdAt', desc: true }];
  * Reads over resources beyond one type's list: a query across types and an aggregate of one
  * type. Both run in one transaction of the actor's tenant; field kinds come from the types' schemas.
  */
-export function createResourceQueries(deps: { db: Db; objectTypes: ObjectTypesService }) {
-  const { db, objectTypes } = deps;
+export function createResourceQueries(deps: { db: Db; objectTypes: ObjectTypesService; totals: ListTotals }) {
+  const { db, objectTypes, totals } = deps;
 
   return {
     /**
@@ -43,7 +44,7 @@ export function createResourceQueries(deps: { db: Db; objectTypes: ObjectTypesSe
           limit: input.limit,
           cursor: input.cursor,
         });
-        return readListPage(tx, statements, input.limit, input.cursor);
+        return readListPage(tx, totals, statements, input.limit, input.cursor);
       });
     },
 

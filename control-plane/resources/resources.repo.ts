@@ -96,13 +96,37 @@ export interface ListRow extends Resource {
   [key: `k${number}`]: string | null;
 }
 
-/** Runs a page query and its count in one round trip (postgres.js pipelines them on the connection). */
-export async function runListStatements(tx: Tx, page: SqlText, count: SqlText): Promise<{ rows: ListRow[]; total: number }> {
-  const [rows, totals] = await Promise.all([
-    tx.unsafe<ListRow[]>(page.text, page.values as never[], { prepare: true }),
-    tx.unsafe<{ total: number }[]>(count.text, count.values as never[], { prepare: true }),
-  ]);
-  return { rows, total: Number(totals[0]?.total ?? 0) };
+/** A list's page rows. Issued beside the statements below, it shares their round trip (postgres.js pipelines them). */
+export async function selectListPage(tx: Tx, page: SqlText): Promise<ListRow[]> {
+  return tx.unsafe<ListRow[]>(page.text, page.values as never[], { prepare: true });
+}
+
+/**
+ * A list's exact total, the snapshot it was counted in (`pg_snapshot` text), and whether the
+ * transaction had written nothing then: only such a total holds for other transactions.
+ */
+export async function selectListTotal(tx: Tx, count: SqlText): Promise<{ total: number; snapshot: string; unwritten: boolean }> {
+  const [row] = await tx.unsafe<{ total: number; snapshot: string; unwritten: boolean }[]>(
+    `select counted.total, pg_current_snapshot()::text as snapshot, pg_current_xact_id_if_assigned() is null as unwritten from (${count.text}) counted`,
+    count.values as never[],
+    { prepare: true },
+  );
+  return { total: Number(row!.total), snapshot: row!.snapshot, unwritten: row!.unwritten };
+}
+
+/**
+ * Whether a change of `types` has committed that `snapshot` did not see: each change's history
+ * entry holds its transaction (`xid`), and only transactions from the snapshot's oldest running
+ * one on can be unseen, so the index reads only the newest entries.
+ */
+export async function changedSince(tx: Tx, types: readonly string[], snapshot: string): Promise<boolean> {
+  const [row] = await tx.unsafe<{ changed: boolean }[]>(
+    `select exists (select 1 from resource_versions where tenant_id = current_tenant_id() and type = any($1::text[])
+       and xid >= pg_snapshot_xmin($2::text::pg_snapshot) and not pg_visible_in_snapshot(xid, $2::text::pg_snapshot)) as changed`,
+    [[...types], snapshot] as never[],
+    { prepare: true },
+  );
+  return row!.changed;
 }
 
 /** Locks the resources among `ids` that the tenant has of this type, in id order, so that writers of overlapping sets never deadlock. */

@@ -6,6 +6,7 @@ import type { ObjectTypesService } from '../object-types/object-types.service.ts
 import type { ObjectType } from '../object-types/object-types.schema.ts';
 import { idempotently } from './idempotency-keys.ts';
 import { buildListStatements, readListPage, type ListOptions } from './list-statements.ts';
+import { createListTotals } from './list-totals.ts';
 import { createResourceBatches } from './resource-batches.ts';
 import { createResourceHistory } from './resource-history.ts';
 import { applyAction, type ActionWorkflows } from './resource-actions.ts';
@@ -34,14 +35,15 @@ export function createResourcesService(deps: {
   removeFiles?: RemoveResourceFiles;
 }) {
   const { db, objectTypes } = deps;
-  const queries = createResourceQueries(deps);
+  const totals = createListTotals();
+  const queries = createResourceQueries({ ...deps, totals });
   const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate, deps.searchIndex);
 
   async function list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
     return db.inTenant(actor.tenantId, async (tx) => {
       const objectType = await objectTypes.require(tx, options.type);
       const statements = buildListStatements(actor.tenantId, { ...options, type: objectType.key }, objectType.schema);
-      return readListPage(tx, statements, options.limit, options.cursor);
+      return readListPage(tx, totals, statements, options.limit, options.cursor);
     });
   }
 
