@@ -4,6 +4,7 @@ import { createDb, type Db } from '../db/client.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { createObjectTypesService } from '../object-types/object-types.service.ts';
 import { resourceOps } from './resource-ops.ts';
+import { CHANGED_SINCE_SQL } from './resources.repo.ts';
 import { createResourcesService } from './resources.service.ts';
 
 /** A list's total is remembered between requests, and stays exact: two processes, each remembering its own, see every change the other commits. */
@@ -88,17 +89,20 @@ describe('remembered list totals', () => {
     expect(await active()).toBe(before + 1);
   });
 
-  it('asks the history for changes by its index, as the tenant', async () => {
+  it('asks the history for changes by its index, as the tenant, in the generic plan that a prepared statement settles on', async () => {
     const snapshot = (await db.sql<{ snapshot: string }[]>`select pg_current_snapshot()::text as snapshot`)[0]!.snapshot;
-    const plan = await db.inTenant(actor.tenantId, (tx) =>
-      tx.unsafe<{ 'QUERY PLAN': string }[]>(
-        `explain select exists (select 1 from resource_versions where tenant_id = current_tenant_id() and type = any($1::text[])
-           and xid >= pg_snapshot_xmin($2::text::pg_snapshot) and not pg_visible_in_snapshot(xid, $2::text::pg_snapshot)) as changed`,
-        [['project'], snapshot] as never[],
-      ),
-    );
-    const text = plan.map((row) => row['QUERY PLAN']).join('\n');
-    expect(text).toMatch(/Index (Only )?Scan using resource_versions_changes/);
-    expect(text).toMatch(/Index Cond: .*xid >= /);
+    // Many changes of another type since the snapshot: the question must still read only its own type's entries.
+    await db.sql`insert into resource_versions (tenant_id, resource_id, type, version, operation, data, at)
+      select ${actor.tenantId}::uuid, gen_random_uuid(), 'other-type', 1, 'create', '{}', now() from generate_series(1, 2000)`;
+    await db.sql`analyze resource_versions`;
+    const plan = await db.inTenant(actor.tenantId, async (tx) => {
+      await tx.unsafe(`set local plan_cache_mode = force_generic_plan`);
+      await tx.unsafe(`prepare changed_since(text[], text) as ${CHANGED_SINCE_SQL}`);
+      const rows = await tx.unsafe<{ 'QUERY PLAN': string }[]>(`explain execute changed_since('{project}', '${snapshot}')`);
+      await tx.unsafe(`deallocate changed_since`);
+      return rows.map((row) => row['QUERY PLAN']).join('\n');
+    });
+    expect(plan).toMatch(/Index (Only )?Scan using resource_versions_changes/);
+    expect(plan).toMatch(/Index Cond: .*type = ANY .*xid >= /);
   });
 });

@@ -115,17 +115,18 @@ export async function selectListTotal(tx: Tx, count: SqlText): Promise<{ total: 
 }
 
 /**
- * Whether a change of `types` has committed that `snapshot` did not see: each change's history
- * entry holds its transaction (`xid`), and only transactions from the snapshot's oldest running
- * one on can be unseen, so the index reads only the newest entries.
+ * Whether a change of `types` has committed that a snapshot (`$2`) did not see: each change's
+ * history entry holds its transaction (`xid`), and only transactions from the snapshot's oldest
+ * running one on can be unseen, so the index reads only the newest entries. The range's upper
+ * bound (what this statement's own snapshot can see) excludes nothing; bounded on both sides, the
+ * range is one the prepared statement's generic plan expects to be narrow, and so reads by the index.
  */
+export const CHANGED_SINCE_SQL = `select exists (select 1 from resource_versions where tenant_id = current_tenant_id() and type = any($1::text[])
+  and xid >= pg_snapshot_xmin($2::text::pg_snapshot) and xid < pg_snapshot_xmax(pg_current_snapshot())
+  and not pg_visible_in_snapshot(xid, $2::text::pg_snapshot)) as changed`;
+
 export async function changedSince(tx: Tx, types: readonly string[], snapshot: string): Promise<boolean> {
-  const [row] = await tx.unsafe<{ changed: boolean }[]>(
-    `select exists (select 1 from resource_versions where tenant_id = current_tenant_id() and type = any($1::text[])
-       and xid >= pg_snapshot_xmin($2::text::pg_snapshot) and not pg_visible_in_snapshot(xid, $2::text::pg_snapshot)) as changed`,
-    [[...types], snapshot] as never[],
-    { prepare: true },
-  );
+  const [row] = await tx.unsafe<{ changed: boolean }[]>(CHANGED_SINCE_SQL, [[...types], snapshot] as never[], { prepare: true });
   return row!.changed;
 }
 
