@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import type { ListOptions } from '../../control-plane/resources/list-statements.ts';
+import { CHANGED_SINCE_SQL } from '../../control-plane/resources/resources.repo.ts';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { createDatabase } from '../../scripts/stack/postgres.ts';
 import {
@@ -149,11 +150,13 @@ async function checkWorkloads(url: string, token: string, id: string): Promise<v
   }
 }
 
-async function requestContext(dbUrl: string): Promise<RequestContext & { schema: object }> {
+async function requestContext(dbUrl: string): Promise<RequestContext & { schema: object; snapshot: string }> {
   return withSql(dbUrl, async (sql) => {
     const [tenant] = await sql<{ id: string }[]>`select id::text as id from tenants where slug = ${TENANT}`;
     const [type] = await sql<{ schema: object }[]>`select schema from object_types where key = 'project' and tenant_id is null`;
+    const [current] = await sql<{ snapshot: string }[]>`select pg_current_snapshot()::text as snapshot`;
     return {
+      snapshot: current!.snapshot,
       tenantId: tenant!.id,
       rateLimitPrefix: RATE_LIMIT_PREFIX,
       rateLimitKey: `tenant:${TENANT}`,
@@ -182,7 +185,7 @@ async function exactWorkloads({ cluster, dbUrl, platform, token, ids }: Stage): 
   const context = await requestContext(dbUrl);
   const fetchText = async (path: string) => void (await (await fetch(platform.url + path, { headers: { authorization: `Bearer ${token}` } })).text());
   const get = await exactStatements(cluster, await getStatementsFromCode(context, 'project', ids[0]!), () => fetchText(getPath(ids[0]!)));
-  const list = await exactStatements(cluster, await listStatementsFromCode(context, LIST_QUERY, context.schema), () => fetchText(listPath(LIST_QUERY)));
+  const list = await exactStatements(cluster, await listStatementsFromCode(context, LIST_QUERY, context.schema, context.snapshot), () => fetchText(listPath(LIST_QUERY)));
   printStatements('GET-by-id', get);
   printStatements('list', list);
   return { get, list };
@@ -213,10 +216,10 @@ function replayMix(
   ]);
 }
 
-/** The list's page and count, pipelined as runListStatements sends them. */
+/** The list's page and the history's question, pipelined as list-totals.ts sends them. */
 function listPipeline(statements: Statement[]): [number, number] | undefined {
-  const countAt = statements.findIndex((s) => /^\s*select count\(/i.test(s.sql));
-  return countAt > 0 ? [countAt - 1, countAt] : undefined;
+  const questionAt = statements.findIndex((s) => s.sql.trim() === CHANGED_SINCE_SQL.trim());
+  return questionAt > 0 ? [questionAt - 1, questionAt] : undefined;
 }
 
 /** GET-by-id replayed with a random id of the set; the list with page and count pipelined. */

@@ -5,7 +5,7 @@ import { postgresLimiters } from '../../api-edge/plugins/rate-limit-postgres.ts'
 import { buildListStatements, type ListOptions } from '../../control-plane/resources/list-statements.ts';
 import { APP_ROLE, SET_TENANT_SQL } from '../../control-plane/db/client.ts';
 import { FIND_OBJECT_TYPE_SQL } from '../../control-plane/object-types/object-types.repo.ts';
-import { GET_RESOURCE_SQL } from '../../control-plane/resources/resources.repo.ts';
+import { CHANGED_SINCE_SQL, GET_RESOURCE_SQL } from '../../control-plane/resources/resources.repo.ts';
 import { withSql } from './bench-db.ts';
 
 /** One statement as sent to PostgreSQL, with its parameters as text. */
@@ -131,23 +131,25 @@ export async function getStatementsFromCode(context: RequestContext, type: strin
 }
 
 /** The list as derived from the code: upsert, begin, tenant scope, type lookup, page, count, commit. */
-export async function listStatementsFromCode(context: RequestContext, options: ListOptions, schema: object): Promise<Statement[]> {
+export async function listStatementsFromCode(context: RequestContext, options: ListOptions, schema: object, snapshot: string): Promise<Statement[]> {
   const tx = tenantTransaction(context);
-  const { page, count } = buildListStatements(context.tenantId, options, schema);
+  const { page } = buildListStatements(context.tenantId, options, schema);
   const asStatement = (s: { text: string; values: unknown[] }): Statement => ({ sql: s.text, params: s.values.map((v) => (v === null ? null : String(v))) });
+  // A list whose total is remembered: its page, and the history's question whether the type changed since `snapshot`.
   return [
     await rateLimitUpsert(context),
     ...tx.begin,
     { sql: FIND_OBJECT_TYPE_SQL, params: [options.type] },
     asStatement(page),
-    asStatement(count),
+    { sql: CHANGED_SINCE_SQL, params: [`{${options.type}}`, snapshot] },
     ...tx.commit,
   ];
 }
 
 /**
  * Differences between captured and code-derived statements: text, and parameters other than the
- * rate limiter's clock values (expiry and now, `$3` and `$4` of the upsert).
+ * rate limiter's clock values (expiry and now, `$3` and `$4` of the upsert) and the snapshot a
+ * remembered total was counted in (`$2` of the history's question).
  */
 export function compareStatements(captured: Statement[], derived: Statement[]): string[] {
   const differences: string[] = [];
@@ -156,9 +158,10 @@ export function compareStatements(captured: Statement[], derived: Statement[]): 
     const expected = derived[i];
     if (!expected) return;
     if (statement.sql.trim() !== expected.sql.trim()) differences.push(`statement ${i + 1}: text differs`);
-    const clockParams = /rate_limits/i.test(statement.sql) ? 2 : 0;
-    const params = statement.params.slice(0, statement.params.length - clockParams);
-    if (JSON.stringify(params) !== JSON.stringify(expected.params.slice(0, expected.params.length - clockParams))) {
+    // Trailing parameters that differ from request to request.
+    const varying = /rate_limits/i.test(statement.sql) ? 2 : statement.sql.trim() === CHANGED_SINCE_SQL.trim() ? 1 : 0;
+    const params = statement.params.slice(0, statement.params.length - varying);
+    if (JSON.stringify(params) !== JSON.stringify(expected.params.slice(0, expected.params.length - varying))) {
       differences.push(`statement ${i + 1}: parameters differ`);
     }
   });
