@@ -2,7 +2,8 @@
  * Resources benchmark (`npm run bench:resources`): throughput and latency of GET-by-id and of a
  * filtered, sorted list through the REST edge (wrk over HTTP), against pgbench baselines on the
  * same PostgreSQL: `pgbench -S`, and pgbench replaying the exact statements the platform sends per
- * request. Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (5), BENCH_CONNECTIONS (32),
+ * request; and the same list of a tenant type that declares its fields in `indexes`, against the
+ * GET-by-id rate. Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (5), BENCH_CONNECTIONS (32),
  * BENCH_THREADS (2), BENCH_ROWS (100000). A measurement: it exits 0 whether targets are met or not.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +30,7 @@ import {
 } from './bench-db.ts';
 import { start } from './child.ts';
 import { localPostmasterOf } from './cpu.ts';
+import { createIndexedType, INDEXED_TYPE, syncIndexes } from './indexed-type.ts';
 import { findPgbench, initPgbench, mixed, replayScript, runPgbench, withRandomId, type PgbenchScripts } from './pgbench.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
 import {
@@ -75,6 +77,8 @@ interface Stage {
   platform: RunningPlatform;
   token: string;
   ids: string[];
+  /** The key of the tenant's type that declares the list's fields in `indexes` (indexed-type.ts). */
+  indexedKey: string;
 }
 
 /** Paths of the load generators. */
@@ -133,20 +137,27 @@ async function stage(cluster: BenchCluster, settings: Settings, started: (platfo
   await loadProjects(dbUrl, TENANT, settings.rows);
   const ids = await createIdSet(dbUrl, TENANT, ID_COUNT);
   const token = (await loginWithPkce({ issuer: platform.url, email: USER })).accessToken;
-  await checkWorkloads(platform.url, token, ids[0]!);
-  return { cluster, dbUrl, platform, token, ids };
+  const indexedKey = await createIndexedType(platform.url, token);
+  log(`loading ${settings.rows} projects of ${indexedKey}, which declares ${INDEXED_TYPE.indexes.join(' and ')} in indexes`);
+  await loadProjects(dbUrl, TENANT, settings.rows, indexedKey);
+  const tenantId = await withSql(dbUrl, async (sql) => (await sql<{ id: string }[]>`select id::text as id from tenants where slug = ${TENANT}`)[0]!.id);
+  await syncIndexes(platform.url, token, tenantId, log);
+  await checkWorkloads(platform.url, token, ids[0]!, indexedKey);
+  return { cluster, dbUrl, platform, token, ids, indexedKey };
 }
 
-/** Fails fast unless both workloads answer 200 with the expected shape. */
-async function checkWorkloads(url: string, token: string, id: string): Promise<void> {
+/** Fails fast unless every workload answers 200 with the expected shape. */
+async function checkWorkloads(url: string, token: string, id: string, indexedKey: string): Promise<void> {
   const headers = { authorization: `Bearer ${token}` };
   const got = await fetch(url + getPath(id), { headers });
   const item = (await got.json()) as { id?: string };
   if (got.status !== 200 || item.id !== id) throw new Error(`GET-by-id answered ${got.status}: ${JSON.stringify(item)}`);
-  const listed = await fetch(url + listPath(LIST_QUERY), { headers });
-  const page = (await listed.json()) as { data?: unknown[] };
-  if (listed.status !== 200 || page.data?.length !== LIST_QUERY.limit) {
-    throw new Error(`list answered ${listed.status}: ${JSON.stringify(page).slice(0, 300)}`);
+  for (const type of [LIST_QUERY.type, indexedKey]) {
+    const listed = await fetch(url + listPath({ ...LIST_QUERY, type }), { headers });
+    const page = (await listed.json()) as { data?: unknown[] };
+    if (listed.status !== 200 || page.data?.length !== LIST_QUERY.limit) {
+      throw new Error(`list of ${type} answered ${listed.status}: ${JSON.stringify(page).slice(0, 300)}`);
+    }
   }
 }
 
@@ -260,8 +271,10 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
   const exact = await exactWorkloads(s);
   const getPaths = join(workDir, 'get-paths.txt');
   const listPaths = join(workDir, 'list-paths.txt');
+  const indexedListPaths = join(workDir, 'indexed-list-paths.txt');
   await writeFile(getPaths, `${s.ids.map(getPath).join('\n')}\n`);
   await writeFile(listPaths, `${listPath(LIST_QUERY)}\n`);
+  await writeFile(indexedListPaths, `${listPath({ ...LIST_QUERY, type: s.indexedKey })}\n`);
   const { postmaster } = await serverFacts(s.dbUrl);
 
   const edge = async (pathsFile: string) => {
@@ -288,6 +301,8 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
   const edgeGet = await edge(getPaths);
   log('list through the edge');
   const edgeList = await edge(listPaths);
+  log(`list of ${s.indexedKey}, which declares the fields in indexes, through the edge`);
+  const edgeIndexedList = await edge(indexedListPaths);
   const server = await serverFacts(s.dbUrl);
   const scripts = replays(exact, s.ids, { get: edgeGet.upsertShare, list: edgeList.upsertShare });
   for (const [name, run] of [['GET-by-id', edgeGet], ['list', edgeList]] as const) {
@@ -314,6 +329,7 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
       selectOnly: row(`pgbench -S (scale ${PGBENCH_SCALE})`, 'pgbench', selectOnly),
       edgeList: row('list (edge)', 'wrk', edgeList),
       sqlList: row('list exact SQL', 'pgbench', sqlList),
+      edgeIndexedList: row('list, declared indexes (edge)', 'wrk', edgeIndexedList),
     },
   };
 }
@@ -339,6 +355,7 @@ async function printReport(rows: Record<string, Row>, server: ServerFacts, setti
       { label: 'GET-by-id edge / pgbench -S', numerator: rows.edgeGet!, denominator: rows.selectOnly!, target: 0.2 },
       { label: 'GET-by-id edge / exact SQL', numerator: rows.edgeGet!, denominator: rows.sqlGet!, target: 0.85 },
       { label: 'list edge / exact SQL', numerator: rows.edgeList!, denominator: rows.sqlList! },
+      { label: 'list (declared indexes) edge / GET-by-id edge', numerator: rows.edgeIndexedList!, denominator: rows.edgeGet!, target: 0.05 },
     ]),
   );
 }

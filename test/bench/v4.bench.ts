@@ -15,6 +15,7 @@ import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { benchCluster, createIdSet, createPlatformDatabase, dropBenchDatabases, ID_TABLE, loadProjects, tenantLoginOf, waitUntilIdle, withSql } from './bench-db.ts';
 import { localPostmasterOf } from './cpu.ts';
+import { createIndexedType, INDEXED_TYPE, syncIndexes } from './indexed-type.ts';
 import { findPgbench, mixed, runPgbench, toPgbenchSql, withRandomId, type PgbenchScripts } from './pgbench.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
 import { captureFromServerLog, PLATFORM_APP, type Statement } from './statements.ts';
@@ -29,10 +30,9 @@ const UNLIMITED = { points: 1e9, durationSeconds: 60 };
 const PUT_SCRIPT = fileURLToPath(new URL('./put-versioned.lua', import.meta.url));
 /**
  * The list that declared indexes must serve, on a type that declares `status` and `budget` in
- * `indexes` (so the tenant's storage has those indexes): active projects with a budget of at least
- * 1000, the most expensive first, 20 per page, with the exact total.
+ * `indexes` (indexed-type.ts): active projects with a budget of at least 1000, the most expensive
+ * first, 20 per page, with the exact total.
  */
-const INDEXED_TYPE = { name: 'IndexedProject', indexes: ['status', 'budget'] };
 const INDEXED_LIST = `where=${encodeURIComponent(JSON.stringify({ status: 'active', budget: { gte: 1000 } }))}&sort=-budget,createdAt&limit=20`;
 
 /** The aggregate measured: projects per status with their budget's sum and average. */
@@ -77,30 +77,6 @@ function replay(
     return options.gset?.(statement) ? `${text.replace(/;$/, '')} \\gset` : text;
   });
   return mixed([{ text: `${lines.join('\n')}\n`, variables, share: 1 }]);
-}
-
-/** Creates the tenant's type with declared indexes (published, the project's schema); answers its key. */
-async function createIndexedType(url: string, token: string): Promise<string> {
-  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-  const types = (await (await fetch(`${url}/v4/data/resources/object-types`, { headers })).json()) as { data: Array<{ key: string; schema: object }> };
-  const project = types.data.find((t) => t.key === 'project');
-  if (!project) throw new Error('the built-in project type is missing');
-  const created = await fetch(`${url}/v4/data/resources/object-types`, { method: 'POST', headers, body: JSON.stringify({ ...INDEXED_TYPE, schema: project.schema, status: 'published' }) });
-  const body = (await created.json()) as { key?: string };
-  if (created.status !== 201 || !body.key) throw new Error(`creating ${INDEXED_TYPE.name} answered ${created.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  return body.key;
-}
-
-/** Creates the indexes the tenant's types declare (the storage's sync-schema, which also analyses the statistics it makes). */
-async function syncIndexes(url: string, token: string, tenantId: string): Promise<void> {
-  const synced = await fetch(`${url}/v4/data/resources/${tenantId}/storage/sync-schema`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ backend: 'postgresql' }),
-  });
-  const body = (await synced.json()) as { changes?: Array<{ action: string; field: string; name: string }> };
-  if (synced.status !== 200) throw new Error(`sync-schema answered ${synced.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  log(`declared indexes: ${(body.changes ?? []).map((c) => `${c.action} ${c.name} (${c.field})`).join(', ') || 'none changed'}`);
 }
 
 /** The plans PostgreSQL ran the statements with, as the tenant under row-level security (EXPLAIN ANALYZE, rolled back). */
@@ -151,7 +127,7 @@ async function main(): Promise<void> {
       return { tenantId: row!.id, postmaster: localPostmasterOf(row!.pid) };
     });
     const base = `/v4/data/resources/${tenantId}/project`;
-    await syncIndexes(platform.url, token, tenantId);
+    await syncIndexes(platform.url, token, tenantId, log);
     const indexedList = `/v4/data/resources/${tenantId}/${indexedKey}?${INDEXED_LIST}`;
     const send = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(platform!.url + path, {
