@@ -44,7 +44,7 @@ export interface ContractFixture {
    * table. Tables are found in the catalog, so a table added tomorrow is covered.
    */
   snapshot(): Promise<Record<string, string>>;
-  /** Waits until no work the platform runs in the background (executions, tenant provisioning) is under way for the two tenants. */
+  /** Waits until no work the platform runs in the background (executions, tenant provisioning, document jobs, the embedding of new search chunks) is under way for the two tenants. */
   settle(): Promise<void>;
   close(): Promise<void>;
 }
@@ -115,7 +115,9 @@ export async function startContractFixture(options: { devSigningKeys?: JSONWebKe
       async settle() {
         await until(
           () => sql`select 1 from executions where tenant_id = any(${ids}::uuid[]) and state = 'running'
-                    union all select 1 from tenants where parent_id = any(${ids}::uuid[]) and status = 'provisioning' limit 1`,
+                    union all select 1 from tenants where parent_id = any(${ids}::uuid[]) and status = 'provisioning'
+                    union all select 1 from document_jobs where tenant_id = any(${ids}::uuid[]) and state in ('queued', 'running')
+                    union all select 1 from search_chunks where tenant_id = any(${ids}::uuid[]) and embedding_model is null limit 1`,
           (rows) => rows.length === 0,
           15_000,
         ).catch(() => undefined);
