@@ -45,7 +45,9 @@ export async function receiveDocuments(cp: ControlPlane, request: Request, form:
     if (form.tenantKnownUpfront || !isMultipartForm(request)) await authorize(new Map());
     if (declared > maxFileBytes * form.maxFiles + FORM_OVERHEAD_BYTES) throw new FileTooLargeError(maxFileBytes);
   } catch (error) {
-    form.headers.connection = 'close';
+    // A small body is read to its end, so that a client still sending it reads the answer; a larger one is left unread, its connection closed.
+    if (declared <= FORM_OVERHEAD_BYTES) await request.arrayBuffer().catch(() => undefined);
+    else form.headers.connection = 'close';
     throw error;
   }
 
