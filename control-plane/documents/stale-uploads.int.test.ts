@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
 import { tenantBlobPrefix, type BlobStore } from '../blobs/blob-store.ts';
 import { createLocalDirectoryBlobStore } from '../blobs/local-directory.ts';
 import { createDb, type Db } from '../db/client.ts';
@@ -18,12 +19,7 @@ describe('stale staged uploads', () => {
   let tenantId: string;
   let otherTenantId: string;
 
-  async function createTenant(slug: string): Promise<string> {
-    const [tenant] = await db.sql<{ id: string }[]>`
-      insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
-      values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
-    return tenant!.id;
-  }
+  const createTenant = (slug: string) => insertActiveTenant(db.sql, slug);
   const stage = (tenant: string, text: string) =>
     documents.stage(systemActor(tenant), { filename: 'note.txt', contentType: 'text/plain' }, (async function* () {
       yield new TextEncoder().encode(text);

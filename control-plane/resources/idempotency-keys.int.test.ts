@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { ConflictError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
@@ -14,13 +15,7 @@ describe('idempotency keys and resource versions in the database', () => {
 
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });
-    for (const name of ['a', 'b']) {
-      const slug = `idem-${name}-${suite}`;
-      const [tenant] = await db.sql<{ id: string }[]>`
-        insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
-        values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
-      tenants.push(tenant!.id);
-    }
+    for (const name of ['a', 'b']) tenants.push(await insertActiveTenant(db.sql, `idem-${name}-${suite}`));
   });
   afterAll(() => db?.close());
 

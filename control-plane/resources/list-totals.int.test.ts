@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { insertActiveTenant, insertUser } from '../../test/harness/tenant-fixture.ts';
 import { createDb, type Db } from '../db/client.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { createObjectTypesService } from '../object-types/object-types.service.ts';
@@ -22,12 +23,9 @@ describe('remembered list totals', () => {
     first = createResourcesService({ db, objectTypes: objectTypes() });
     second = createResourcesService({ db, objectTypes: objectTypes() });
     const slug = `totals-${suite.slice(0, 8)}`;
-    const [tenant] = await db.sql<{ id: string }[]>`
-      insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
-      values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
-    const [user] = await db.sql<{ id: string }[]>`
-      insert into users (subject, email, name) values (${`totals-${suite}`}, ${`totals-${suite}@example.test`}, 'Totals') returning id::text as id`;
-    actor = { userId: user!.id, email: 'totals@example.test', tenantId: tenant!.id, tenantSlug: slug, roles: ['admin'], permissions: new Set() };
+    const tenantId = await insertActiveTenant(db.sql, slug);
+    const userId = await insertUser(db.sql, `totals-${suite}`);
+    actor = { userId, email: 'totals@example.test', tenantId, tenantSlug: slug, roles: ['admin'], permissions: new Set() };
   });
   afterAll(() => db?.close());
 

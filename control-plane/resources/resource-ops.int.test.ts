@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { insertActiveTenant, insertUser } from '../../test/harness/tenant-fixture.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { ForbiddenError, NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
 import { createObjectTypesService, type ObjectTypesService } from '../object-types/object-types.service.ts';
@@ -16,14 +17,8 @@ describe('resource operations in one transaction', () => {
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });
     objectTypes = createObjectTypesService({ db });
-    const slug = `ops-${suite.slice(0, 8)}`;
-    const [tenant] = await db.sql<{ id: string }[]>`
-      insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
-      values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
-    const [user] = await db.sql<{ id: string }[]>`
-      insert into users (subject, email, name) values (${`ops-${suite}`}, ${`ops-${suite}@example.test`}, 'Ops') returning id::text as id`;
-    tenantId = tenant!.id;
-    userId = user!.id;
+    tenantId = await insertActiveTenant(db.sql, `ops-${suite.slice(0, 8)}`);
+    userId = await insertUser(db.sql, `ops-${suite}`);
   });
   afterAll(() => db?.close());
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { createLocalEmbedder, LOCAL_EMBEDDING_MODEL } from './embeddings.ts';
 import { createQdrantStore } from './qdrant-store.ts';
@@ -120,12 +121,7 @@ describe('search service with the Qdrant vector store (documented REST contract)
   const collectionName = `svc_chunks_${LOCAL_EMBEDDING_MODEL}_512`;
   const points = () => [...(qdrant.collections.get(collectionName)?.points.values() ?? [])];
 
-  async function createTenant(slug: string): Promise<{ tenantId: string }> {
-    const [tenant] = await db.sql<{ id: string }[]>`
-      insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
-      values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
-    return { tenantId: tenant!.id };
-  }
+  const createTenant = async (slug: string) => ({ tenantId: await insertActiveTenant(db.sql, slug) });
 
   beforeAll(async () => {
     qdrant = startQdrantWireServer();

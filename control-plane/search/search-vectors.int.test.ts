@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
 import { until } from '../../test/harness/until.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
@@ -20,12 +21,7 @@ describe('search service (vectors in pgvector, offline embeddings)', () => {
   let tenantB: { tenantId: string };
   const suite = randomUUID().slice(0, 8);
 
-  async function createTenant(slug: string): Promise<{ tenantId: string }> {
-    const [tenant] = await db.sql<{ id: string }[]>`
-      insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
-      values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
-    return { tenantId: tenant!.id };
-  }
+  const createTenant = async (slug: string) => ({ tenantId: await insertActiveTenant(db.sql, slug) });
 
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });

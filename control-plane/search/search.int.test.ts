@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { ValidationError } from '../errors.ts';
 import { createSearchService, type SearchService } from './search.service.ts';
@@ -12,12 +13,7 @@ describe('search service (full text)', () => {
   let tenantB: { tenantId: string };
   const suite = randomUUID().slice(0, 8);
 
-  async function createTenant(slug: string): Promise<{ tenantId: string }> {
-    const [tenant] = await db.sql<{ id: string }[]>`
-      insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
-      values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
-    return { tenantId: tenant!.id };
-  }
+  const createTenant = async (slug: string) => ({ tenantId: await insertActiveTenant(db.sql, slug) });
 
   /** The tenant's statistics as kept, and as counted again from its postings: they must agree. */
   async function statistics(tenantId: string) {

@@ -68,3 +68,17 @@ export async function createTenantWithUsers(
   }
   return { tenantId, users };
 }
+
+/** An active tenant row with `slug`, written straight into the database (tests of the control plane's own services); answers its id. */
+export async function insertActiveTenant(sql: postgres.Sql, slug: string): Promise<string> {
+  const [tenant] = await sql<{ id: string }[]>`
+    insert into tenants (slug, name, domains, usecase, starter_template, home_region, status)
+    values (${slug}, ${slug}, '{}', 'generic', 'blank-vertical-template', 'eu', 'active') returning id::text as id`;
+  return tenant!.id;
+}
+
+/** A user row named after `label` (its subject and email), written straight into the database; answers its id. */
+export async function insertUser(sql: postgres.Sql, label: string): Promise<string> {
+  const [user] = await sql<{ id: string }[]>`insert into users (subject, email, name) values (${label}, ${`${label}@example.test`}, ${label}) returning id::text as id`;
+  return user!.id;
+}
