@@ -233,7 +233,7 @@ function listPipeline(statements: Statement[]): [number, number] | undefined {
   return questionAt > 0 ? [questionAt - 1, questionAt] : undefined;
 }
 
-/** GET-by-id replayed with a random id of the set; the list with page and count pipelined. */
+/** GET-by-id replayed with a random id of the set; the list with its page and the history's question pipelined. */
 function replays(exact: { get: ExactStatements; list: ExactStatements }, ids: string[], upsertShare: { get: number; list: number }): { get: PgbenchScripts; list: PgbenchScripts } {
   const get = withRandomId(replayMix(exact.get.statements, upsertShare.get, { vary: { value: ids[0]!, variable: 'id' } }), {
     table: ID_TABLE,

@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
-import { createDocsTenant, fixture, form, postForm, postOversizedForm, storedObjects, type DocsTenant } from '../harness/documents.ts';
+import { createDocsTenant, fixture, form, PDF_FORM_START, postForm, postOversizedForm, storedObjects, type DocsTenant } from '../harness/documents.ts';
 import { GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 
@@ -105,8 +105,7 @@ describe('v3 documents', () => {
     expect(declared.body.error).toMatchObject({ code: 'FILE_TOO_LARGE', details: { limit: 100 * MB } });
 
     // Chunked: 101 MB streamed without a length; the upload stops at the limit.
-    const boundary = '----svc-documents-test';
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`);
+    const { boundary, head } = PDF_FORM_START;
     let sent = 0;
     const chunk = Buffer.alloc(MB, 0x20);
     const body = new ReadableStream<Uint8Array>({

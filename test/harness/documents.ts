@@ -79,6 +79,13 @@ export async function storedObjects(stack: TestStack, tenantId: string): Promise
   return found.sort();
 }
 
+const PDF_FORM_BOUNDARY = '----svc-documents-test';
+/** The start of a multipart form whose one file, a PDF, goes on after `head`: for uploads that send no more than that, or stream the rest. */
+export const PDF_FORM_START = {
+  boundary: PDF_FORM_BOUNDARY,
+  head: Buffer.from(`--${PDF_FORM_BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`),
+};
+
 /**
  * POSTs only the head of a form whose `content-length` declares `declaredBytes`, and reads the
  * answer the edge gives before the rest would arrive (a length over the limit: 413, connection
@@ -86,8 +93,7 @@ export async function storedObjects(stack: TestStack, tenantId: string): Promise
  * before it reads the answer.
  */
 export function postOversizedForm(stack: TestStack, path: string, token: string, declaredBytes: number) {
-  const boundary = '----svc-documents-test';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4\n`);
+  const { boundary, head } = PDF_FORM_START;
   return new Promise<{ status: number; headers: Headers; body: any }>((resolve, reject) => {
     const req = httpRequest(stack.url + path, {
       method: 'POST',
