@@ -94,6 +94,9 @@ export async function startContractFixture(options: { devSigningKeys?: JSONWebKe
     await until(() => sql`select 1 from tenants where parent_id = any(${ids}::uuid[]) and status <> 'active'`, (rows) => rows.length === 0);
     const userIds = tenants.map((t) => t.admin.id);
     const bystanderId: string = (await stack.request('GET', '/v4/identity/me', { as: bystander.email })).body.id;
+    // The planted objects' background work (provisioning, the first embedding, which loads the
+    // model) is over before the first fuzzed request, whose snapshot it would otherwise change.
+    await until(() => underWay(sql, ids), (rows) => rows.length === 0, 120_000);
     const tables = await sql<{ table: string }[]>`
       select c.relname as table from pg_class c join pg_namespace n on n.oid = c.relnamespace join pg_attribute a on a.attrelid = c.oid
       where n.nspname = 'public' and c.relkind in ('r', 'p') and a.attname = 'tenant_id' and not a.attisdropped order by 1`;
@@ -113,14 +116,8 @@ export async function startContractFixture(options: { devSigningKeys?: JSONWebKe
         return Object.fromEntries(rows.map((r) => [r.t, r.d]));
       },
       async settle() {
-        await until(
-          () => sql`select 1 from executions where tenant_id = any(${ids}::uuid[]) and state = 'running'
-                    union all select 1 from tenants where parent_id = any(${ids}::uuid[]) and status = 'provisioning'
-                    union all select 1 from document_jobs where tenant_id = any(${ids}::uuid[]) and state in ('queued', 'running')
-                    union all select 1 from search_chunks where tenant_id = any(${ids}::uuid[]) and embedding_model is null limit 1`,
-          (rows) => rows.length === 0,
-          15_000,
-        ).catch(() => undefined);
+        // The first embedding loads the model: on a busy machine that outlasts a short wait.
+        await until(() => underWay(sql, ids), (rows) => rows.length === 0, 60_000).catch(() => undefined);
       },
       async close() {
         await sql.end({ timeout: 5 });
@@ -133,6 +130,16 @@ export async function startContractFixture(options: { devSigningKeys?: JSONWebKe
     await stack.close();
     throw error;
   }
+}
+
+/** The platform's background work for the tenants `ids` that is still under way, one row per kind. */
+function underWay(sql: postgres.Sql, ids: string[]) {
+  return sql<{ work: string }[]>`
+    select 'a running execution' as work from executions where tenant_id = any(${ids}::uuid[]) and state = 'running'
+    union all select 'a child tenant being provisioned' from tenants where parent_id = any(${ids}::uuid[]) and status = 'provisioning'
+    union all select 'an open document job' from document_jobs where tenant_id = any(${ids}::uuid[]) and state in ('queued', 'running')
+    union all select 'a search chunk waiting for its embedding' from search_chunks where tenant_id = any(${ids}::uuid[]) and embedding_model is null
+    limit 1`;
 }
 
 /** Creates the tenant's objects as its administrator and records their names. */

@@ -20,7 +20,7 @@ const settings = {
 let fixture: ContractFixture;
 beforeAll(async () => {
   fixture = await startContractFixture();
-}, 180_000);
+}, 300_000);
 afterAll(() => fixture?.close());
 
 describe('schema-driven fuzzing', () => {
