@@ -141,11 +141,11 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       inFlightAtCommit.set(connection, pending);
       try {
         const result = await fn(connection as unknown as Tx);
-        await setup;
-        // Behind the statements still in flight: if one failed, the transaction is aborted and
-        // this commit rolls it back, and that statement's failure is thrown below.
+        // Behind the statements still in flight (the setup's too): if one failed, the transaction
+        // is aborted and this commit rolls it back, and that statement's failure is thrown below.
         const commit = connection.unsafe('commit');
         commit.catch(() => {});
+        await setup;
         await Promise.all(pending);
         await commit;
         return result;

@@ -1,4 +1,5 @@
 import type { Tx } from '../db/client.ts';
+import { createLruMap } from '../lru-map.ts';
 import type { ListStatements } from '../query/list.ts';
 import { changedSince, selectListPage, selectListTotal, type ListRow } from './resources.repo.ts';
 
@@ -24,16 +25,11 @@ export interface ListTotals {
  * every process; a change made outside the platform (one that writes no history) is not seen.
  */
 export function createListTotals(maxRemembered = MAX_REMEMBERED): ListTotals {
-  const remembered = new Map<string, Counted>();
-  const remember = (key: string, counted: Counted) => {
-    remembered.delete(key);
-    remembered.set(key, counted);
-    if (remembered.size > maxRemembered) remembered.delete(remembered.keys().next().value!);
-  };
+  const remembered = createLruMap<Counted>(maxRemembered);
   /** Counts afresh; a total counted by a transaction that has written holds only for it. */
   const count = async (key: string, pending: ReturnType<typeof selectListTotal>) => {
     const { total, snapshot, unwritten } = await pending;
-    if (unwritten) remember(key, { total, snapshot });
+    if (unwritten) remembered.set(key, { total, snapshot });
     else remembered.delete(key);
     return total;
   };
@@ -48,7 +44,6 @@ export function createListTotals(maxRemembered = MAX_REMEMBERED): ListTotals {
       }
       const [rows, changed] = await Promise.all([selectListPage(tx, statements.page), changedSince(tx, statements.types, known.snapshot)]);
       if (changed) return { rows, total: await count(key, selectListTotal(tx, statements.count)) };
-      remember(key, known);
       return { rows, total: known.total };
     },
   };

@@ -2,7 +2,7 @@ import { afterStatements, type Tx } from '../db/client.ts';
 import { NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
 import type { ObjectType } from '../object-types/object-types.schema.ts';
 import { insertVersion, type VersionEntry } from './resource-versions.repo.ts';
-import { deleteResource, findResource, insertResource, insertResourceOnce, writeResourceData } from './resources.repo.ts';
+import { deleteResource, findResource, insertResource, insertResourceOnce, replaceAtTypeVersion, writeResourceData } from './resources.repo.ts';
 import type { Resource } from './resources.schema.ts';
 
 export type ResourceData = Record<string, unknown>;
@@ -60,6 +60,14 @@ function keepFileProperties(objectType: ObjectType, data: ResourceData, from: Re
     if (Object.hasOwn(from, name)) kept[name] = from[name];
   }
   return kept;
+}
+
+/**
+ * Whether a replace of the type's data can be one statement (resource-ops' `sendReplace`): it
+ * cannot when file properties keep their stored values, or a search projection follows the row.
+ */
+export function replacesInOneStatement(objectType: ObjectType, searchIndex?: ResourceSearchIndex): boolean {
+  return Object.keys(objectType.fileProperties).length === 0 && !(searchIndex && objectType.searchFields.length > 0);
 }
 
 /**
@@ -170,6 +178,27 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
       }
       await record(written, { operation: 'update' }, by, objectType);
       return written;
+    },
+
+    /**
+     * Sends the replace at `expectedVersion` of a type read before this transaction, as one
+     * statement that writes only while the type is still at that version and records the history
+     * entry too (REPLACE_AT_TYPE_VERSION_SQL), to travel with the commit: the whole transaction is
+     * one round trip. Undefined when the write needs more (file properties keep stored values; a
+     * search projection follows the row) or the type refuses the data: the checked path answers
+     * those. Else `written` settles with the transaction: undefined when nothing was written.
+     */
+    sendReplace(objectType: ObjectType, id: string, replace: { data: ResourceData; expectedVersion: number; by: string | null }): { written: Promise<Resource | undefined> } | undefined {
+      if (!replacesInOneStatement(objectType, searchIndex)) return undefined;
+      try {
+        validate(objectType, replace.data);
+      } catch (error) {
+        if (error instanceof ValidationError) return undefined;
+        throw error;
+      }
+      const written = replaceAtTypeVersion(tx, objectType, id, replace.data, replace.expectedVersion, replace.by);
+      afterStatements(tx, written).catch(() => {});
+      return { written };
     },
 
     /**

@@ -83,6 +83,42 @@ export async function writeResourceData(
   return rows[0];
 }
 
+/**
+ * The statement of a PUT at a version whose type was checked before its transaction: the update
+ * applies only while that type is still at the version the data was validated against (and
+ * published), and its history entry goes with it, so that the write is one statement. No row when
+ * nothing was written: the resource is gone or at another version, or the type changed.
+ * Parameters: type, id, data, version (NULL: any), actor, the type's id and version.
+ */
+export const REPLACE_AT_TYPE_VERSION_SQL = `with written as (
+    update resources set data = $3::text::jsonb, version = version + 1, updated_at = ${NOW_MS}, updated_by = $5::uuid
+     where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid and ($4::text is null or version = $4::text::int)
+       and exists (select 1 from object_types t where t.id = $6::uuid and t.version = $7::int and t.status = 'published')
+     returning *
+  ), recorded as (
+    insert into resource_versions (tenant_id, resource_id, type, version, operation, data, actor, at)
+    select tenant_id, id, type, version, 'update', data, updated_by, updated_at from written
+  )
+  select ${RESOURCE_COLUMNS} from written`;
+
+/** Runs REPLACE_AT_TYPE_VERSION_SQL; undefined when it wrote nothing. */
+export async function replaceAtTypeVersion(
+  tx: Tx,
+  objectType: { key: string; objectTypeId: string; version: number },
+  id: string,
+  data: Record<string, unknown>,
+  expectedVersion: number,
+  updatedBy: string | null,
+): Promise<Resource | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const rows = await tx.unsafe<Resource[]>(
+    REPLACE_AT_TYPE_VERSION_SQL,
+    [objectType.key, id, JSON.stringify(data), String(expectedVersion), updatedBy, objectType.objectTypeId, objectType.version],
+    { prepare: true },
+  );
+  return rows[0];
+}
+
 /** Deletes the resource; returns the row as it was, or undefined when there was none. */
 export async function deleteResource(tx: Tx, type: string, id: string): Promise<Resource | undefined> {
   if (!UUID.test(id)) return undefined;

@@ -7,12 +7,13 @@ import type { ObjectType } from '../object-types/object-types.schema.ts';
 import { idempotently } from './idempotency-keys.ts';
 import { buildListStatements, readListPage, type ListOptions } from './list-statements.ts';
 import { createListTotals } from './list-totals.ts';
+import { createLruMap } from '../lru-map.ts';
 import { createResourceBatches } from './resource-batches.ts';
 import { createResourceHistory } from './resource-history.ts';
 import { applyAction, type ActionWorkflows } from './resource-actions.ts';
 import type { ApplyActionInput } from './resource-actions.schema.ts';
 import { createResourceQueries } from './resource-queries.ts';
-import { namedVersion, resourceOps, type IfMatch, type RemoveResourceFiles, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
+import { namedVersion, replacesInOneStatement, resourceOps, type IfMatch, type RemoveResourceFiles, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
 import { isResourceId, resourcesAfter, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
@@ -21,6 +22,9 @@ export type ResourcesService = ReturnType<typeof createResourcesService>;
 
 /** Resources read at a time when a type's search projection is rebuilt. */
 const REPROJECT_PAGE = 500;
+
+/** Writable object types a process remembers for PUTs at a version (by tenant and name); the least recently used is forgotten first. */
+const MAX_KNOWN_TYPES = 1_000;
 
 /** Keys are kebab-case: a name with a capital is a type's PascalCase name, resolved to its key. */
 const isPascalName = (type: string) => /[A-Z]/.test(type);
@@ -38,6 +42,7 @@ export function createResourcesService(deps: {
   const totals = createListTotals();
   const queries = createResourceQueries({ ...deps, totals });
   const ops = (tx: Tx) => resourceOps(tx, objectTypes.validate, deps.searchIndex);
+  const knownTypes = createLruMap<ObjectType>(MAX_KNOWN_TYPES);
 
   async function list(actor: Actor, options: ListOptions): Promise<ResourcePage> {
     return db.inTenant(actor.tenantId, async (tx) => {
@@ -47,8 +52,25 @@ export function createResourcesService(deps: {
     });
   }
 
+  /**
+   * A PUT at a version whose type this process knows is one round trip: data checked against the
+   * type as it was last read, written only if the type is still at that version. Should that write
+   * nothing (type changed, resource gone or at another version), the checked path reads the type
+   * again and answers.
+   */
   async function replace(actor: Actor, type: string, id: string, data: ResourceData, expectedVersion?: number): Promise<Resource> {
-    return db.inTenant(actor.tenantId, async (tx) => ops(tx).replace(await objectTypes.requireWritable(tx, type), id, { data, expectedVersion, by: actor.userId }));
+    const typeKey = `${actor.tenantId}\u0000${type}`;
+    const known = expectedVersion === undefined ? undefined : knownTypes.get(typeKey);
+    if (known) {
+      const sent = await db.inTenant(actor.tenantId, async (tx) => ops(tx).sendReplace(known, id, { data, expectedVersion: expectedVersion!, by: actor.userId }));
+      const written = await sent?.written;
+      if (written) return written;
+    }
+    return db.inTenant(actor.tenantId, async (tx) => {
+      const objectType = await objectTypes.requireWritable(tx, type);
+      if (replacesInOneStatement(objectType, deps.searchIndex)) knownTypes.set(typeKey, objectType);
+      return ops(tx).replace(objectType, id, { data, expectedVersion, by: actor.userId });
+    });
   }
 
   return {

@@ -12,6 +12,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
+import { REPLACE_AT_TYPE_VERSION_SQL } from '../../control-plane/resources/resources.repo.ts';
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { benchCluster, createIdSet, createPlatformDatabase, dropBenchDatabases, ID_TABLE, loadProjects, tenantLoginOf, waitUntilIdle, withSql } from './bench-db.ts';
 import { localPostmasterOf } from './cpu.ts';
@@ -156,14 +157,15 @@ async function main(): Promise<void> {
     const listStatements = await capture('list with declared indexes', () => send('GET', indexedList));
     await printPlans(dbUrl, tenantId, listStatements.filter((st) => /^\s*select\b/i.test(st.sql) && /\bfrom resources\b/i.test(st.sql)));
 
-    const isUpdate = (s: Statement) => /^\s*update resources\b/i.test(s.sql);
+    // A PUT whose type the platform knows is one statement with its history entry (REPLACE_AT_TYPE_VERSION_SQL); else the update and the entry.
+    const isUpdate = (s: Statement) => /^\s*update resources\b/i.test(s.sql) || s.sql.trim() === REPLACE_AT_TYPE_VERSION_SQL.trim();
     const isHistory = (s: Statement) => /^\s*insert into resource_versions\b/i.test(s.sql);
     const lookup = { table: ID_TABLE, count: ids.length, variable: 'id', every: ID_LOOKUP_EVERY };
     const scripts = {
       get: withRandomId(replay(getStatements, { id: ids[0] }), lookup),
       // The client names the version it read, which the replay cannot know: its update names none
-      // (the same statement, which then skips comparing the version). The update's row gives the
-      // history its version.
+      // (the same statement, which then skips comparing the version). The update's row gives a
+      // separate history entry its version.
       put: withRandomId(
         replay(putStatements, {
           id: ids[1],
