@@ -102,6 +102,17 @@ describe('search service (vectors in pgvector, offline embeddings)', () => {
     expect(plan.map((r) => r['QUERY PLAN']).join('\n')).toMatch(/Index Scan using search_chunks_hnsw_/);
   });
 
+  it('keeps the vector a chunk got first when another embedder saves it later', async () => {
+    // Every process embeds the backlog; two may have read the same chunk while it had no vector.
+    const stored = () =>
+      db.sql<{ id: string; embedding: number[]; model: string }[]>`
+        select id::text as id, embedding, embedding_model as model from search_chunks where tenant_id = ${tenantA.tenantId}::uuid and source_id = 'car'`;
+    const [first] = await stored();
+    const late = { chunkId: first!.id, kind: 'document', sourceId: 'car', sourceType: 'note', vector: Array.from({ length: 512 }, () => 0.5) };
+    await db.inTenant(tenantA.tenantId, (tx) => createPgvectorStore({ db }).save(tx, tenantA.tenantId, LOCAL_EMBEDDING_MODEL, [late]));
+    expect(await stored()).toEqual([first]);
+  });
+
   it('removes the vectors with the source', async () => {
     await search.replaceSource(tenantA, { kind: 'document', id: 'temp', type: 'note' }, [{ content: 'A lighthouse keeper watches the stormy sea', metadata: {} }]);
     expect((await search.search(tenantA, { query: 'lighthouse by the ocean', mode: 'vector', limit: 1 }))[0]).toMatchObject({ sourceId: 'temp' });

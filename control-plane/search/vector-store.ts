@@ -62,7 +62,11 @@ export function cosine(a: readonly number[], b: readonly number[]): number {
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
 }
 
-/** Marks chunks of the current tenant as embedded by `model` (the vector itself kept elsewhere when `embeddings` is omitted). */
+/**
+ * Marks chunks of the current tenant that have no vector yet as embedded by `model` (the vector
+ * itself kept elsewhere when `keepVectors` is false). A chunk another process embedded first keeps
+ * its vector: every process embeds the backlog, and two may take the same chunk.
+ */
 export async function markEmbedded(tx: Tx, model: string, vectors: ChunkVector[], keepVectors: boolean): Promise<void> {
   if (vectors.length === 0) return;
   const rows = vectors.map((v) => ({ id: v.chunkId, dimensions: v.vector.length, embedding: keepVectors ? `{${v.vector.join(',')}}` : null }));
@@ -70,5 +74,5 @@ export async function markEmbedded(tx: Tx, model: string, vectors: ChunkVector[]
     update search_chunks c
        set embedding = v.embedding::real[], embedding_model = ${model}, embedding_dimensions = v.dimensions
       from jsonb_to_recordset(${JSON.stringify(rows)}::text::jsonb) as v (id bigint, dimensions integer, embedding text)
-     where c.id = v.id and c.tenant_id = current_tenant_id()`;
+     where c.id = v.id and c.tenant_id = current_tenant_id() and c.embedding_model is null`;
 }
