@@ -77,6 +77,7 @@ interface Stage {
   platform: RunningPlatform;
   token: string;
   ids: string[];
+  tenantId: string;
   /** The key of the tenant's type that declares the list's fields in `indexes` (indexed-type.ts). */
   indexedKey: string;
 }
@@ -143,7 +144,7 @@ async function stage(cluster: BenchCluster, settings: Settings, started: (platfo
   const tenantId = await withSql(dbUrl, async (sql) => (await sql<{ id: string }[]>`select id::text as id from tenants where slug = ${TENANT}`)[0]!.id);
   await syncIndexes(platform.url, token, tenantId, log);
   await checkWorkloads(platform.url, token, ids[0]!, indexedKey);
-  return { cluster, dbUrl, platform, token, ids, indexedKey };
+  return { cluster, dbUrl, platform, token, ids, tenantId, indexedKey };
 }
 
 /** Fails fast unless every workload answers 200 with the expected shape. */
@@ -161,14 +162,13 @@ async function checkWorkloads(url: string, token: string, id: string, indexedKey
   }
 }
 
-async function requestContext(dbUrl: string): Promise<RequestContext & { schema: object; snapshot: string }> {
+async function requestContext(dbUrl: string, tenantId: string): Promise<RequestContext & { schema: object; snapshot: string }> {
   return withSql(dbUrl, async (sql) => {
-    const [tenant] = await sql<{ id: string }[]>`select id::text as id from tenants where slug = ${TENANT}`;
     const [type] = await sql<{ schema: object }[]>`select schema from object_types where key = 'project' and tenant_id is null`;
     const [current] = await sql<{ snapshot: string }[]>`select pg_current_snapshot()::text as snapshot`;
     return {
       snapshot: current!.snapshot,
-      tenantId: tenant!.id,
+      tenantId,
       rateLimitPrefix: RATE_LIMIT_PREFIX,
       rateLimitKey: `tenant:${TENANT}`,
       rateLimitPolicy: UNLIMITED,
@@ -192,8 +192,8 @@ async function exactStatements(cluster: BenchCluster, derived: Statement[], send
 }
 
 /** Both workloads' exact statements, printed as they will be replayed. */
-async function exactWorkloads({ cluster, dbUrl, platform, token, ids }: Stage): Promise<{ get: ExactStatements; list: ExactStatements }> {
-  const context = await requestContext(dbUrl);
+async function exactWorkloads({ cluster, dbUrl, platform, token, ids, tenantId }: Stage): Promise<{ get: ExactStatements; list: ExactStatements }> {
+  const context = await requestContext(dbUrl, tenantId);
   const fetchText = async (path: string) => void (await (await fetch(platform.url + path, { headers: { authorization: `Bearer ${token}` } })).text());
   const get = await exactStatements(cluster, await getStatementsFromCode(context, 'project', ids[0]!), () => fetchText(getPath(ids[0]!)));
   const list = await exactStatements(cluster, await listStatementsFromCode(context, LIST_QUERY, context.schema, context.snapshot), () => fetchText(listPath(LIST_QUERY)));
