@@ -60,7 +60,8 @@ export function formatTraceparent(spanContext: SpanContext): string {
 
 /** A `traceparent` starting a new trace, not sampled: for requests that arrive without one. */
 export function newTraceparent(): string {
-  return formatTraceparent({ traceId: randomBytes(16).toString('hex'), spanId: randomBytes(8).toString('hex'), traceFlags: TraceFlags.NONE });
+  const ids = randomBytes(24).toString('hex');
+  return formatTraceparent({ traceId: ids.slice(0, 32), spanId: ids.slice(32), traceFlags: TraceFlags.NONE });
 }
 
 /** The W3C TraceContext propagator (`traceparent` only; `tracestate` is not carried). */
@@ -81,16 +82,38 @@ export class W3CTraceContextPropagator implements TextMapPropagator {
   }
 }
 
-/** OpenTelemetry's context carried across awaits by AsyncLocalStorage (as its context-async-hooks package does). */
+/** What a request's trace is carried as: an OpenTelemetry context, or the fields it is made of when first asked for. */
+interface CarriedContext {
+  ctx?: Context;
+  fields?: TraceFields;
+}
+
+/** The OpenTelemetry context of a request's trace fields. */
+function contextOf(fields: TraceFields): Context {
+  const ctx = propagation.extract(ROOT_CONTEXT, { [TRACEPARENT_HEADER]: fields.traceparent });
+  return fields.requestId ? ctx.setValue(REQUEST_ID, fields.requestId) : ctx;
+}
+
+/**
+ * OpenTelemetry's context carried across awaits by AsyncLocalStorage (as its context-async-hooks
+ * package does). A request's trace is stored as its fields and made into a context only when
+ * something reads it (a workflow start, say): most calls never do.
+ */
 class AsyncLocalStorageContextManager implements ContextManager {
-  private readonly storage = new AsyncLocalStorage<Context>();
+  private readonly storage = new AsyncLocalStorage<CarriedContext>();
 
   active(): Context {
-    return this.storage.getStore() ?? ROOT_CONTEXT;
+    const carried = this.storage.getStore();
+    if (!carried) return ROOT_CONTEXT;
+    return (carried.ctx ??= contextOf(carried.fields ?? {}));
   }
 
   with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(ctx: Context, fn: F, thisArg?: ThisParameterType<F>, ...args: A): ReturnType<F> {
-    return this.storage.run(ctx, () => fn.apply(thisArg, args));
+    return this.storage.run({ ctx }, () => fn.apply(thisArg, args));
+  }
+
+  withFields<T>(fields: TraceFields, fn: () => T): T {
+    return this.storage.run({ fields }, fn);
   }
 
   bind<T>(ctx: Context, target: T): T {
@@ -111,13 +134,16 @@ class AsyncLocalStorageContextManager implements ContextManager {
   }
 }
 
+/** This module's context manager, when the OpenTelemetry API took it (another one registered first keeps its place). */
+let manager: AsyncLocalStorageContextManager | undefined;
 let installed = false;
 
 /** Registers the context manager and the W3C propagator with the OpenTelemetry API, once per process. */
 export function installTraceContext(): void {
   if (installed) return;
   installed = true;
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager());
+  const ours = new AsyncLocalStorageContextManager();
+  if (context.setGlobalContextManager(ours)) manager = ours;
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
 }
 
@@ -130,9 +156,7 @@ export interface TraceFields {
 /** Runs `fn` with the request id and trace of `fields` as the active OpenTelemetry context. */
 export function withTrace<T>(fields: TraceFields, fn: () => T): T {
   installTraceContext();
-  let ctx = propagation.extract(ROOT_CONTEXT, { [TRACEPARENT_HEADER]: fields.traceparent });
-  if (fields.requestId) ctx = ctx.setValue(REQUEST_ID, fields.requestId);
-  return context.with(ctx, fn);
+  return manager ? manager.withFields(fields, fn) : context.with(contextOf(fields), fn);
 }
 
 /** The request id and `traceparent` of the active context (set by {@link withTrace}); empty outside one. */

@@ -46,5 +46,3 @@ export const appRouter = t.router({
 });
 
 export type AppRouter = typeof appRouter;
-
-export const createCaller = t.createCallerFactory(appRouter);
