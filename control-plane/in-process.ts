@@ -60,8 +60,8 @@ export function createInProcessControlPlane(services: Services): ControlPlane {
     });
   };
   return {
-    query: (context: CallContext, domain: string, procedure: string, input: unknown) => call(context, domain, procedure, input),
-    mutation: (context: CallContext, domain: string, procedure: string, input: unknown) => call(context, domain, procedure, input),
+    query: call,
+    mutation: call,
     subscription: (context: CallContext, domain: string, procedure: string, input: unknown, options: { signal?: AbortSignal } = {}) =>
       subscribe((signal) => call(context, domain, procedure, input, { signal }), options.signal),
     upload: (context: CallContext, domain: string, procedure: string, body: Parameters<ControlPlane['upload']>[3]) =>
