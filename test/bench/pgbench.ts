@@ -128,11 +128,23 @@ export function mixed(scripts: Array<{ text: string; variables: Record<string, s
  * numbered 1..`count`. pgbench variables are numeric unless set by `-D` or `\gset`, and `\gset`
  * cannot run inside a pipeline, so the lookup is a transaction of its own: its cost stays out of
  * the reported scripts' rate and latencies (it takes 1 in `every` transactions of the clients).
+ * Each client also draws its own id before its first transaction: the `-D` value all clients
+ * start from would otherwise have every client write the same row until its first lookup, and
+ * wait for the others' locks, which no client of the platform's benchmark does.
  */
 export function withRandomId(workload: PgbenchScripts, lookup: { table: string; count: number; variable: string; every: number }): PgbenchScripts {
-  const lookupText = `\\set n random(1, ${lookup.count})\nselect id::text as ${lookup.variable} from ${lookup.table} where n = :n \\gset\n`;
+  const draw = `\\set n random(1, ${lookup.count})\nselect id::text as ${lookup.variable} from ${lookup.table} where n = :n \\gset\n`;
+  const drawn = `${lookup.variable}_drawn`;
+  const drawOnce = `\\if :${drawn} = 0\n${draw}\\set ${drawn} 1\n\\endif\n`;
   const others = workload.scripts.reduce((sum, script) => sum + script.weight, 0);
-  return { ...workload, scripts: [...workload.scripts, { text: lookupText, weight: Math.max(1, Math.round(others / (lookup.every - 1))) }] };
+  return {
+    ...workload,
+    scripts: [
+      ...workload.scripts.map((script) => ({ ...script, text: drawOnce + script.text })),
+      { text: draw, weight: Math.max(1, Math.round(others / (lookup.every - 1))) },
+    ],
+    variables: { ...workload.variables, [drawn]: '0' },
+  };
 }
 
 export interface PgbenchOptions {
