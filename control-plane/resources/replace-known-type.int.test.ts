@@ -17,8 +17,9 @@ describe('a PUT at a version of a type the process knows', () => {
   let actor: Actor;
   let gadget: ObjectType;
   const suite = randomUUID();
-  // Two control-plane processes over one database; the first's type reads are counted.
+  // Two control-plane processes over one database; the first's type reads and transactions are counted.
   let typeReads = 0;
+  let transactions = 0;
   let other: ObjectTypesService;
   let first: ReturnType<typeof createResourcesService>;
 
@@ -32,7 +33,14 @@ describe('a PUT at a version of a type the process knows', () => {
         return own.requireWritable(tx, name);
       },
     };
-    first = createResourcesService({ db, objectTypes: counted });
+    const countedDb: Db = {
+      ...db,
+      inTenant: (tenantId, fn) => {
+        transactions++;
+        return db.inTenant(tenantId, fn);
+      },
+    };
+    first = createResourcesService({ db: countedDb, objectTypes: counted });
     other = createObjectTypesService({ db });
     const slug = `put-${suite.slice(0, 8)}`;
     const tenantId = await insertActiveTenant(db.sql, slug);
@@ -77,6 +85,19 @@ describe('a PUT at a version of a type the process knows', () => {
     await expect(put(randomUUID(), 1, { name: 'none' })).rejects.toMatchObject({ code: 'NOT_FOUND' });
     expect((await first.get(actor, 'gadget', made.id)).data).toEqual({ name: 'b' });
     expect((await history(made.id)).length).toBe(2);
+  });
+
+  it('answers data the known type refuses from the checked path alone: one transaction, nothing written', async () => {
+    const made = await first.create(actor, 'gadget', { name: 'a', size: 1 });
+    await put(made.id, 1, { name: 'b', size: 2 });
+    const before = transactions;
+    expect((await put(made.id, 2, { name: 'c', size: 3 })).version).toBe(3);
+    expect(transactions - before).toBe(1);
+    const refusedFrom = transactions;
+    await expect(put(made.id, 3, { name: 'd', size: 'big' })).rejects.toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(transactions - refusedFrom).toBe(1);
+    expect(await first.get(actor, 'gadget', made.id)).toMatchObject({ version: 3, data: { name: 'c', size: 3 } });
+    expect((await history(made.id)).length).toBe(3);
   });
 
   it('judges the data by the type as another process changed it since', async () => {

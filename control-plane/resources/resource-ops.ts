@@ -70,6 +70,28 @@ export function replacesInOneStatement(objectType: ObjectType, searchIndex?: Res
   return Object.keys(objectType.fileProperties).length === 0 && !(searchIndex && objectType.searchFields.length > 0);
 }
 
+/** Data that a type read before the transaction accepts, to replace in one statement (`sendReplace`). */
+export interface OneStatementReplace {
+  readonly objectType: ObjectType;
+  readonly data: ResourceData;
+}
+
+/**
+ * Checks `data` against a type read before the transaction, before one is opened: undefined when
+ * the write needs more than one statement or the type refuses the data, which the checked path
+ * then answers against the type as it is now.
+ */
+export function checkOneStatementReplace(objectType: ObjectType, data: ResourceData, validate: ValidateData, searchIndex?: ResourceSearchIndex): OneStatementReplace | undefined {
+  if (!replacesInOneStatement(objectType, searchIndex)) return undefined;
+  try {
+    validate(objectType, data);
+  } catch (error) {
+    if (error instanceof ValidationError) return undefined;
+    throw error;
+  }
+  return { objectType, data };
+}
+
 /**
  * The resource engine's operations inside one transaction of the tenant, so that a caller can run
  * several of them atomically (a batch, an action). Each checks what it writes against the object
@@ -181,22 +203,14 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
     },
 
     /**
-     * Sends the replace at `expectedVersion` of a type read before this transaction, as one
-     * statement that writes only while the type is still at that version and records the history
-     * entry too (REPLACE_AT_TYPE_VERSION_SQL), to travel with the commit: the whole transaction is
-     * one round trip. Undefined when the write needs more (file properties keep stored values; a
-     * search projection follows the row) or the type refuses the data: the checked path answers
-     * those. Else `written` settles with the transaction: undefined when nothing was written.
+     * Sends the replace at `expectedVersion` of data checked against a type read before this
+     * transaction (`checkOneStatementReplace`), as one statement that writes only while the type is
+     * still at that version and records the history entry too (REPLACE_AT_TYPE_VERSION_SQL), to
+     * travel with the commit: the whole transaction is one round trip. `written` settles with the
+     * transaction: undefined when nothing was written.
      */
-    sendReplace(objectType: ObjectType, id: string, replace: { data: ResourceData; expectedVersion: number; by: string | null }): { written: Promise<Resource | undefined> } | undefined {
-      if (!replacesInOneStatement(objectType, searchIndex)) return undefined;
-      try {
-        validate(objectType, replace.data);
-      } catch (error) {
-        if (error instanceof ValidationError) return undefined;
-        throw error;
-      }
-      const written = replaceAtTypeVersion(tx, objectType, id, replace.data, replace.expectedVersion, replace.by);
+    sendReplace(checked: OneStatementReplace, id: string, replace: { expectedVersion: number; by: string | null }): { written: Promise<Resource | undefined> } {
+      const written = replaceAtTypeVersion(tx, checked.objectType, id, checked.data, replace.expectedVersion, replace.by);
       afterStatements(tx, written).catch(() => {});
       return { written };
     },

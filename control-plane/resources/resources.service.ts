@@ -13,7 +13,7 @@ import { createResourceHistory } from './resource-history.ts';
 import { applyAction, type ActionWorkflows } from './resource-actions.ts';
 import type { ApplyActionInput } from './resource-actions.schema.ts';
 import { createResourceQueries } from './resource-queries.ts';
-import { namedVersion, replacesInOneStatement, resourceOps, type IfMatch, type RemoveResourceFiles, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
+import { checkOneStatementReplace, namedVersion, replacesInOneStatement, resourceOps, type IfMatch, type RemoveResourceFiles, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
 import { isResourceId, resourcesAfter, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
@@ -54,16 +54,17 @@ export function createResourcesService(deps: {
 
   /**
    * A PUT at a version whose type this process knows is one round trip: data checked against the
-   * type as it was last read, written only if the type is still at that version. Should that write
-   * nothing (type changed, resource gone or at another version), the checked path reads the type
-   * again and answers.
+   * type as it was last read, before any transaction, and written only if the type is still at
+   * that version. Should the type refuse the data, or the write change nothing (type changed,
+   * resource gone or at another version), the checked path reads the type again and answers.
    */
   async function replace(actor: Actor, type: string, id: string, data: ResourceData, expectedVersion?: number): Promise<Resource> {
     const typeKey = `${actor.tenantId}\u0000${type}`;
     const known = expectedVersion === undefined ? undefined : knownTypes.get(typeKey);
-    if (known) {
-      const sent = await db.inTenant(actor.tenantId, async (tx) => ops(tx).sendReplace(known, id, { data, expectedVersion: expectedVersion!, by: actor.userId }));
-      const written = await sent?.written;
+    const checked = known && checkOneStatementReplace(known, data, objectTypes.validate, deps.searchIndex);
+    if (checked) {
+      const sent = await db.inTenant(actor.tenantId, async (tx) => ops(tx).sendReplace(checked, id, { expectedVersion: expectedVersion!, by: actor.userId }));
+      const written = await sent.written;
       if (written) return written;
     }
     return db.inTenant(actor.tenantId, async (tx) => {
