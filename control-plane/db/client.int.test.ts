@@ -8,17 +8,26 @@ import { mayCancelStatementsOf, tenantLogin } from '../storage/storage.repo.ts';
 describe('db client tenant scoping', () => {
   let db: Db;
   const probe = `lane_probe_${randomUUID().replaceAll('-', '')}`;
+  /** Rows each tenant writes through the write lane, under row-level security. */
+  const written = `lane_written_${randomUUID().replaceAll('-', '')}`;
   const tenants = [randomUUID(), randomUUID()] as const;
 
   beforeAll(async () => {
-    // One shared read connection, so that every read below is pipelined on the same one.
-    db = createDb(inject('databaseUrl'), { readConnections: 1 });
+    // One shared read connection and one shared write connection, so that every read below is
+    // pipelined on the same one, and every write likewise.
+    db = createDb(inject('databaseUrl'), { readConnections: 1, writeConnections: 1 });
     await db.sql.unsafe(`create table ${probe} (a int)`);
     await db.sql.unsafe(`insert into ${probe} values (1)`);
     await db.sql.unsafe(`grant select on ${probe} to ${APP_ROLE}`);
+    await db.sql.unsafe(`create table ${written} (tenant uuid not null, n int not null)`);
+    await db.sql.unsafe(`alter table ${written} enable row level security`);
+    await db.sql.unsafe(`alter table ${written} force row level security`);
+    await db.sql.unsafe(`create policy own on ${written} using (tenant = current_tenant_id()) with check (tenant = current_tenant_id())`);
+    await db.sql.unsafe(`grant select, insert on ${written} to ${APP_ROLE}`);
   });
   afterAll(async () => {
     await db?.sql.unsafe(`drop table if exists ${probe}`);
+    await db?.sql.unsafe(`drop table if exists ${written}`);
     await db?.close();
   });
 
@@ -62,6 +71,42 @@ describe('db client tenant scoping', () => {
     await db.sql.unsafe(`alter table ${probe} add column b int`);
     await expect(read()).rejects.toThrow(/re-sent outside its transaction/);
     expect(await read()).toHaveLength(1);
+  });
+
+  it('runs a shared write in a transaction of its own, as svc_app with the tenant set, and commits it', async () => {
+    const [write] = await db.writeInTenant(tenants[0], (tx) => tx.unsafe<WhoAmI>(whoAmI));
+    expect(write).toEqual({ user: APP_ROLE, tenant: tenants[0], readOnly: 'off' });
+    const [row] = await db.writeInTenant(tenants[1], (tx) => tx.unsafe<{ n: number }[]>(`insert into ${written} values (current_tenant_id(), $1) returning n`, [7], { prepare: true }));
+    expect(row).toEqual({ n: 7 });
+    // Committed by the time the write answers: another connection sees it.
+    expect(await db.sql.unsafe(`select tenant::text as tenant, n from ${written} where n = 7`)).toEqual([{ tenant: tenants[1], n: 7 }]);
+  });
+
+  it("keeps the writes of different tenants apart when they share a connection, and refuses one naming another tenant's rows", async () => {
+    const insert = (tenant: string, owner: string, n: number) =>
+      db.writeInTenant(tenant, (tx) => tx.unsafe<{ tenant: string }[]>(`insert into ${written} values ($1::uuid, $2) returning current_tenant_id()::text as tenant`, [owner, n], { prepare: true }));
+    const writes = Array.from({ length: 200 }, (_, i) => {
+      const tenant = tenants[i % 2]!;
+      return insert(tenant, tenant, 1000 + i).then(([row]) => ({ tenant, seen: row!.tenant }));
+    });
+    // Between them, a write for the first tenant that names the second's rows.
+    const forged = insert(tenants[0], tenants[1], 5000);
+    for (const { tenant, seen } of await Promise.all(writes)) expect(seen).toBe(tenant);
+    await expect(forged).rejects.toThrow(/row-level security/);
+    const counts = await db.sql.unsafe<{ tenant: string; count: number }[]>(`select tenant::text as tenant, count(*)::int as count from ${written} where n >= 1000 group by tenant order by tenant`);
+    expect(counts).toEqual([...tenants].sort().map((tenant) => ({ tenant, count: 100 })));
+  });
+
+  it('rolls a failed write back alone: the writes queued behind it on the connection commit', async () => {
+    // The insert fails after its first row: the statement, and so its transaction, writes nothing.
+    const failing = db.writeInTenant(tenants[0], (tx) =>
+      tx.unsafe(`insert into ${written} select current_tenant_id(), 1 / (3 - g) from generate_series(2, 3) g`, [], { prepare: true }),
+    );
+    const next = db.writeInTenant(tenants[0], (tx) => tx.unsafe(`insert into ${written} values (current_tenant_id(), $1)`, [9000], { prepare: true }));
+    await expect(failing).rejects.toThrow(/division by zero/);
+    await next;
+    const rows = await db.sql.unsafe<{ n: number }[]>(`select n from ${written} where tenant = $1::uuid and (n = 1 or n = 9000)`, [tenants[0]]);
+    expect(rows).toEqual([{ n: 9000 }]);
   });
 
   it('keeps tenant connections that log in as the tenant login inside row-level security, whatever role a statement sets', async () => {

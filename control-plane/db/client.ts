@@ -21,6 +21,15 @@ export interface Db {
    * point reads only: a slow one delays the reads queued behind it.
    */
   readInTenant<T extends readonly Row[]>(tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T>;
+  /**
+   * `readInTenant` for a write that is one statement (its history entry included): `BEGIN`, the
+   * tenant setting, the statement and `COMMIT` written together on a connection shared with other
+   * such writes, so that many requests share each socket write. Each transaction on a connection
+   * commits after the one before it; PostgreSQL's group commit flushes the connections' commits
+   * together. A write that waits for a lock longer than SHARED_WRITE_LOCK_TIMEOUT fails
+   * (`isLockNotAvailable`), so that it cannot hold up the writes behind it for long.
+   */
+  writeInTenant<T extends readonly Row[]>(tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T>;
   /** Runs `fn` in one transaction as the owner role: for identity resolution and platform work only. */
   system<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -78,6 +87,20 @@ export async function afterStatements(tx: Tx, statements: Promise<unknown>): Pro
  */
 export const SET_TENANT_SQL = `select set_config('svc.tenant_id', $1, true), set_config('role', $2, true)`;
 
+/**
+ * SET_TENANT_SQL for a write on a shared connection (`writeInTenant`), which also bounds how long
+ * it waits for a lock (`lock_timeout`, the third parameter): a write waiting for a row would hold
+ * up every write queued behind it on the connection, other tenants' too. It then fails with
+ * `lock_not_available` (`isLockNotAvailable`), and the caller writes on a connection of its own.
+ */
+export const SET_TENANT_FOR_SHARED_WRITE_SQL = `select set_config('svc.tenant_id', $1, true), set_config('role', $2, true), set_config('lock_timeout', $3, true)`;
+
+/** How long a shared write waits for a lock before it gives up. */
+export const SHARED_WRITE_LOCK_TIMEOUT = '50ms';
+
+/** Whether a statement failed because a lock was not granted in time (SQLSTATE 55P03). */
+export const isLockNotAvailable = (error: unknown) => (error as { code?: unknown } | null)?.code === '55P03';
+
 export interface DbOptions {
   /** Connections of the tenant pool that `inTenant` reserves, one per transaction. Default 20. */
   max?: number;
@@ -85,6 +108,8 @@ export interface DbOptions {
   systemMax?: number;
   /** Connections that `readInTenant` pipelines reads on. Default 1: more reads share each write (docs/decisions.md). */
   readConnections?: number;
+  /** Connections that `writeInTenant` pipelines one-statement writes on. Default 4 (docs/decisions.md). */
+  writeConnections?: number;
   /**
    * The URL tenant connections log in with: a role that is a member of `svc_app` and owns nothing
    * (`TENANT_DATABASE_URL`). Without it they log in as `databaseUrl`'s role and assume `svc_app`,
@@ -107,24 +132,25 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
 }
 
 /**
- * Three pools over one database: the owner's; the tenant pool, whose connections run as `svc_app`
- * from their start, so row-level security applies to everything they run, inside a transaction or
- * not; and `svc_app` connections (one by default) that `readInTenant` shares between requests
- * (each its own pool of one, so that statements run in the order sent).
+ * Pools over one database: the owner's; the tenant pool, whose connections run as `svc_app` from
+ * their start, so row-level security applies to everything they run, inside a transaction or
+ * not; and `svc_app` connections that `readInTenant` (one by default) and `writeInTenant` (four)
+ * share between requests (each its own pool of one, so that statements run in the order sent).
  */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
   const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
   const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE });
-  const readLanes = Array.from({ length: Math.max(1, options.readConnections ?? 1) }, () => ({
-    sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }),
-    inFlight: 0,
-  }));
+  const lanesOf = (count: number | undefined) =>
+    Array.from({ length: Math.max(1, count ?? 1) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }), inFlight: 0 }));
+  const readLanes = lanesOf(options.readConnections ?? 1);
+  const writeLanes = lanesOf(options.writeConnections ?? 4);
   // postgres.js tells nothing of its pools' state: what is counted is the work given to each.
   dbPoolMax.set({ pool: 'system' }, options.systemMax ?? 10);
   dbPoolMax.set({ pool: 'tenant' }, options.max ?? 20);
   dbPoolMax.set({ pool: 'read' }, readLanes.length);
-  const inFlight = { system: dbInFlight.labels('system'), tenant: dbInFlight.labels('tenant'), read: dbInFlight.labels('read') };
+  dbPoolMax.set({ pool: 'write' }, writeLanes.length);
+  const inFlight = { system: dbInFlight.labels('system'), tenant: dbInFlight.labels('tenant'), read: dbInFlight.labels('read'), write: dbInFlight.labels('write') };
 
   async function inTenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     inFlight.tenant.inc();
@@ -161,37 +187,52 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     }
   }
 
-  async function readInTenant<T extends readonly Row[]>(tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T> {
-    const lane = readLanes.reduce((least, candidate) => (candidate.inFlight < least.inFlight ? candidate : least));
+  /**
+   * Runs `statement` in its own transaction on the least busy of the shared connections for reads
+   * or writes: `begin`, the tenant setting, the statement and `COMMIT`, queued together on it.
+   */
+  async function onLane<T extends readonly Row[]>(kind: 'read' | 'write', tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T> {
+    const lanes = kind === 'read' ? readLanes : writeLanes;
+    const counted = inFlight[kind];
+    const lane = lanes.reduce((least, candidate) => (candidate.inFlight < least.inFlight ? candidate : least));
     const tx = lane.sql as unknown as Tx;
-    const queries = [tx.unsafe('begin read only'), tx.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true }), statement(tx), tx.unsafe('commit')] as const;
-    const [, , read, commit] = queries;
+    const queries = [
+      tx.unsafe(kind === 'read' ? 'begin read only' : 'begin'),
+      kind === 'read'
+        ? tx.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })
+        : tx.unsafe(SET_TENANT_FOR_SHARED_WRITE_SQL, [tenantId, APP_ROLE, SHARED_WRITE_LOCK_TIMEOUT], { prepare: true }),
+      statement(tx),
+      tx.unsafe('commit'),
+    ] as const;
+    const [, , run, commit] = queries;
     // Queued in this order on the lane's one connection, so no other request's statement can
-    // come between them. A failed BEGIN or tenant setting fails the read (or leaves it without a
-    // tenant, which no policy matches), and COMMIT then rolls back.
+    // come between them. A failed BEGIN or tenant setting fails the statement (or leaves it
+    // without a tenant, which no policy matches), and COMMIT then rolls back.
     const answered: unknown[] = [];
     for (const query of queries) query.execute().then(() => answered.push(query), () => answered.push(query));
     lane.inFlight++;
-    inFlight.read.inc();
+    counted.inc();
     try {
       const [, , rows] = await Promise.all(queries);
       // postgres.js re-sends a statement whose prepared form the server dropped (a schema change)
-      // at the end of the connection's queue: its answer then comes from outside this transaction.
-      if (answered.indexOf(read) > answered.indexOf(commit)) throw new Error('a tenant read was re-sent outside its transaction');
+      // at the end of the connection's queue: its answer then comes from outside this transaction,
+      // where no tenant is set, so that row-level security shows it no tenant's rows.
+      if (answered.indexOf(run) > answered.indexOf(commit)) throw new Error('a tenant statement was re-sent outside its transaction');
       return rows;
     } catch (error) {
       await Promise.allSettled(queries);
       throw error;
     } finally {
       lane.inFlight--;
-      inFlight.read.dec();
+      counted.dec();
     }
   }
 
   return {
     sql,
     inTenant,
-    readInTenant,
+    readInTenant: (tenantId, statement) => onLane('read', tenantId, statement),
+    writeInTenant: (tenantId, statement) => onLane('write', tenantId, statement),
     system: async (fn) => {
       inFlight.system.inc();
       try {
@@ -201,7 +242,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       }
     },
     close: async () => {
-      await Promise.all([sql, tenantSql, ...readLanes.map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
+      await Promise.all([sql, tenantSql, ...[...readLanes, ...writeLanes].map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
     },
   };
 }

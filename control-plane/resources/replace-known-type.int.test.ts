@@ -24,7 +24,8 @@ describe('a PUT at a version of a type the process knows', () => {
   let first: ReturnType<typeof createResourcesService>;
 
   beforeAll(async () => {
-    db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });
+    // One connection for the PUTs that share theirs, so that every such PUT below queues on it.
+    db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl'), writeConnections: 1 });
     const own = createObjectTypesService({ db });
     const counted: ObjectTypesService = {
       ...own,
@@ -38,6 +39,10 @@ describe('a PUT at a version of a type the process knows', () => {
       inTenant: (tenantId, fn) => {
         transactions++;
         return db.inTenant(tenantId, fn);
+      },
+      writeInTenant: (tenantId, statement) => {
+        transactions++;
+        return db.writeInTenant(tenantId, statement);
       },
     };
     first = createResourcesService({ db: countedDb, objectTypes: counted });
@@ -98,6 +103,38 @@ describe('a PUT at a version of a type the process knows', () => {
     expect(transactions - refusedFrom).toBe(1);
     expect(await first.get(actor, 'gadget', made.id)).toMatchObject({ version: 3, data: { name: 'c', size: 3 } });
     expect((await history(made.id)).length).toBe(3);
+  });
+
+  it("lets no PUT waiting for a locked row hold up another tenant's PUT queued behind it on the shared connection", async () => {
+    const slug = `put2-${suite.slice(0, 8)}`;
+    const otherTenant = await insertActiveTenant(db.sql, slug);
+    const otherActor: Actor = { ...actor, tenantId: otherTenant, tenantSlug: slug };
+    await other.create(otherActor, { name: 'Gadget', schema: gadget.schema, status: 'published', indexes: [], searchFields: [], actions: {}, fileProperties: {} });
+    const locked = await first.create(actor, 'gadget', { name: 'a' });
+    const free = await first.create(otherActor, 'gadget', { name: 'b' });
+    await put(locked.id, 1, { name: 'a2' });
+    await first.replaceAtVersion(otherActor, { type: 'gadget', id: free.id, data: { name: 'b2' }, version: 1 });
+    // Another session holds the first resource's row until the end of the test.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let lockTaken!: () => void;
+    const taken = new Promise<void>((resolve) => (lockTaken = resolve));
+    const holder = db.sql.begin(async (tx) => {
+      await tx`select 1 from resources where id = ${locked.id}::uuid for update`;
+      lockTaken();
+      await held;
+    });
+    await taken;
+    let waitingDone = false;
+    const waiting = put(locked.id, 2, { name: 'a3' }).finally(() => (waitingDone = true));
+    const behind = await first.replaceAtVersion(otherActor, { type: 'gadget', id: free.id, data: { name: 'b3' }, version: 2 });
+    expect(behind).toMatchObject({ version: 3, data: { name: 'b3' } });
+    expect(waitingDone).toBe(false);
+    release();
+    await holder;
+    // The waiting PUT then writes, once: its first attempt gave up and wrote nothing.
+    expect(await waiting).toMatchObject({ version: 3, data: { name: 'a3' } });
+    expect((await history(locked.id)).map((entry) => entry.version)).toEqual([1, 2, 3]);
   });
 
   it('judges the data by the type as another process changed it since', async () => {

@@ -2,7 +2,7 @@ import { afterStatements, type Tx } from '../db/client.ts';
 import { NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
 import type { ObjectType } from '../object-types/object-types.schema.ts';
 import { insertVersion, type VersionEntry } from './resource-versions.repo.ts';
-import { deleteResource, findResource, insertResource, insertResourceOnce, replaceAtTypeVersion, writeResourceData } from './resources.repo.ts';
+import { deleteResource, findResource, insertResource, insertResourceOnce, writeResourceData } from './resources.repo.ts';
 import type { Resource } from './resources.schema.ts';
 
 export type ResourceData = Record<string, unknown>;
@@ -63,14 +63,14 @@ function keepFileProperties(objectType: ObjectType, data: ResourceData, from: Re
 }
 
 /**
- * Whether a replace of the type's data can be one statement (resource-ops' `sendReplace`): it
+ * Whether a replace of the type's data can be one statement (REPLACE_AT_TYPE_VERSION_SQL): it
  * cannot when file properties keep their stored values, or a search projection follows the row.
  */
 export function replacesInOneStatement(objectType: ObjectType, searchIndex?: ResourceSearchIndex): boolean {
   return Object.keys(objectType.fileProperties).length === 0 && !(searchIndex && objectType.searchFields.length > 0);
 }
 
-/** Data that a type read before the transaction accepts, to replace in one statement (`sendReplace`). */
+/** Data that a type read before the transaction accepts, to replace in one statement (REPLACE_AT_TYPE_VERSION_SQL). */
 export interface OneStatementReplace {
   readonly objectType: ObjectType;
   readonly data: ResourceData;
@@ -200,19 +200,6 @@ export function resourceOps(tx: Tx, validate: ValidateData, searchIndex?: Resour
       }
       await record(written, { operation: 'update' }, by, objectType);
       return written;
-    },
-
-    /**
-     * Sends the replace at `expectedVersion` of data checked against a type read before this
-     * transaction (`checkOneStatementReplace`), as one statement that writes only while the type is
-     * still at that version and records the history entry too (REPLACE_AT_TYPE_VERSION_SQL), to
-     * travel with the commit: the whole transaction is one round trip. `written` settles with the
-     * transaction: undefined when nothing was written.
-     */
-    sendReplace(checked: OneStatementReplace, id: string, replace: { expectedVersion: number; by: string | null }): { written: Promise<Resource | undefined> } {
-      const written = replaceAtTypeVersion(tx, checked.objectType, id, checked.data, replace.expectedVersion, replace.by);
-      afterStatements(tx, written).catch(() => {});
-      return { written };
     },
 
     /**

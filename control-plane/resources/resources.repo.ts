@@ -1,3 +1,4 @@
+import type { PendingQuery } from 'postgres';
 import type { Tx } from '../db/client.ts';
 import type { Resource } from './resources.schema.ts';
 import type { SqlText } from '../query/sql-text.ts';
@@ -101,22 +102,23 @@ export const REPLACE_AT_TYPE_VERSION_SQL = `with written as (
   )
   select ${RESOURCE_COLUMNS} from written`;
 
-/** Runs REPLACE_AT_TYPE_VERSION_SQL; undefined when it wrote nothing. */
-export async function replaceAtTypeVersion(
+/**
+ * REPLACE_AT_TYPE_VERSION_SQL, unsent (`Db.writeInTenant` sends it in a transaction of its own):
+ * its one row is the resource as written, none when it wrote nothing. `id` must be a resource id.
+ */
+export function replaceAtTypeVersion(
   tx: Tx,
   objectType: { key: string; objectTypeId: string; version: number },
   id: string,
   data: Record<string, unknown>,
   expectedVersion: number,
   updatedBy: string | null,
-): Promise<Resource | undefined> {
-  if (!UUID.test(id)) return undefined;
-  const rows = await tx.unsafe<Resource[]>(
+): PendingQuery<Resource[]> {
+  return tx.unsafe<Resource[]>(
     REPLACE_AT_TYPE_VERSION_SQL,
     [objectType.key, id, JSON.stringify(data), String(expectedVersion), updatedBy, objectType.objectTypeId, objectType.version],
     { prepare: true },
   );
-  return rows[0];
 }
 
 /** Deletes the resource; returns the row as it was, or undefined when there was none. */

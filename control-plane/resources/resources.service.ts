@@ -1,4 +1,4 @@
-import type { Db, Tx } from '../db/client.ts';
+import { isLockNotAvailable, type Db, type Tx } from '../db/client.ts';
 import { ConflictError, NotFoundError, PreconditionRequiredError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { mergePatch } from '../json/merge-patch.ts';
@@ -14,7 +14,7 @@ import { applyAction, type ActionWorkflows } from './resource-actions.ts';
 import type { ApplyActionInput } from './resource-actions.schema.ts';
 import { createResourceQueries } from './resource-queries.ts';
 import { checkOneStatementReplace, namedVersion, replacesInOneStatement, resourceOps, type IfMatch, type RemoveResourceFiles, type ResourceData, type ResourceSearchIndex } from './resource-ops.ts';
-import { isResourceId, resourcesAfter, selectResource } from './resources.repo.ts';
+import { isResourceId, replaceAtTypeVersion, resourcesAfter, selectResource } from './resources.repo.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage, ResourcePage } from './resources.schema.ts';
 
 export type ResourcesService = ReturnType<typeof createResourcesService>;
@@ -55,16 +55,19 @@ export function createResourcesService(deps: {
   /**
    * A PUT at a version whose type this process knows is one round trip: data checked against the
    * type as it was last read, before any transaction, and written only if the type is still at
-   * that version. Should the type refuse the data, or the write change nothing (type changed,
-   * resource gone or at another version), the checked path reads the type again and answers.
+   * that version, in a transaction of its own that shares a connection with other such writes
+   * (`Db.writeInTenant`). Should the type refuse the data, the write change nothing (type changed,
+   * resource gone or at another version) or wait too long for a lock, the checked path reads the
+   * type again and answers.
    */
   async function replace(actor: Actor, type: string, id: string, data: ResourceData, expectedVersion?: number): Promise<Resource> {
     const typeKey = `${actor.tenantId}\u0000${type}`;
     const known = expectedVersion === undefined ? undefined : knownTypes.get(typeKey);
     const checked = known && checkOneStatementReplace(known, data, objectTypes.validate, deps.searchIndex);
-    if (checked) {
-      const sent = await db.inTenant(actor.tenantId, async (tx) => ops(tx).sendReplace(checked, id, { expectedVersion: expectedVersion!, by: actor.userId }));
-      const written = await sent.written;
+    if (checked && isResourceId(id)) {
+      const sent = db.writeInTenant(actor.tenantId, (tx) => replaceAtTypeVersion(tx, checked.objectType, id, checked.data, expectedVersion!, actor.userId));
+      // A row locked for longer than a shared write may wait: the checked path waits for it.
+      const [written] = await sent.catch((error: unknown) => (isLockNotAvailable(error) ? [] : Promise.reject(error)));
       if (written) return written;
     }
     return db.inTenant(actor.tenantId, async (tx) => {

@@ -69,14 +69,14 @@ export const tenantCondition = new Gauge({
 
 export const dbPoolMax = new Gauge({
   name: 'svc_db_pool_max_connections',
-  help: 'Connections each PostgreSQL pool may open (system: owner role; tenant: row-level-security transactions; read: shared tenant reads).',
+  help: 'Connections each PostgreSQL pool may open (system: owner role; tenant: row-level-security transactions; read: shared tenant reads; write: shared one-statement tenant writes).',
   labelNames: ['pool'] as const,
   registers: [registry],
 });
 
 export const dbInFlight = new Gauge({
   name: 'svc_db_in_flight',
-  help: 'Transactions (system, tenant) and pipelined reads (read) running or waiting for a connection, per pool.',
+  help: 'Transactions (system, tenant) and pipelined reads (read) and writes (write) running or waiting for a connection, per pool.',
   labelNames: ['pool'] as const,
   registers: [registry],
 });

@@ -21,9 +21,16 @@ const ENTRY = new RegExp(`^${PREFIX} pid=\\d+ app=(\\S*) ([A-Z]+):  (.*)$`);
 const PARAM = /\$(\d+) = (NULL|'((?:[^']|'')*)')/g;
 
 /**
+ * The lookup of array types postgres.js sends once on each new connection, before its first
+ * statement: part of opening a connection, not of the request that happened to open it.
+ */
+const CONNECTION_SETUP = /^select\s+b\.oid,\s+b\.typarray\s+from\s+pg_catalog\.pg_type\s+a\b/;
+
+/**
  * Runs `send` (one HTTP request) with `log_statement = 'all'` switched on for the cluster, and
- * returns every statement the platform's connections executed meanwhile, in order, with their
- * bound parameters. The settings are reset afterwards, whatever happens.
+ * returns every statement the platform's connections executed meanwhile for the request, in
+ * order, with their bound parameters (a connection's own setup left out). The settings are reset
+ * afterwards, whatever happens.
  */
 export async function captureFromServerLog(adminUrl: string, logFile: string, send: () => Promise<void>): Promise<Statement[]> {
   const offset = (await stat(logFile)).size;
@@ -41,7 +48,7 @@ export async function captureFromServerLog(adminUrl: string, logFile: string, se
       await sql`select pg_reload_conf()`;
     }
   });
-  return parseStatementLog(await readFrom(logFile, offset));
+  return parseStatementLog(await readFrom(logFile, offset)).filter((statement) => !CONNECTION_SETUP.test(statement.sql.trim()));
 }
 
 async function readFrom(file: string, offset: number): Promise<string> {
