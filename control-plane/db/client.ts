@@ -141,8 +141,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
   const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
   const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE });
-  const lanesOf = (count: number | undefined) =>
-    Array.from({ length: Math.max(1, count ?? 1) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }), inFlight: 0 }));
+  const lanesOf = (count: number) => Array.from({ length: Math.max(1, count) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }), inFlight: 0 }));
   const readLanes = lanesOf(options.readConnections ?? 1);
   const writeLanes = lanesOf(options.writeConnections ?? 4);
   // postgres.js tells nothing of its pools' state: what is counted is the work given to each.
