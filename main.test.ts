@@ -65,6 +65,27 @@ describe('main.ts (the production entry point)', () => {
     expect(readdirSync(stateDir)).toEqual([]);
   });
 
+  it('refuses to start in production without an external identity provider, serving and seeding nothing', { timeout: 90_000 }, async () => {
+    await Promise.all(
+      ['all', 'edge', 'control-plane'].map(async (role) => {
+        const port = await freePort();
+        const run = runMain(['--role', role], { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', PORT: String(port) });
+        started.push(run.child);
+        expect(await run.exited).toBe(2);
+        expect(run.output()).toContain('AUTH_ISSUER and AUTH_JWKS_URL are required in production');
+        expect(run.output()).not.toMatch(/listening|ready/);
+        await expect(fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`)).rejects.toThrow();
+      }),
+    );
+  });
+
+  it('refuses half an identity provider setting instead of falling back to the built-in sign-in', async () => {
+    const run = runMain([], { ...bareEnv(stateDir), DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'https://id.example' });
+    started.push(run.child);
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toContain('AUTH_JWKS_URL must be set with AUTH_ISSUER');
+  });
+
   it('runs the control-plane role from the environment, logs JSON lines in production, and stops on SIGTERM', async () => {
     const port = await freePort();
     const run = runMain(['--role', 'control-plane'], {
@@ -77,6 +98,8 @@ describe('main.ts (the production entry point)', () => {
       HOST: '127.0.0.1',
       PORT: String(port),
       PUBLIC_URL: 'http://127.0.0.1:1',
+      AUTH_ISSUER: 'http://127.0.0.1:1',
+      AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
       SVC_DEV_SEED: 'false',
     });
     started.push(run.child);

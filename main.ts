@@ -150,6 +150,35 @@ function aiSettings(env: NodeJS.ProcessEnv): PlatformOptions['ai'] {
   return { baseUrl: env.AI_BASE_URL!, apiKey: env.AI_API_KEY!, model: env.AI_MODEL! };
 }
 
+/** The roles that verify callers' tokens, and so need an identity provider. */
+const AUTHENTICATING_ROLES: readonly PlatformRole[] = ['all', 'edge', 'control-plane'];
+
+/**
+ * The external OIDC provider of `AUTH_ISSUER` and `AUTH_JWKS_URL`: both, or neither (the built-in
+ * provider). In production a role that authenticates callers refuses to run without one: the
+ * built-in provider signs in whoever types an e-mail address.
+ */
+function identitySettings(role: PlatformRole, env: NodeJS.ProcessEnv): PlatformOptions['identity'] {
+  const { AUTH_ISSUER: issuer, AUTH_JWKS_URL: jwksUrl } = env;
+  if (issuer && !jwksUrl) throw new ConfigError('AUTH_JWKS_URL must be set with AUTH_ISSUER: the provider\'s JSON Web Key Set URL');
+  if (jwksUrl && !issuer) throw new ConfigError('AUTH_ISSUER must be set with AUTH_JWKS_URL: the provider\'s issuer');
+  if (!issuer || !jwksUrl) {
+    if (env.NODE_ENV === 'production' && AUTHENTICATING_ROLES.includes(role)) {
+      throw new ConfigError(
+        'AUTH_ISSUER and AUTH_JWKS_URL are required in production: the built-in sign-in checks no password and is for local development only (without NODE_ENV=production it runs)',
+      );
+    }
+    return undefined;
+  }
+  return {
+    issuer,
+    audience: env.AUTH_AUDIENCE ?? 'urn:svc:api',
+    jwksUrl,
+    tenantClaim: env.AUTH_TENANT_CLAIM,
+    registrationToken: env.AUTH_REGISTRATION_TOKEN || undefined,
+  };
+}
+
 /** The platform's options for `role` from the environment; throws {@link ConfigError} on a missing or malformed setting. */
 export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: LocalSettings = {}): Omit<PlatformOptions, 'log' | 'runWorker'> {
   const databaseUrl = env.DATABASE_URL;
@@ -160,16 +189,7 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     throw new ConfigError('DATABASE_URL is not a URL: use postgres://user:password@host:5432/database');
   }
   if (role === 'worker' && !env.TEMPORAL_ADDRESS) throw new ConfigError('TEMPORAL_ADDRESS is required for the worker role: the Temporal frontend (host:port)');
-  const identity =
-    env.AUTH_ISSUER && env.AUTH_JWKS_URL
-      ? {
-          issuer: env.AUTH_ISSUER,
-          audience: env.AUTH_AUDIENCE ?? 'urn:svc:api',
-          jwksUrl: env.AUTH_JWKS_URL,
-          tenantClaim: env.AUTH_TENANT_CLAIM,
-          registrationToken: env.AUTH_REGISTRATION_TOKEN || undefined,
-        }
-      : undefined;
+  const identity = identitySettings(role, env);
   const port = portSetting(env, 'PORT', role === 'control-plane' ? 8081 : 8080);
   return {
     role,
@@ -188,7 +208,8 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
         ? { address: env.TEMPORAL_ADDRESS, namespace: env.TEMPORAL_NAMESPACE ?? 'default', taskQueue: env.TEMPORAL_TASK_QUEUE ?? DEFAULT_TASK_QUEUE }
         : undefined,
     devSigningKeys: identity ? undefined : local.devSigningKeys,
-    seedDevelopmentData: !identity && env.SVC_DEV_SEED !== 'false',
+    // Seeded users sign in through the built-in provider alone, which production never runs.
+    seedDevelopmentData: !identity && env.NODE_ENV !== 'production' && env.SVC_DEV_SEED !== 'false',
     rateLimits: { policies: rateLimitPolicies(env) },
     operator: role === 'all' || role === 'operator' ? operatorSettings(env) : undefined,
     // The chart sets HEALTH_PORT; locally the two roles get ports of their own, and 0 picks a free one.

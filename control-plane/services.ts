@@ -12,6 +12,7 @@ import { createGeoService, type GeoService } from './geo/geo.service.ts';
 import { createDocumentsService, type DocumentsService } from './documents/documents.service.ts';
 import { createHealthService, type HealthService } from './health/health.service.ts';
 import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from './idp-apps/idp-apps.service.ts';
+import { findClientTenantId } from './idp-apps/idp-apps.repo.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
@@ -109,7 +110,7 @@ export function createServices(
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities });
-  const identity = createIdentityService(deps);
+  const identity = createIdentityService({ ...deps, appClientTenant: (clientId) => deps.db.system((tx) => findClientTenantId(tx, clientId)) });
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
   const apps = createAppsService({ db: deps.db, tenants, identity, declarations });

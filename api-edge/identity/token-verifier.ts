@@ -28,6 +28,8 @@ export interface VerifiedIdentity {
   /** The `picture` claim: the address of the user's image. */
   picture?: string;
   tenant?: string;
+  /** The client the token was issued to: its `client_id` claim (RFC 9068), else `azp`. */
+  clientId?: string;
   /** `iat`, Unix epoch seconds. */
   issuedAt?: number;
   /** `exp`, Unix epoch seconds. */
@@ -108,6 +110,8 @@ export function createTokenVerifier(opts: TokenVerifierOptions): (token: string)
     const picture = stringClaim(payload, 'picture');
     if (picture !== undefined) identity.picture = picture;
     if (tenant !== undefined) identity.tenant = tenant;
+    const clientId = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
+    if (clientId !== undefined) identity.clientId = clientId;
     if (typeof payload.iat === 'number') identity.issuedAt = payload.iat;
     if (typeof payload.exp === 'number') identity.expiresAt = payload.exp;
     return identity;

@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import { t } from '../trpc/init.ts';
-import { userProcedure } from '../trpc/procedures.ts';
+import { selfProcedure } from '../trpc/procedures.ts';
 import { MeSchema, UpdateProfileInputSchema } from './identity.schema.ts';
 
 /**
- * The caller's own record. The `identity` namespace also serves the caller's tenants (`tenants`,
+ * The caller's own record, which an app's token reaches too: the app acts as its user. The `identity` namespace also serves the caller's tenants (`tenants`,
  * `provision`): tenants' procedures, in tenants.router.ts (`callerTenantsRouter`), merged in by the root router.
  */
 export const identityRouter = t.router({
-  me: userProcedure
+  me: selfProcedure
     .input(z.object({}).optional())
     .output(MeSchema)
     .query(({ ctx }) => ctx.services.identity.me(ctx.principal)),
-  updateProfile: userProcedure
+  updateProfile: selfProcedure
     .input(UpdateProfileInputSchema)
     .output(MeSchema)
     .mutation(({ ctx, input }) => ctx.services.identity.updateProfile(ctx.principal, input)),

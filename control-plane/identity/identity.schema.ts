@@ -40,9 +40,14 @@ export const IdentitySchema = z.object({
   picture: z.string().max(2048).optional(),
   /** Tenant id or slug from the token's tenant claim, when the provider sets one. */
   tenant: z.string().optional(),
+  /** The client the token was issued to (`client_id` or `azp`), when it names one. */
+  clientId: z.string().optional(),
   issuedAt: z.number().optional(),
 });
 export type Identity = z.infer<typeof IdentitySchema>;
+
+/** Why a token issued to an app that a tenant registered is refused outside that tenant. */
+export const APP_TOKEN_ELSEWHERE = 'this token was issued to an app, which acts only in the tenant that registered it';
 
 /** The caller of a tenant-scoped procedure: a user acting in one tenant with that tenant's permissions. */
 export interface Actor {
@@ -62,6 +67,8 @@ export interface Principal {
   verifiedEmail?: string;
   platformRoles: string[];
   platformPermissions: ReadonlySet<string>;
+  /** Set when the token was issued to an app a tenant registered: the only tenant it acts in. */
+  appTenantId?: string;
 }
 
 /** The caller's own user record (v4 `GET /v4/identity/me`). */

@@ -16,7 +16,7 @@ import {
   type UserRow,
 } from './identity.repo.ts';
 import { ensureDefaultRoles } from './default-roles.ts';
-import type { Actor, Identity, Me, Principal, ProfileChanges, UpdateProfileInput } from './identity.schema.ts';
+import { APP_TOKEN_ELSEWHERE, type Actor, type Identity, type Me, type Principal, type ProfileChanges, type UpdateProfileInput } from './identity.schema.ts';
 import { platformPermissionsOf } from './permissions.ts';
 import { UUID } from '../ids.ts';
 
@@ -32,12 +32,30 @@ export type IdentityService = ReturnType<typeof createIdentityService>;
  * of identity: a user's memberships and the permissions they grant, the tenants' built-in roles,
  * and the user's profile (one record per user, which v4 `me` and v3 users both change).
  */
-export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?: () => number }) {
+export function createIdentityService(deps: {
+  db: Db;
+  /** The tenant that registered the app a client id belongs to; undefined for the platform's own clients. */
+  appClientTenant?: (clientId: string) => Promise<string | undefined>;
+  cacheTtlMs?: number;
+  now?: () => number;
+}) {
   const { db } = deps;
   const ttl = deps.cacheTtlMs ?? 5_000;
   const now = deps.now ?? Date.now;
   const cache = new Map<string, { actor: Actor; expires: number }>();
   const principals = new Map<string, { principal: Principal; expires: number }>();
+  const appTenants = new Map<string, { tenantId: string | undefined; expires: number }>();
+
+  /** The tenant a token is bound to: the one that registered the app it was issued to, if any. */
+  async function appTenantOf(identity: Identity): Promise<string | undefined> {
+    if (!identity.clientId || !deps.appClientTenant) return undefined;
+    const hit = appTenants.get(identity.clientId);
+    if (hit && hit.expires > now()) return hit.tenantId;
+    const tenantId = await deps.appClientTenant(identity.clientId);
+    if (appTenants.size > 10_000) appTenants.clear();
+    appTenants.set(identity.clientId, { tenantId, expires: now() + ttl });
+    return tenantId;
+  }
 
   /** The token's user, provisioned just in time, with the sign-in time recorded. */
   async function provisionUser(tx: Tx, identity: Identity): Promise<UserRow> {
@@ -72,11 +90,13 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
       return { user: found, memberships: await listActiveMemberships(tx, found.id) };
     });
 
-    const wanted = tenantHint ?? identity.tenant;
+    const appTenant = await appTenantOf(identity);
+    const wanted = tenantHint ?? appTenant ?? identity.tenant;
     const membership = wanted
       ? memberships.find((m) => (UUID.test(wanted) ? m.tenantId === wanted.toLowerCase() : m.tenantSlug === wanted))
       : memberships[0];
     if (!membership) throw new ForbiddenError(wanted ? `no active membership in tenant "${wanted}"` : 'no active tenant membership');
+    if (appTenant && membership.tenantId !== appTenant) throw new ForbiddenError(APP_TOKEN_ELSEWHERE);
     return {
       userId: user.id,
       email: user.email,
@@ -101,7 +121,7 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
 
   return {
     async resolveActor(identity: Identity, tenantHint?: string): Promise<Actor> {
-      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${tenantHint ?? identity.tenant ?? ''}`;
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${tenantHint ?? identity.tenant ?? ''}`;
       const hit = cache.get(key);
       if (hit && hit.expires > now()) return hit.actor;
       const actor = await resolve(identity, tenantHint);
@@ -112,16 +132,20 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
 
     /** The token's user without choosing a tenant, with the platform permissions of their platform roles. */
     async resolveUser(identity: Identity): Promise<Principal> {
-      const key = `${identity.sub}|${identity.issuedAt ?? ''}`;
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}`;
       const hit = principals.get(key);
       if (hit && hit.expires > now()) return hit.principal;
       const user = await db.system((tx) => provisionUser(tx, identity));
+      const appTenantId = await appTenantOf(identity);
+      // An app's token never carries the user's platform roles: the app acts in its tenant alone.
+      const platformRoles = appTenantId ? [] : user.platformRoles;
       const principal: Principal = {
         userId: user.id,
         email: user.email,
         ...(identity.emailVerified === true && identity.email ? { verifiedEmail: identity.email } : {}),
-        platformRoles: user.platformRoles,
-        platformPermissions: platformPermissionsOf(user.platformRoles),
+        platformRoles,
+        platformPermissions: platformPermissionsOf(platformRoles),
+        ...(appTenantId ? { appTenantId } : {}),
       };
       if (principals.size > 10_000) principals.clear();
       principals.set(key, { principal, expires: now() + ttl });
@@ -136,7 +160,7 @@ export function createIdentityService(deps: { db: Db; cacheTtlMs?: number; now?:
     async me(principal: Principal): Promise<Me> {
       const me = await db.system((tx) => findMe(tx, principal.userId));
       if (!me) throw new NotFoundError('user');
-      return me;
+      return principal.appTenantId ? { ...me, platformRoles: principal.platformRoles } : me;
     },
 
     /** Changes the caller's `name` and deep-merges `preferences`; returns the whole record. */

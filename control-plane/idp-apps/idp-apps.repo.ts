@@ -78,6 +78,12 @@ export async function findClientById(tx: Tx, clientId: string): Promise<IdpApp |
   return rows[0];
 }
 
+/** Platform work: the tenant that registered a client, live or deleted; undefined for a client no tenant registered. */
+export async function findClientTenantId(tx: Tx, clientId: string): Promise<string | undefined> {
+  const rows = await tx<{ tenantId: string }[]>`select tenant_id::text as "tenantId" from idp_apps where client_id = ${clientId} limit 1`;
+  return rows[0]?.tenantId;
+}
+
 /** Platform work: a built-in provider's client of a live tenant, as the provider needs it. */
 export async function findProviderClient(tx: Tx, clientId: string): Promise<ProviderClient | undefined> {
   const rows = await tx.unsafe<ProviderClient[]>(

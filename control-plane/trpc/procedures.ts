@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { TRPCError } from '@trpc/server';
 import { DomainError, ForbiddenError, UnauthorizedError } from '../errors.ts';
+import { APP_TOKEN_ELSEWHERE } from '../identity/identity.schema.ts';
 import type { Permission, PlatformPermission } from '../identity/permissions.ts';
 import { unstorableInputError } from '../json/unstorable-input.ts';
 import { observeProcedure } from '../telemetry/metrics.ts';
@@ -71,10 +72,19 @@ export const tenantProcedure = (permission?: Permission) =>
     }),
   );
 
-/** Resolves the calling user (provisioned just in time) without choosing a tenant: identity and platform routes. */
-export const userProcedure = authedProcedure.use(async ({ ctx, next }) => {
+/** Resolves the calling user (provisioned just in time) without choosing a tenant: the caller's own profile. */
+export const selfProcedure = authedProcedure.use(async ({ ctx, next }) => {
   const principal = await ctx.services.identity.resolveUser(ctx.identity);
   return next({ ctx: { principal } });
+});
+
+/**
+ * `selfProcedure` for identity and platform routes, which reach beyond one tenant: a token issued
+ * to an app that a tenant registered is refused there, as it acts only in that tenant.
+ */
+export const userProcedure = selfProcedure.use(({ ctx, next }) => {
+  if (ctx.principal.appTenantId) throw new ForbiddenError(APP_TOKEN_ELSEWHERE);
+  return next();
 });
 
 /** A user holding the platform-level `permission`, which comes from platform roles on the user, never from a tenant. */

@@ -1,8 +1,10 @@
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, SignJWT, type JWK, type JWTPayload } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateSigningJwks } from '../../api-edge/identity/dev-provider.ts';
 import { fillPath } from '../harness/routes.ts';
 import { ADMIN, startTestStack, type TestStack } from '../harness/stack.ts';
+import { createTenantFixture } from '../harness/tenant-fixture.ts';
 import { documentedOperations } from './operations.ts';
 
 /**
@@ -82,5 +84,39 @@ describe('forged tokens', () => {
       }
     }
     expect(accepted).toEqual([]);
+  });
+});
+
+/** Operations on the caller's own profile, which a token issued to an app reaches: the app acts as its user. */
+const SELF_OPERATIONS = ['getMe', 'updateProfile'];
+
+describe('tokens issued to an app that another tenant registered', () => {
+  const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  afterAll(() => sql.end());
+
+  /** A genuine token of acme's admin, as if issued to a client registered by a tenant acme's admin is no member of. */
+  async function foreignClientToken(): Promise<string> {
+    const other = await createTenantFixture(sql, 'foreign-app');
+    const [client] = await sql<{ clientId: string }[]>`
+      insert into idp_apps (client_id, tenant_id, app_key, display_name, redirect_uris, token_endpoint_auth_method, provider, issuer)
+      values (gen_random_uuid()::text, ${other.id}::uuid, 'foreign', 'Foreign', '{https://foreign.example/cb}', 'none', 'built-in', ${stack.url})
+      returning client_id as "clientId"`;
+    return signed({ ...genuine.claims, client_id: client!.clientId });
+  }
+
+  it('reach nothing but the user\'s own profile, on every documented operation that takes a bearer token', { timeout: 120_000 }, async () => {
+    const token = await foreignClientToken();
+    const tenants = await stack.request('GET', '/v4/identity/tenants', { as: ADMIN });
+    const acme: string = tenants.body.data.find((t: { slug: string }) => t.slug === 'acme').id;
+    const operations = documentedOperations().filter((op) => op.schemes.some((scheme) => BEARER_SCHEMES.includes(scheme)));
+    const reached: string[] = [];
+    for (const operation of operations) {
+      const path = fillPath(operation.template, { ...operation.case?.sample, tenantId: acme, ...Object.fromEntries(operation.parameters.filter((p) => p.in === 'path').map((p) => [p.name, operation.case?.sample?.[p.name] ?? acme])) });
+      const query = operation.case?.query ? `?${operation.case.query}` : '';
+      const answer = await stack.request(operation.method, path + query, { token, body: operation.body?.mediaType === 'application/json' ? (operation.case?.body ?? {}) : undefined, conformance: false });
+      const refused = answer.status === 401 || answer.status === 403;
+      if (SELF_OPERATIONS.includes(operation.operationId) ? answer.status >= 500 : !refused) reached.push(`${operation.operationId}: ${operation.method} ${path} -> ${answer.status}`);
+    }
+    expect(reached).toEqual([]);
   });
 });
