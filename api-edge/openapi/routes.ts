@@ -498,7 +498,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   [`POST ${V4_BASE}/identity/me/provision`]: {
     operationId: 'provisionMe',
-    summary: 'Join a tenant whose domain matches the verified e-mail address',
+    summary: 'Join a tenant: accept its invitation, or join one whose domain matches the verified e-mail address',
     tag: 'Identity',
     query: { tenant_id: param(ProvisionSelfInputSchema.shape.tenant_id, { description: 'May be given in the body instead' }) },
     body: { schema: ProvisionSelfInputSchema.partial(), required: false },
@@ -549,7 +549,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
   },
   [`POST ${V4_BASE}/platform/tenants/:tenantId/users/:oid/provision`]: {
     operationId: 'provisionTenantUser',
-    summary: 'Grant a user membership of a tenant',
+    summary: 'Invite a user to a tenant (a membership with status "invited" until the user accepts it)',
     tag: 'Platform',
     path: { ...tenantPath, oid: UserRefSchema },
     responses: membership,

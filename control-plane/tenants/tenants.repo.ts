@@ -106,17 +106,36 @@ export async function listMemberships(tx: Tx, userId: string): Promise<TenantMem
 }
 
 
-/** Adds a membership with `roles` unless one exists; an existing membership is returned unchanged. */
-export async function ensureMembership(tx: Tx, tenantId: string, userId: string, roles: string[]): Promise<{ membership: Membership; created: boolean }> {
+/**
+ * Adds a membership with `roles` unless one exists, `active` or, for an invitation the user has
+ * still to accept, `invited`; an existing membership is returned unchanged.
+ */
+export async function ensureMembership(
+  tx: Tx,
+  tenantId: string,
+  userId: string,
+  roles: string[],
+  status: 'active' | 'invited' = 'active',
+): Promise<{ membership: Membership; created: boolean }> {
   const rows = await tx.unsafe<(Membership & { created: boolean })[]>(
-    `insert into memberships (tenant_id, user_id, roles) values ($1::uuid, $2::uuid, $3::text[])
+    `insert into memberships (tenant_id, user_id, roles, status) values ($1::uuid, $2::uuid, $3::text[], $4)
      on conflict (tenant_id, user_id) do update set roles = memberships.roles
      returning ${MEMBERSHIP_COLUMNS}, (xmax = 0) as created`,
-    [tenantId, userId, roles as never],
+    [tenantId, userId, roles as never, status],
     { prepare: true },
   );
   const { created, ...membership } = rows[0]!;
   return { membership, created };
+}
+
+/** Makes the user's invitation to a tenant an active membership; undefined when there is none. */
+export async function acceptInvitation(tx: Tx, tenantId: string, userId: string): Promise<Membership | undefined> {
+  const rows = await tx.unsafe<Membership[]>(
+    `update memberships set status = 'active' where tenant_id = $1::uuid and user_id = $2::uuid and status = 'invited'
+     returning ${MEMBERSHIP_COLUMNS}`,
+    [tenantId, userId],
+  );
+  return rows[0];
 }
 
 /** Adds `roles` to the user's membership (creating it, or making it active again). */

@@ -9,6 +9,7 @@ import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { StorageBackend } from '../storage/storage.schema.ts';
 import {
   countLiveChildren,
+  acceptInvitation,
   ensureMembership,
   findTenant,
   findUserByEmail,
@@ -212,25 +213,34 @@ export function createTenantsService(deps: {
       });
     },
 
-    /** Adds an existing user to the actor's tenant as `member`; an existing membership is left as it is. */
+    /**
+     * Invites an existing user to the actor's tenant as `member`: the membership is `invited` until
+     * the user accepts it (`provisionSelf`), so no administrator puts a user in a tenant without
+     * their consent. An existing membership or invitation is left as it is.
+     */
     async provisionUser(actor: Actor, userRef: string): Promise<MembershipGrant> {
       return db.system(async (tx) => {
         const user = await findUserById(tx, userRef);
         if (!user) throw new NotFoundError('user');
-        return ensureMembership(tx, actor.tenantId, user.id, [MEMBER_ROLE]);
+        return ensureMembership(tx, actor.tenantId, user.id, [MEMBER_ROLE], 'invited');
       });
     },
 
     /**
-     * Self-provisioning: the caller joins an active tenant as `member` when their token's verified
-     * e-mail domain is one of the tenant's `domains`. Any refusal (unknown tenant included) is a
-     * 403, so the route reveals no tenant; an existing membership is returned unchanged.
+     * Self-provisioning: the caller accepts their invitation to an active tenant, or else joins it
+     * as `member` when their token's verified e-mail domain is one of the tenant's `domains`. Any
+     * refusal (unknown tenant included) is a 403, so the route reveals no tenant; an existing
+     * membership is returned unchanged.
      */
     async provisionSelf(principal: Principal, tenantRef: string): Promise<MembershipGrant> {
       return db.system(async (tx) => {
-        const domain = principal.verifiedEmail?.split('@').pop()?.toLowerCase();
-        if (!domain) throw new ForbiddenError('self-provisioning needs a verified e-mail address');
         const tenant = await findTenant(tx, tenantRef);
+        if (tenant && tenant.status === 'active') {
+          const accepted = await acceptInvitation(tx, tenant.id, principal.userId);
+          if (accepted) return { membership: accepted, created: true };
+        }
+        const domain = principal.verifiedEmail?.split('@').pop()?.toLowerCase();
+        if (!domain) throw new ForbiddenError('self-provisioning needs a verified e-mail address, or an invitation to the tenant');
         if (!tenant || tenant.status !== 'active' || !tenant.domains.includes(domain)) {
           throw new ForbiddenError(`tenant "${tenantRef}" does not accept e-mail domain "${domain}"`);
         }

@@ -29,11 +29,14 @@ describe('tokens of a tenant-registered app', { timeout: 120_000 }, () => {
     victim = await createTenantFixture(sql, 'app-victim', { plan: 'team' });
     stack = await startTestStack({ devUsers: [...DEV_USERS, owner.admin, owner.member, victim.admin, victim.member] });
 
-    // The owner's admin adds the victim tenant's admin to the owner tenant by e-mail alone.
+    // The owner's admin invites the victim tenant's admin to the owner tenant by e-mail.
     const user = await stack.request('GET', `/v4/platform/users/by-email?email=${encodeURIComponent(victim.admin.email)}`, { as: owner.admin.email });
     expect(user.status, JSON.stringify(user.body)).toBe(200);
     const added = await stack.request('POST', `/v4/platform/tenants/${owner.id}/users/${user.body.id}/provision`, { as: owner.admin.email });
-    expect([200, 201], JSON.stringify(added.body)).toContain(added.status);
+    expect(added.status, JSON.stringify(added.body)).toBe(201);
+    // The user accepts: the attack needs no more than a user who agreed to join another tenant.
+    const accepted = await stack.request('POST', '/v4/identity/me/provision', { as: victim.admin.email, body: { tenant_id: owner.id } });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
 
     const app = await stack.request('POST', `/v4/platform/tenants/${owner.id}/apps`, { as: owner.admin.email, body: { name: 'Harvest', key: `harvest-${suffix}` } });
     expect(app.status, JSON.stringify(app.body)).toBe(201);

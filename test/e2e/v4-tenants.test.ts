@@ -287,7 +287,7 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
       expect((await stack.request('GET', `/v4/platform/users/${randomUUID()}/memberships`, { as: ADMIN })).status).toBe(404);
     });
 
-    it('lets a tenant-admin add an existing user as member; members and other tenants get 403', async () => {
+    it('lets a tenant-admin invite an existing user as member, who joins on accepting; members and other tenants get 403', async () => {
       const child = await usableChild(ADMIN, acmeId, 'acme-guests');
       const path = `/v4/platform/tenants/${child.id}/users/${userIds[GLOBEX_ADMIN]}/provision`;
       expect((await stack.request('POST', path, { as: GLOBEX_ADMIN })).status).toBe(403);
@@ -297,7 +297,14 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
 
       const added = await stack.request('POST', path, { as: ADMIN });
       expect(added.status, JSON.stringify(added.body)).toBe(201);
-      expect(added.body).toMatchObject({ tenantId: child.id, userId: userIds[GLOBEX_ADMIN], roles: ['member'], status: 'active' });
+      expect(added.body).toMatchObject({ tenantId: child.id, userId: userIds[GLOBEX_ADMIN], roles: ['member'], status: 'invited' });
+      expect((await stack.request('POST', path, { as: ADMIN })).status).toBe(200);
+      // An invitation is no membership: the user is in the tenant once they accept it.
+      expect((await resourcesIn(child.id, GLOBEX_ADMIN)).status).toBe(403);
+      expect((await stack.request('GET', '/v4/identity/tenants', { as: GLOBEX_ADMIN })).body.data.map((t: any) => t.id)).not.toContain(child.id);
+      const accepted = await stack.request('POST', '/v4/identity/me/provision', { as: GLOBEX_ADMIN, body: { tenant_id: child.id } });
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+      expect(accepted.body).toMatchObject({ tenantId: child.id, userId: userIds[GLOBEX_ADMIN], roles: ['member'], status: 'active' });
       expect((await stack.request('POST', path, { as: ADMIN })).status).toBe(200);
       expect((await resourcesIn(child.id, GLOBEX_ADMIN)).status).toBe(200);
       const tenants = await stack.request('GET', '/v4/identity/tenants', { as: GLOBEX_ADMIN });
@@ -310,6 +317,7 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
     it('makes the tenant unusable for its members and hides it, while its rows stay', async () => {
       const child = await usableChild(ADMIN, acmeId, 'acme-doomed');
       expect((await stack.request('POST', `/v4/platform/tenants/${child.id}/users/${userIds[MEMBER]}/provision`, { as: ADMIN })).status).toBe(201);
+      expect((await stack.request('POST', '/v4/identity/me/provision', { as: MEMBER, body: { tenant_id: child.id } })).status).toBe(201);
       expect((await resourcesIn(child.id, MEMBER)).status).toBe(200);
       const project = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, headers: { 'x-tenant-id': child.id }, body: { name: 'Doomed' } });
       expect(project.status).toBe(201);

@@ -66,6 +66,8 @@ describe('v4 verticals', { timeout: 120_000 }, () => {
     const me = await stack.request('GET', '/v4/identity/me', { as: childUser.email });
     const granted = await stack.request('POST', `/v4/platform/tenants/${childId}/users/${me.body.id}/provision`, { as: admin.email });
     expect(granted.status, JSON.stringify(granted.body)).toBe(201);
+    const accepted = await stack.request('POST', '/v4/identity/me/provision', { as: childUser.email, body: { tenant_id: childId } });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
   });
   afterAll(async () => {
     await sql.end();

@@ -6,7 +6,7 @@ import { createUsersService } from '../../services/tenants.service.ts';
 
 export const command = withMeta(
   new Command('invite')
-    .description('Give a platform user (found by e-mail) a membership of a tenant')
+    .description('Invite a platform user (found by e-mail) to a tenant; they join with svc user provision-me')
     .requiredOption('--email <email>', "the user's e-mail address")
     .option('--tenant <id>', 'tenant id or slug (default: the active tenant)')
     .addOption(formatOption())
@@ -16,8 +16,12 @@ export const command = withMeta(
       const tenantId = await ctx.tenantId(options.tenant);
       const users = createUsersService(await ctx.api());
       const user = await ctx.out.spin(`Looking up ${options.email}`, () => users.findByEmail(options.email));
-      const membership = await ctx.out.spin(`Adding ${user.email}`, () => users.provision(tenantId, user.id));
-      ctx.out.success(`${user.email} is a member of ${tenantId}`);
+      const membership = await ctx.out.spin(`Inviting ${user.email}`, () => users.provision(tenantId, user.id));
+      ctx.out.success(
+        membership.status === 'invited'
+          ? `${user.email} is invited to ${tenantId}: they join with svc user provision-me --tenant ${tenantId}`
+          : `${user.email} is a member of ${tenantId}`,
+      );
       ctx.out.data(membership, renderRecord);
     }),
   { calls: ['GET /v4/platform/users/by-email', 'POST /v4/platform/tenants/{tenantId}/users/{oid}/provision'] },

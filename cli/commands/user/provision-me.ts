@@ -6,7 +6,7 @@ import { createUsersService } from '../../services/tenants.service.ts';
 
 export const command = withMeta(
   new Command('provision-me')
-    .description('Make sure you are provisioned as a user of a tenant (as the tenant allows)')
+    .description('Join a tenant: accept its invitation, or join as its e-mail domains allow')
     .option('--tenant <id>', 'tenant id or slug (default: the active tenant)')
     .addOption(formatOption())
     .addOption(jsonOption())
