@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UnsupportedFileTypeError } from '../errors.ts';
+import { crowdedDocx, nestedXlsx, understatedDocx, widePageTreePdf } from './fixtures/bombs.ts';
 import { createExtractor, ExtractionError, type Extraction, type OcrEngine } from './extractor.ts';
 import { withoutInfoGroup } from './rtf.ts';
 
@@ -187,6 +188,53 @@ describe('extract', () => {
     await expect(small.extract({ filename: 'sample.xlsx', bytes: fixture('sample.xlsx') })).rejects.toMatchObject({ details: { format: 'xlsx' } });
     await small.close();
   });
+
+  it('counts what a DOCX really unpacks to, not what its directory claims, and stops at the ratio or the size limit', async () => {
+    // 16 MiB of paragraphs in about 60 KB, the headers claiming 2 000 bytes.
+    const bomb = understatedDocx(16);
+    await expect(extract('charter.docx', bomb)).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'file unpacks to more than 100 times its own size',
+      details: { field: 'file', format: 'docx', limit: 100 },
+    });
+    const bySize = createExtractor({ limits: { maxUnpackRatio: 100_000, maxUnpackedBytes: 8 * 1024 * 1024 } });
+    await expect(bySize.extract({ filename: 'charter.docx', bytes: bomb })).rejects.toMatchObject({
+      details: { issue: `unpacks to more than ${8 * 1024 * 1024} bytes`, format: 'docx', limit: 8 * 1024 * 1024 },
+    });
+    await bySize.close();
+  });
+
+  it('refuses a ZIP package of more files than the limit', async () => {
+    const small = createExtractor({ limits: { maxEntries: 10 } });
+    await expect(small.extract({ filename: 'crowded.docx', bytes: crowdedDocx(30) })).rejects.toMatchObject({
+      details: { field: 'file', issue: 'holds more than 10 files', format: 'docx', limit: 10 },
+    });
+    await small.close();
+  });
+
+  it('stops a deeply nested XLSX at the heap limit, and reads the next workbook on a new thread', async () => {
+    // Past the ratio limit too: let it through to the reader, whose heap is what is tested.
+    const small = createExtractor({ limits: { maxUnpackRatio: 100_000, maxHeapMb: 64 } });
+    await expect(small.extract({ filename: 'deep.xlsx', bytes: nestedXlsx(1_000_000) })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'file needs more than 64 MiB of memory to read',
+      details: { field: 'file', format: 'xlsx', limit: 64 },
+    });
+    expect((await small.extract({ filename: 'sample.xlsx', bytes: fixture('sample.xlsx') })).segments).toHaveLength(4);
+    await small.close();
+  }, 60_000);
+
+  it('stops a PDF whose page tree keeps the reader busy at the time limit, and reads the next PDF', async () => {
+    // One page listed 200 000 times: each page opened walks the whole list.
+    const small = createExtractor({ limits: { timeoutMs: 2_000 } });
+    await expect(small.extract({ filename: 'pages.pdf', bytes: widePageTreePdf(200_000) })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'file took longer than 2 s to read',
+      details: { field: 'file', format: 'pdf', limit: 2_000 },
+    });
+    expect((await small.extract({ filename: 'sample.pdf', bytes: fixture('sample.pdf') })).pages).toBe(2);
+    await small.close();
+  }, 60_000);
 
   it('reads the words in an image by OCR', { timeout: 60_000 }, async () => {
     const image = await extract('ocr.png');

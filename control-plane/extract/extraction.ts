@@ -42,15 +42,46 @@ export interface ExtractionLimits {
   maxPages: number;
   /** Spreadsheet rows read, over all sheets together. */
   maxRows: number;
-  /** Bytes a DOCX or XLSX (a ZIP package) may unpack to, by its own directory: a larger one is refused before it is unpacked. */
+  /**
+   * Bytes a DOCX or XLSX (a ZIP package) may unpack to, counted while it is inflated, whatever
+   * its directory declares: a larger one is refused as soon as it passes the limit.
+   */
   maxUnpackedBytes: number;
+  /** How many times its own size a ZIP package may unpack to, once past `unpackRatioFloorBytes`. */
+  maxUnpackRatio: number;
+  /** Unpacked bytes any ZIP package may reach whatever its ratio, so that small files are never judged by ratio alone. */
+  unpackRatioFloorBytes: number;
+  /** Files (entries) in a ZIP package. */
+  maxEntries: number;
+  /** Wall-clock time one document's reading may take; past it the reader is stopped. */
+  timeoutMs: number;
+  /** JavaScript heap one document's reader may use (MiB); past it the reader is stopped. */
+  maxHeapMb: number;
 }
+
+/** 200 MiB: a DOCX or XLSX never unpacks to more, however it is compressed. */
+export const MAX_UNPACKED_BYTES = 200 * 1024 * 1024;
+/** 100:1: office XML compresses 5 to 20 times; a hundred times is a bomb. */
+export const MAX_UNPACK_RATIO = 100;
+/** 1 MiB: below it the ratio is not looked at. */
+export const UNPACK_RATIO_FLOOR_BYTES = 1024 * 1024;
+/** 10 000 files in a ZIP package: a long document has a few hundred (one per image). */
+export const MAX_ZIP_ENTRIES = 10_000;
+/** 60 s to read one document. */
+export const EXTRACTION_TIMEOUT_MS = 60_000;
+/** 512 MiB of heap to read one document. */
+export const EXTRACTION_HEAP_MB = 512;
 
 export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
   maxTextBytes: 20 * 1024 * 1024,
   maxPages: 2_000,
   maxRows: 100_000,
-  maxUnpackedBytes: 256 * 1024 * 1024,
+  maxUnpackedBytes: MAX_UNPACKED_BYTES,
+  maxUnpackRatio: MAX_UNPACK_RATIO,
+  unpackRatioFloorBytes: UNPACK_RATIO_FLOOR_BYTES,
+  maxEntries: MAX_ZIP_ENTRIES,
+  timeoutMs: EXTRACTION_TIMEOUT_MS,
+  maxHeapMb: EXTRACTION_HEAP_MB,
 };
 
 const FORMAT_NAMES: Record<ExtractFormat, string> = {
@@ -68,16 +99,18 @@ const FORMAT_NAMES: Record<ExtractFormat, string> = {
 
 /**
  * A file of a format the extractor reads whose content cannot be read: damaged, truncated,
- * encrypted, or a package that would unpack to more than the limit. A client error (the upload is at fault), so a `VALIDATION_ERROR` on field `file`; the
- * library's own error is kept as `cause` for logs, never sent to clients.
+ * encrypted, or past one of the reading limits (then `details.limit` holds the limit's value). A
+ * client error (the upload is at fault), so a `VALIDATION_ERROR` on field `file`; the library's own
+ * error is kept as `cause` for logs, never sent to clients.
  */
 export class ExtractionError extends ValidationError {
   constructor(
     readonly format: ExtractFormat,
     cause?: unknown,
     issue = `is not a readable ${FORMAT_NAMES[format]}`,
+    limit?: number,
   ) {
-    super(`file ${issue}`, { field: 'file', issue, format });
+    super(`file ${issue}`, { field: 'file', issue, format, ...(limit === undefined ? {} : { limit }) });
     this.cause = cause;
   }
 }

@@ -1,30 +1,37 @@
 import { readFile } from 'node:fs/promises';
-import { DomainError } from '../errors.ts';
-import { detectFormat } from './detect.ts';
+import { Worker } from 'node:worker_threads';
+import { ValidationError } from '../errors.ts';
 import {
   DEFAULT_EXTRACTION_LIMITS,
   ExtractionError,
   SegmentCollector,
   type Extraction,
   type ExtractionLimits,
+  type ExtractFormat,
   type ExtractInput,
 } from './extraction.ts';
 import { createTesseractEngine, OcrUnavailableError, type OcrEngine } from './ocr.ts';
-import { decodeText, readMarkdown, readPlainText } from './plain-text.ts';
-import { checkUnpackedSize } from './zip-package.ts';
+import { errorOf, type ImageToRecognize, type ReaderJob, type ReaderMessage } from './read-document.ts';
 
-/** The readers of binary formats, loaded with the first file of their kind: together they hold tens of MiB a process that reads none should not carry. */
-const readers = {
-  pdf: () => import('./pdf.ts'),
-  rtf: () => import('./rtf.ts'),
-  spreadsheet: () => import('./spreadsheet.ts'),
-  word: () => import('./word.ts'),
-};
-
-export { DEFAULT_EXTRACTION_LIMITS, ExtractionError } from './extraction.ts';
+export {
+  DEFAULT_EXTRACTION_LIMITS,
+  EXTRACTION_HEAP_MB,
+  EXTRACTION_TIMEOUT_MS,
+  ExtractionError,
+  MAX_UNPACK_RATIO,
+  MAX_UNPACKED_BYTES,
+  MAX_ZIP_ENTRIES,
+  UNPACK_RATIO_FLOOR_BYTES,
+} from './extraction.ts';
 export type { Extraction, ExtractionLimits, ExtractFormat, ExtractInput, Segment, SegmentPosition } from './extraction.ts';
 export { ACCEPTED_CONTENT_TYPES } from './detect.ts';
 export type { OcrEngine } from './ocr.ts';
+
+/** How long a reading thread may take to start on a document (a new one loads the readers first). */
+const READER_START_MS = 60_000;
+
+/** Documents read at once by one extractor: each may hold up to `maxHeapMb` of memory, the rest wait their turn. */
+export const EXTRACTION_CONCURRENCY = 2;
 
 /** Reads a document's text, segment by segment, each with where it came from. */
 export interface Extractor {
@@ -39,6 +46,8 @@ export interface Extractor {
 
 export interface ExtractorOptions {
   limits?: Partial<ExtractionLimits>;
+  /** Documents read at once; default `EXTRACTION_CONCURRENCY`. */
+  concurrency?: number;
   /** Defaults to Tesseract with the English model shipped in node_modules, started on the first image. */
   ocr?: OcrEngine;
 }
@@ -47,73 +56,129 @@ export interface ExtractorOptions {
  * The platform's document text extractor: PDF (unpdf), DOCX (mammoth), DOC (word-extractor),
  * XLSX (exceljs), XLS (SheetJS), CSV (csv-parse), RTF (rtf-stream-parser), plain text, Markdown,
  * and images by OCR (tesseract.js). Pure machinery: bytes in, text out; no I/O but reading
- * `input.path`. Create one per process and `close()` it on shutdown.
+ * `input.path`. Each document is read on a thread of its own within `limits` (time, heap, what a
+ * ZIP package unpacks to), so a hostile file is stopped without harm to the process; at most
+ * `concurrency` at once. Create one per process and `close()` it on shutdown.
  */
 export function createExtractor(options: ExtractorOptions = {}): Extractor {
   const limits: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, ...options.limits };
   const ocr = options.ocr ?? createTesseractEngine();
+  const pool = createReaderPool(limits, options.concurrency ?? EXTRACTION_CONCURRENCY);
   let closed = false;
 
   return {
     async extract(input) {
       if (closed) throw new Error('the extractor is closed');
       const bytes = input.bytes ?? new Uint8Array(await readFile(input.path));
-      const { format, contentType } = await detectFormat(bytes, input.filename);
+      const read = await pool.read(bytes, input.filename);
+      if (read.format !== 'image') return read as Extraction;
       const collector = new SegmentCollector(limits.maxTextBytes);
-      let pages: number | undefined;
-      if (format === 'docx' || format === 'xlsx') checkUnpackedSize(bytes, format, limits.maxUnpackedBytes);
       try {
-        switch (format) {
-          case 'pdf':
-            pages = (await (await readers.pdf()).readPdf(bytes, collector, limits)).pages;
-            break;
-          case 'docx':
-            await (await readers.word()).readDocx(bytes, collector);
-            break;
-          case 'doc':
-            await (await readers.word()).readDoc(bytes, collector);
-            break;
-          case 'xlsx':
-            await (await readers.spreadsheet()).readXlsx(bytes, collector, limits);
-            break;
-          case 'xls':
-            (await readers.spreadsheet()).readXls(bytes, collector, limits);
-            break;
-          case 'csv':
-            (await readers.spreadsheet()).readCsv(decodeText(bytes), input.filename, collector, limits);
-            break;
-          case 'rtf':
-            await (await readers.rtf()).readRtf(bytes, collector);
-            break;
-          case 'text':
-            readPlainText(decodeText(bytes), collector);
-            break;
-          case 'markdown':
-            readMarkdown(decodeText(bytes), collector);
-            break;
-          case 'image':
-            collector.add(await ocr.recognize(bytes), { page: 1 });
-            pages = 1;
-            break;
-        }
+        collector.add(await ocr.recognize(bytes), { page: 1 });
       } catch (error) {
-        if (error instanceof DomainError || error instanceof OcrUnavailableError) throw error;
-        throw new ExtractionError(format, error);
+        if (error instanceof OcrUnavailableError) throw error;
+        throw new ExtractionError('image', error);
       }
       const { segments, truncated } = collector;
-      const separator = format === 'xlsx' || format === 'xls' || format === 'csv' ? '\n' : '\n\n';
-      return {
-        format,
-        contentType,
-        text: segments.map((s) => s.text).join(separator),
-        segments,
-        ...(pages === undefined ? {} : { pages }),
-        truncated,
-      };
+      return { format: 'image', contentType: read.contentType, text: segments.map((s) => s.text).join('\n\n'), segments, pages: 1, truncated };
     },
     async close() {
       closed = true;
+      await pool.close();
       await ocr.close();
+    },
+  };
+}
+
+/** A limit the reading passed, for the file's format when it was known by then. */
+function limitError(format: ExtractFormat | undefined, issue: string, limit: number): ValidationError {
+  return format ? new ExtractionError(format, undefined, issue, limit) : new ValidationError(`file ${issue}`, { field: 'file', issue, limit });
+}
+
+/**
+ * Up to `size` worker threads (extract.worker.mjs) that read one document at a time each, with a
+ * heap of `limits.maxHeapMb`; a document waits for a free one. A reading that passes
+ * `limits.timeoutMs` (from when its thread starts on it) or the heap has its thread ended, and the caller gets an error naming the
+ * limit, while the process and its other readings go on; a new thread takes its place on demand.
+ * Idle threads do not keep the process alive.
+ */
+function createReaderPool(limits: ExtractionLimits, size: number) {
+  const idle: Worker[] = [];
+  const waiting: Array<() => void> = [];
+  let threads = 0;
+  let next = 0;
+
+  async function acquire(): Promise<Worker> {
+    while (!idle.length && threads >= size) await new Promise<void>((resolve) => waiting.push(resolve));
+    const reused = idle.pop();
+    if (reused) return reused;
+    threads += 1;
+    return new Worker(new URL('./extract.worker.mjs', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb } });
+  }
+  function release(worker: Worker, healthy: boolean): void {
+    if (healthy) {
+      worker.unref();
+      idle.push(worker);
+    } else {
+      threads -= 1;
+      void worker.terminate();
+    }
+    waiting.shift()?.();
+  }
+
+  return {
+    async read(bytes: Uint8Array, filename: string): Promise<Extraction | ImageToRecognize> {
+      const worker = await acquire();
+      worker.ref();
+      const id = next++;
+      // A copy of the view alone (not the buffer it may share), handed over rather than cloned.
+      const own = new Uint8Array(bytes);
+      return new Promise((resolve, reject) => {
+        let format: ExtractFormat | undefined;
+        let settled = false;
+        const settle = (healthy: boolean, outcome: () => void) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+          release(worker, healthy);
+          outcome();
+        };
+        const tooLong = () => settle(false, () => reject(limitError(format, `took longer than ${limits.timeoutMs / 1000} s to read`, limits.timeoutMs)));
+        // Counted from when the thread starts on the document: a new thread first loads the readers.
+        let timer = setTimeout(
+          () => settle(false, () => reject(new Error(`the document's reading thread did not start within ${READER_START_MS / 1000} s`))),
+          READER_START_MS,
+        );
+        const onMessage = (message: ReaderMessage) => {
+          if (message.id !== id) return;
+          if ('started' in message) {
+            clearTimeout(timer);
+            timer = setTimeout(tooLong, limits.timeoutMs);
+          } else if ('format' in message) format = message.format;
+          else if ('result' in message) settle(true, () => resolve(message.result));
+          else settle(true, () => reject(errorOf(message.error)));
+        };
+        const onError = (error: Error & { code?: string }) =>
+          settle(false, () =>
+            reject(
+              error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+                ? limitError(format, `needs more than ${limits.maxHeapMb} MiB of memory to read`, limits.maxHeapMb)
+                : format
+                  ? new ExtractionError(format, error)
+                  : error,
+            ),
+          );
+        const onExit = (code: number) => settle(false, () => reject(new Error(`the document's reading thread ended early (exit code ${code})`)));
+        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+        worker.postMessage({ id, bytes: own, filename, limits } satisfies ReaderJob, [own.buffer]);
+      });
+    },
+    /** Ends the idle threads; a reading under way ends its own when done. */
+    async close(): Promise<void> {
+      const ending = idle.splice(0);
+      threads -= ending.length;
+      await Promise.all(ending.map((worker) => worker.terminate()));
     },
   };
 }
