@@ -3,7 +3,8 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { fillPath, paramsOf, ROUTE_CASES, routeCalls, servedRoutes, withQuery } from '../harness/routes.ts';
-import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { MAX_BODY_BYTES } from '../../api-edge/plugins/body-limit.ts';
+import { ADMIN, GLOBEX_ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 
 const PLATFORM_ADMIN = 'platform@svc.test';
 /** Names what a body that is accepted creates, so that it is removed afterwards. */
@@ -29,6 +30,9 @@ const BODIES: Array<{ label: string; raw: string }> = [
   { label: 'huge integer', raw: '{"name":"RUN","budget":123456789012345678901234567890,"limit":99999999999999999999}' },
   { label: 'proto keys', raw: '{"__proto__":{"admin":true},"constructor":{"prototype":{"x":1}},"name":"RUN"}' },
 ].map(({ label, raw }) => ({ label, raw: raw.replaceAll('"RUN"', `"${RUN}"`) }));
+
+/** Routes that take a streamed upload (documents, resource files, webhook deliveries), which set their own limits. */
+const isUpload = (path: string) => /\/documents(\/upload|\/classify)?\/?(\?|$)|\/files\/|^\/v4\/webhooks\/[^/]+\/[^/]+\/?$/.test(path);
 
 /** Path segments that are not ids of anything, or not text PostgreSQL holds. */
 const SEGMENTS = ['%00', '%C0%AF', '%ED%A0%80', 'a'.repeat(5000), '..%2F..%2Fetc', '%2F', '00000000-0000-0000-0000-00000000000g', '1e309', '-1', '%F0%9F%98%80'];
@@ -157,4 +161,34 @@ describe('malformed input on every route', () => {
     });
     expect(found).toEqual([]);
   });
+
+  it('refuses a JSON body over the limit on every route that reads one, with 413 and nothing created', { timeout: 180_000 }, async () => {
+    const oversize = JSON.stringify({ name: RUN, pad: 'x'.repeat(MAX_BODY_BYTES) });
+    const accepted: string[] = [];
+    for (const [method, path] of bodyRoutes(acme)) {
+      const answer = await stack.request(method, path, { as: FUZZER.email, rawBody: oversize, conformance: false });
+      // Uploads stream their bodies to limits of their own, and refuse a JSON body as no form.
+      const limit = answer.status === 413 || (isUpload(path) && answer.status >= 400 && answer.status < 500);
+      if (!limit) accepted.push(`${method} ${path.slice(0, 100)} -> ${answer.status}`);
+    }
+    expect(accepted).toEqual([]);
+    const [created] = await sql<{ n: number }[]>`select count(*)::int as n from resources where data ->> 'name' = ${RUN}`;
+    expect(created!.n).toBe(0);
+  });
+
+  it("reaches no other tenant on any route, however the tenant segment is written (case, id or slug, trailing slash)", { timeout: 180_000 }, async () => {
+    // The caller is a member of globex only: every spelling of acme must be refused, never served.
+    const spellings = [acme.toUpperCase(), 'ACME', 'Acme'];
+    const reached: string[] = [];
+    for (const spelling of spellings) {
+      for (const call of routeCalls({ tenantId: spelling }).filter((c) => c.template.includes(':tenantId'))) {
+        for (const path of [withQuery(call), withQuery({ ...call, path: `${call.path}/` })]) {
+          const answer = await stack.request(call.method, path, { as: GLOBEX_ADMIN, rawBody: call.method === 'GET' || call.method === 'DELETE' ? undefined : '{}', conformance: false });
+          if (answer.status < 400 || answer.status >= 500) reached.push(`${call.method} ${path.slice(0, 100)} -> ${answer.status}`);
+        }
+      }
+    }
+    expect(reached).toEqual([]);
+  });
 });
+
