@@ -4,7 +4,7 @@ import { metricsText, type ControlPlane } from '../control-plane/contracts.ts';
 import { errorBody, toErrorResponse } from './errors.ts';
 import { apiReferenceRoutes, isOpenApiDocument } from './openapi/reference.ts';
 import { requestTrace } from './observability.ts';
-import { authenticate, type SessionTokenLookup, type VerifyToken } from './plugins/auth.ts';
+import { authenticate, type BrowserSessions, type VerifyToken } from './plugins/auth.ts';
 import { assertBodyWithinLimit, assertJsonBody, isDocumentUpload, isStreamedUpload } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
 import { publicRouteOf } from './plugins/public-routes.ts';
@@ -25,8 +25,8 @@ export interface EdgeDeps {
   controlPlane: ControlPlane;
   verifyToken: VerifyToken;
   rateLimit: ConsumeRateLimit;
-  /** Backend-for-frontend session lookup; without it only bearer tokens authenticate. */
-  sessionToken?: SessionTokenLookup;
+  /** Backend-for-frontend sessions; without them only bearer tokens authenticate. */
+  sessions?: BrowserSessions;
   /** Extra routes mounted at the root (sign-in, sessions). */
   plugins?: AnyElysia[];
   onServerError?: (error: unknown, request: Request) => void;
@@ -125,7 +125,7 @@ export function createEdgeApp(deps: EdgeDeps) {
       }
       let call;
       try {
-        call = await authenticate(request, deps.verifyToken, deps.sessionToken);
+        call = await authenticate(request, deps.verifyToken, deps.sessions);
       } catch (error) {
         await limit('anonymous', clientAddress(request));
         throw error;

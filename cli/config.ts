@@ -66,8 +66,35 @@ async function writeJson(path: string, value: unknown, mode = 0o600): Promise<vo
   }
 }
 
-/** The profile's base URL; `BASE_URL_PUBLIC_API` overrides it. */
+/** Whether a URL's host is this machine: `localhost`, an address of 127.0.0.0/8, or `[::1]`. */
+const isLoopback = (url: URL) => url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(url.hostname);
+
+/**
+ * Refuses (E006) an address the client would send a token or an authorization code to in the
+ * clear: `http:` for any host but this machine's loopback. `what` names the setting in the message.
+ */
+export function assertSecureUrl(address: string, what = 'the base URL'): void {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    throw new CliError('E006', { details: `${what} ${address} is not a URL` });
+  }
+  if (url.protocol === 'http:' && !isLoopback(url)) {
+    throw new CliError('E006', {
+      details: `${what} ${url.origin} uses http:, which would send tokens in the clear; use https:// (plain http is allowed only for localhost, 127.0.0.1 and [::1])`,
+    });
+  }
+}
+
+/** The profile's base URL; `BASE_URL_PUBLIC_API` overrides it. E006 for plain `http:` to a host that is not this machine. */
 export async function resolveBaseUrl(profile: string): Promise<string | undefined> {
+  const baseUrl = await configuredBaseUrl(profile);
+  if (baseUrl) assertSecureUrl(baseUrl);
+  return baseUrl;
+}
+
+async function configuredBaseUrl(profile: string): Promise<string | undefined> {
   const fromEnv = process.env['BASE_URL_PUBLIC_API'];
   if (fromEnv) return fromEnv.replace(/\/+$/, '');
   const profiles = await readJson<Profile>(profilesPath());
@@ -92,6 +119,11 @@ export async function writeTokens(profile: string, tokens: StoredTokens): Promis
   const all = (await readJson<StoredTokens>(tokensPath())) ?? {};
   all[profile] = tokens;
   await writeJson(tokensPath(), all);
+}
+
+/** Every profile's stored tokens (an unreadable file counts as none: logging out still removes it). */
+export async function readAllTokens(): Promise<Record<string, StoredTokens>> {
+  return (await readJson<StoredTokens>(tokensPath()).catch(() => undefined)) ?? {};
 }
 
 /** Deletes the tokens file and the tenant context (every profile's: logging out is global). */

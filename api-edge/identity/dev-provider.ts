@@ -129,6 +129,8 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
       // The device authorization grant (RFC 8628), for `svc login` where no browser can be opened.
       deviceFlow: { enabled: true, userCodeInputSource, userCodeConfirmSource, successSource: deviceSuccessSource },
       rpInitiatedLogout: { enabled: true, logoutSource, postLogoutSuccessSource },
+      // Token revocation (RFC 7009): revoking a refresh token ends its grant (`svc logout`).
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => opts.audience,

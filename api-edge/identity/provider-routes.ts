@@ -5,6 +5,8 @@ export const PROVIDER_ROUTES = {
   jwks: '/oauth2/v2.0/keys',
   userinfo: '/oauth2/v2.0/userinfo',
   end_session: '/oauth2/v2.0/logout',
+  /** Token revocation (RFC 7009): `svc logout` revokes its refresh token here. */
+  revocation: '/oauth2/v2.0/revoke',
   device_authorization: '/oauth2/v2.0/devicecode',
   /** Where a user enters (or confirms) the code a device without a browser shows. */
   code_verification: '/oauth2/v2.0/device',

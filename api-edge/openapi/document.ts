@@ -275,7 +275,7 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
         },
       },
     },
-    ...(version === 'v3' ? { session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The backend-for-frontend session (state-changing calls echo the CSRF cookie)' } } : {}),
+    ...(version === 'v3' ? { session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The backend-for-frontend session, `__Host-svc_session` when the platform is served over https (state-changing calls send the CSRF cookie’s value in X-CSRF-Token)' } } : {}),
     ...(version === 'v4'
       ? {
           realtimeToken: {

@@ -1,4 +1,5 @@
-import { parse as parseCookies } from 'cookie';
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { parse as parseCookies, serialize, type SerializeOptions } from 'cookie';
 import type { CallContext, Identity } from '../../control-plane/contracts.ts';
 import { ForbiddenError, UnauthorizedError } from '../../control-plane/contracts.ts';
 
@@ -8,9 +9,66 @@ export type VerifyToken = (token: string) => Promise<Identity>;
 /** Resolves a browser session id to the access token the session keeps server-side. */
 export type SessionTokenLookup = (sessionId: string) => Promise<string | undefined>;
 
+/** The backend-for-frontend's session cookies, as the edge reads them on each request. */
+export interface BrowserSessions {
+  /** The access token a session keeps server-side. */
+  token: SessionTokenLookup;
+  /** The sign-in key (`SIGN_IN_KEY`) every edge instance shares; CSRF tokens are derived from it. */
+  signInKey: Uint8Array;
+  /** The public URL, read at each request (the edge may learn it only once it listens). */
+  publicUrl(): string;
+}
+
+/** The session cookie's name on plain http; see {@link bffCookieName}. */
 export const SESSION_COOKIE = 'svc_session';
 export const CSRF_COOKIE = 'svc_csrf';
+export const SIGN_IN_COOKIE = 'svc_auth_tx';
 export const CSRF_HEADER = 'x-csrf-token';
+
+type BffCookie = typeof SESSION_COOKIE | typeof CSRF_COOKIE | typeof SIGN_IN_COOKIE;
+
+const isHttps = (publicUrl: string) => publicUrl.startsWith('https:');
+
+/**
+ * A cookie's name for the public URL: `__Host-<name>` when it is https, so that the browser keeps
+ * it to this host (Secure, `Path=/`, no `Domain`) and a sibling subdomain cannot set or replace it;
+ * the plain name on http, where browsers refuse Secure cookies (local development).
+ */
+export function bffCookieName(publicUrl: string, name: BffCookie): string {
+  return isHttps(publicUrl) ? `__Host-${name}` : name;
+}
+
+/** A `Set-Cookie` value of the backend-for-frontend: `Path=/`, no `Domain`, Secure and `__Host-` on https. */
+export function bffCookie(publicUrl: string, name: BffCookie, value: string, attributes: Pick<SerializeOptions, 'httpOnly' | 'sameSite' | 'maxAge'>): string {
+  return serialize(bffCookieName(publicUrl, name), value, { sameSite: 'lax', ...attributes, path: '/', secure: isHttps(publicUrl) });
+}
+
+const csrfKeys = new WeakMap<Uint8Array, Buffer>();
+/** A key of its own for CSRF tokens, derived from the sign-in key (which also encrypts the sign-in cookie). */
+function csrfKey(signInKey: Uint8Array): Buffer {
+  let key = csrfKeys.get(signInKey);
+  if (!key) csrfKeys.set(signInKey, (key = Buffer.from(hkdfSync('sha256', signInKey, new Uint8Array(0), 'svc bff csrf token', 32))));
+  return key;
+}
+
+/** The CSRF token of a session: an HMAC of its id, so it is valid for that session alone. */
+export function csrfTokenFor(signInKey: Uint8Array, sessionId: string): string {
+  return createHmac('sha256', csrfKey(signInKey)).update(sessionId).digest('base64url');
+}
+
+/** Whether `sent` is the session's CSRF token, compared in constant time. */
+export function isCsrfTokenOf(signInKey: Uint8Array, sessionId: string, sent: string | null | undefined): boolean {
+  if (!sent) return false;
+  const expected = Buffer.from(csrfTokenFor(signInKey, sessionId));
+  const given = Buffer.from(sent);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The session id a request's cookies name, if it has the form of one. */
+export function sessionIdOf(headers: Headers, publicUrl: string): string | undefined {
+  const value = parseCookies(headers.get('cookie') ?? '')[bffCookieName(publicUrl, SESSION_COOKIE)];
+  return value && isSessionId(value) ? value : undefined;
+}
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 /** A session id as the sessions service issues them: 32 random bytes, base64url. */
@@ -22,13 +80,15 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Authenticates a request: `Authorization: Bearer <JWT>`, or else the backend-for-frontend
- * session cookie. A cookie-authenticated request that changes state must echo the CSRF cookie in
- * `X-CSRF-Token` (double submit), which another site cannot read. 401 when nothing valid is sent.
+ * session cookie. A cookie-authenticated request that changes state must send the session's CSRF
+ * token (from the readable CSRF cookie, which another site cannot read) in `X-CSRF-Token`; the
+ * token is an HMAC of the session id, so one planted in the cookie jar or taken from another
+ * session is refused (403). 401 when nothing valid is sent.
  */
 export async function authenticate(
   request: { method: string; headers: Headers },
   verifyToken: VerifyToken,
-  sessionToken?: SessionTokenLookup,
+  sessions?: BrowserSessions,
 ): Promise<CallContext & { identity: Identity }> {
   const { headers } = request;
   const authorization = headers.get('authorization');
@@ -36,14 +96,12 @@ export async function authenticate(
   if (authorization) {
     token = BEARER.exec(authorization)?.[1];
     if (!token) throw new UnauthorizedError('malformed Authorization header');
-  } else if (sessionToken) {
-    const cookies = parseCookies(headers.get('cookie') ?? '');
-    const sessionId = cookies[SESSION_COOKIE];
-    if (sessionId && isSessionId(sessionId)) {
-      token = await sessionToken(sessionId);
-      if (token && !SAFE_METHODS.has(request.method)) {
-        const csrf = cookies[CSRF_COOKIE];
-        if (!csrf || headers.get(CSRF_HEADER) !== csrf) throw new ForbiddenError('missing or invalid CSRF token');
+  } else if (sessions) {
+    const sessionId = sessionIdOf(headers, sessions.publicUrl());
+    if (sessionId) {
+      token = await sessions.token(sessionId);
+      if (token && !SAFE_METHODS.has(request.method) && !isCsrfTokenOf(sessions.signInKey, sessionId, headers.get(CSRF_HEADER))) {
+        throw new ForbiddenError('missing or invalid CSRF token');
       }
     }
   }

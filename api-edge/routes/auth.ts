@@ -1,11 +1,21 @@
-import { randomBytes } from 'node:crypto';
-import { parse as parseCookies, serialize } from 'cookie';
+import { parse as parseCookies } from 'cookie';
 import { Elysia } from 'elysia';
 import { EncryptJWT, jwtDecrypt } from 'jose';
 import * as oidc from 'openid-client';
 import type { ControlPlane } from '../../control-plane/contracts.ts';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../control-plane/contracts.ts';
-import { CSRF_COOKIE, CSRF_HEADER, isSessionId, SESSION_COOKIE, type VerifyToken } from '../plugins/auth.ts';
+import {
+  bffCookie,
+  bffCookieName,
+  CSRF_COOKIE,
+  CSRF_HEADER,
+  csrfTokenFor,
+  isCsrfTokenOf,
+  SESSION_COOKIE,
+  sessionIdOf,
+  SIGN_IN_COOKIE,
+  type VerifyToken,
+} from '../plugins/auth.ts';
 
 /** Read at each request: the edge may learn its public origin only once it listens. */
 export interface BffOptions {
@@ -15,11 +25,10 @@ export interface BffOptions {
   clientId: string;
   clientSecret?: string;
   scope: string;
-  /** 32 bytes that encrypt the short-lived sign-in cookie; shared by every edge instance. */
+  /** 32 bytes that encrypt the short-lived sign-in cookie and key the CSRF tokens; shared by every edge instance. */
   secret: Uint8Array;
 }
 
-const TX_COOKIE = 'svc_auth_tx';
 const TX_TTL_SECONDS = 600;
 
 const THIS_ORIGIN = new URL('http://platform.invalid');
@@ -40,7 +49,8 @@ function safeReturnTo(value: string | null): string {
 /**
  * Backend-for-frontend sign-in: `/auth/login` starts an authorization-code flow with PKCE,
  * `/auth/callback` exchanges the code on the server and opens a server-side session (HttpOnly
- * cookie), `/auth/logout` ends it. The browser never holds a token.
+ * cookie) with its CSRF token in a readable cookie, `/auth/logout` ends it. The browser never
+ * holds a token. On an https public URL the cookies are `__Host-` cookies (see `bffCookieName`).
  */
 export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: BffOptions) {
   const callbackUrl = () => `${options.publicUrl}/auth/callback`;
@@ -54,8 +64,7 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
         config = undefined;
         throw error;
       }));
-  const cookie = (name: string, value: string, attributes: Parameters<typeof serialize>[2]) =>
-    serialize(name, value, { path: '/', sameSite: 'lax', secure: options.publicUrl.startsWith('https:'), ...attributes });
+  const cookie = (name: Parameters<typeof bffCookie>[1], value: string, attributes: Parameters<typeof bffCookie>[3]) => bffCookie(options.publicUrl, name, value, attributes);
 
   return new Elysia({ name: 'bff-auth' })
     .get('/auth/login', async ({ request, set }) => {
@@ -75,10 +84,10 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
       });
       set.status = 302;
       set.headers.location = authorizationUrl.href;
-      set.headers['set-cookie'] = cookie(TX_COOKIE, pending, { path: '/auth', httpOnly: true, maxAge: TX_TTL_SECONDS });
+      set.headers['set-cookie'] = cookie(SIGN_IN_COOKIE, pending, { httpOnly: true, maxAge: TX_TTL_SECONDS });
     })
     .get('/auth/callback', async ({ request, set }) => {
-      const encrypted = parseCookies(request.headers.get('cookie') ?? '')[TX_COOKIE];
+      const encrypted = parseCookies(request.headers.get('cookie') ?? '')[bffCookieName(options.publicUrl, SIGN_IN_COOKIE)];
       if (!encrypted) throw new ValidationError('no sign-in in progress', { field: 'state', issue: 'no sign-in in progress' });
       let pending: { codeVerifier: string; state: string; returnTo: string };
       try {
@@ -105,24 +114,21 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
         expiresAt,
       });
       // Signing in again replaces the session this browser had, which would otherwise live on unused.
-      const previous = parseCookies(request.headers.get('cookie') ?? '')[SESSION_COOKIE];
-      if (previous && isSessionId(previous)) await cp.mutation({ identity: null }, 'sessions', 'delete', { sessionId: previous });
+      const previous = sessionIdOf(request.headers, options.publicUrl);
+      if (previous) await cp.mutation({ identity: null }, 'sessions', 'delete', { sessionId: previous });
       const maxAge = expiresAt - Math.floor(Date.now() / 1000);
       set.status = 302;
       set.headers.location = pending.returnTo;
       set.headers['set-cookie'] = [
         cookie(SESSION_COOKIE, sessionId, { httpOnly: true, maxAge }),
-        cookie(CSRF_COOKIE, randomBytes(24).toString('base64url'), { sameSite: 'strict', maxAge }),
-        cookie(TX_COOKIE, '', { path: '/auth', httpOnly: true, maxAge: 0 }),
+        cookie(CSRF_COOKIE, csrfTokenFor(options.secret, sessionId), { sameSite: 'strict', maxAge }),
+        cookie(SIGN_IN_COOKIE, '', { httpOnly: true, maxAge: 0 }),
       ] as unknown as string;
     })
     .post('/auth/logout', async ({ request, set }) => {
-      const cookies = parseCookies(request.headers.get('cookie') ?? '');
-      const sessionId = cookies[SESSION_COOKIE];
-      if (sessionId && isSessionId(sessionId)) {
-        if (!cookies[CSRF_COOKIE] || request.headers.get(CSRF_HEADER) !== cookies[CSRF_COOKIE]) {
-          throw new ForbiddenError('missing or invalid CSRF token');
-        }
+      const sessionId = sessionIdOf(request.headers, options.publicUrl);
+      if (sessionId) {
+        if (!isCsrfTokenOf(options.secret, sessionId, request.headers.get(CSRF_HEADER))) throw new ForbiddenError('missing or invalid CSRF token');
         await cp.mutation({ identity: null }, 'sessions', 'delete', { sessionId });
       }
       set.status = 204;

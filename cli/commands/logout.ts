@@ -1,13 +1,21 @@
 import { Command } from '@commander-js/extra-typings';
 import { withMeta } from '../command.ts';
-import { clearLocalSession } from '../config.ts';
+import { clearLocalSession, readAllTokens } from '../config.ts';
 import { contextOf } from '../context.ts';
+import { revokeTokens } from '../services/login.service.ts';
 
 export const command = withMeta(
-  new Command('logout').description('Delete the tokens file and clear the tenant context (no API call)').action(async (_options, cmd) => {
-    const ctx = contextOf(cmd);
-    const { removedTokens } = await clearLocalSession();
-    ctx.out.success(removedTokens ? 'Logged out.' : 'Not logged in; tenant context cleared.');
-  }),
+  new Command('logout')
+    .description('Revoke the saved tokens at the identity provider, then delete the tokens file and clear the tenant context')
+    .action(async (_options, cmd) => {
+      const ctx = contextOf(cmd);
+      // Revoked first, forgotten in any case: a provider out of reach must not keep a user logged in here.
+      for (const tokens of Object.values(await readAllTokens())) {
+        const result = await revokeTokens(tokens);
+        if (!result.revoked) ctx.out.warn(`could not revoke the tokens at ${result.issuer} (${result.reason}); they are forgotten here, and the refresh token stays valid there until it expires`);
+      }
+      const { removedTokens } = await clearLocalSession();
+      ctx.out.success(removedTokens ? 'Logged out.' : 'Not logged in; tenant context cleared.');
+    }),
   { calls: [], plainText: true },
 );

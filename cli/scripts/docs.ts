@@ -57,7 +57,7 @@ export function renderDocs(d: ProgramDescription): string {
     '- `--format json` prints exactly the object the platform returned; `--json` still works and prints a deprecation note on stderr.',
     '- No colour when the stream is not a terminal, with `NO_COLOR`, `TERM=dumb` or `--no-color`; `--color` forces it.',
     '- No prompt without a terminal on stdin, in CI (`CI` set), or with `--no-input`: the command fails naming the flag it needs.',
-    '- The base URL is `BASE_URL_PUBLIC_API`, else the profile\'s `baseUrl` in `~/.svc/profiles.json`. The token is `SVC_TOKEN`, else the profile\'s in `~/.svc/tokens.json` (mode 0600). The tenant is `--tenant-id`, else `SVC_TENANT_ID`, else the one chosen with `tenant select` (`~/.svc/context.json`).',
+    '- The base URL is `BASE_URL_PUBLIC_API`, else the profile\'s `baseUrl` in `~/.svc/profiles.json`; it must be `https:`, except on this machine (`http://localhost`, `http://127.0.0.1`, `http://[::1]`): a plain `http:` address of another host is refused with E006 before any call, as is an identity provider at one. The token is `SVC_TOKEN`, else the profile\'s in `~/.svc/tokens.json` (mode 0600). The tenant is `--tenant-id`, else `SVC_TENANT_ID`, else the one chosen with `tenant select` (`~/.svc/context.json`).',
     '- A failure prints `Error <code>: <message>` and a suggestion on stderr; with `--format json` it prints `{"error": {"code", "message", "suggestion", "exitCode"}}` on stdout. The exit code follows the table below.',
     '',
     '## Global options',

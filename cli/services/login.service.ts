@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { writeTokens, type StoredTokens } from '../config.ts';
+import { assertSecureUrl, writeTokens, type StoredTokens } from '../config.ts';
 import { CliError } from '../errors.ts';
 
 export const CLI_CLIENT_ID = 'svc-cli';
@@ -43,6 +43,7 @@ type OidcConfiguration = Awaited<ReturnType<(typeof import('openid-client'))['di
 /** The provider's configuration for the client, from discovery at the base URL: E201 unreachable, E104 otherwise. */
 async function discover(baseUrl: string): Promise<OidcConfiguration> {
   const oidc = await import('openid-client');
+  assertSecureUrl(baseUrl, 'the identity provider');
   const server = new URL(baseUrl);
   try {
     return await oidc.discovery(server, CLI_CLIENT_ID, undefined, oidc.None(), {
@@ -201,4 +202,38 @@ export async function refreshTokens(options: { baseUrl: string; profile: string;
   if (refreshed.expires_in !== undefined) stored.expiresAt = Math.floor(Date.now() / 1000) + refreshed.expires_in;
   await writeTokens(options.profile, stored);
   return stored;
+}
+
+/** What logout could do at the provider: revoked, or why not (the tokens are forgotten locally either way). */
+export type Revocation = { revoked: true; issuer: string } | { revoked: false; issuer: string; reason: string };
+
+/**
+ * Revokes stored tokens at their issuer (RFC 7009, the discovery document's
+ * `revocation_endpoint`): the refresh token, which ends the grant, then the access token. A
+ * provider that cannot revoke a self-contained (JWT) access token says `unsupported_token_type`;
+ * that token lapses at its expiry. Never throws: a provider that cannot be reached, or has no
+ * revocation endpoint, is reported in the result.
+ */
+export async function revokeTokens(tokens: StoredTokens, fallbackIssuer?: string): Promise<Revocation> {
+  const issuer = tokens.issuer ?? fallbackIssuer;
+  if (!issuer) return { revoked: false, issuer: 'unknown', reason: 'the tokens name no identity provider' };
+  try {
+    const oidc = await import('openid-client');
+    const config = await discover(issuer);
+    if (!config.serverMetadata().revocation_endpoint) return { revoked: false, issuer, reason: 'the identity provider offers no revocation endpoint' };
+    const revoke = async (token: string, hint: 'refresh_token' | 'access_token') => {
+      try {
+        await oidc.tokenRevocation(config, token, { token_type_hint: hint });
+      } catch (error) {
+        if (hint === 'access_token' && (error as { error?: string }).error === 'unsupported_token_type') return;
+        throw error;
+      }
+    };
+    if (tokens.refreshToken) await revoke(tokens.refreshToken, 'refresh_token');
+    await revoke(tokens.accessToken, 'access_token');
+    return { revoked: true, issuer };
+  } catch (error) {
+    const cause = error instanceof CliError && error.code === 'E201' ? 'it could not be reached' : error instanceof CliError ? error.message : reason(error);
+    return { revoked: false, issuer, reason: cause };
+  }
 }

@@ -201,6 +201,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl) : createInProcessControlPlane(services!);
   const verifyToken = (token: string) => verify(token);
   let publicUrl = options.publicUrl ?? '';
+  const signInKey = options.bff?.secret ?? randomBytes(32);
   const bff = bffRoutes(controlPlane, verifyToken, {
     get publicUrl() {
       return publicUrl;
@@ -212,13 +213,17 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     clientSecret: options.bff?.clientSecret,
     // No offline_access: a session lives as long as its access token, so a refresh token would be kept unused.
     scope: options.bff?.scope ?? 'openid email profile api',
-    secret: options.bff?.secret ?? randomBytes(32),
+    secret: signInKey,
   });
   const app = createEdgeApp({
     controlPlane,
     verifyToken,
     rateLimit,
-    sessionToken: async (sessionId) => (await controlPlane.query({ identity: null }, 'sessions', 'resolve', { sessionId }))?.accessToken,
+    sessions: {
+      token: async (sessionId) => (await controlPlane.query({ identity: null }, 'sessions', 'resolve', { sessionId }))?.accessToken,
+      signInKey,
+      publicUrl: () => publicUrl,
+    },
     plugins: [bff, ...(options.extraPlugins ?? [])],
     onServerError: (error, request) => log(`server error on ${request.method} ${request.url}`, error),
     trustedProxies: options.trustedProxies?.length ? trustedProxies(options.trustedProxies) : undefined,

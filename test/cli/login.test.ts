@@ -161,6 +161,69 @@ describe('svc login', { timeout: 90_000 }, () => {
     expect(after.json.error).toMatchObject({ code: 'E101' });
   });
 
+  /** Logs in through the browser flow into `dir` as `email`; resolves once the tokens are saved. */
+  async function loginInto(dir: string, email = ADMIN) {
+    const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: dir, BASE_URL_PUBLIC_API: stack.url };
+    const login = execa('node', [BIN, 'login', '--browser', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    let stderr = '';
+    const address = await new Promise<string>((resolve, reject) => {
+      login.stderr!.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const found = /^(http\S+\/oauth2\/\S+)$/m.exec(stderr)?.[1];
+        if (found) resolve(found);
+      });
+      void login.then(() => reject(new Error(`login exited first: ${stderr}`)));
+    });
+    expect((await browse(address, email)).status).toBe(200);
+    const done = await login;
+    expect(done.exitCode, done.stderr).toBe(0);
+    return JSON.parse(await readFile(join(dir, '.svc', 'tokens.json'), 'utf8')).default as { accessToken: string; refreshToken: string; issuer: string };
+  }
+
+  /** The provider's token endpoint asked to refresh `refreshToken` for the CLI's client. */
+  const refreshAt = async (refreshToken: string) => {
+    const discovery = (await (await fetch(`${stack.url}/.well-known/openid-configuration`)).json()) as { token_endpoint: string };
+    const response = await fetch(discovery.token_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'svc-cli' }),
+    });
+    return { status: response.status, body: (await response.json()) as { error?: string } };
+  };
+
+  it('revokes the refresh token at the provider on logout: the old one is refused at the token endpoint', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-home-'));
+    try {
+      const saved = await loginInto(dir);
+      const out = await svc(['logout'], { HOME: dir });
+      expect(out.exitCode, out.stderr).toBe(0);
+      expect(out.stdout + out.stderr).toContain('Logged out');
+      await expect(stat(join(dir, '.svc', 'tokens.json'))).rejects.toThrow();
+      const refused = await refreshAt(saved.refreshToken);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe('invalid_grant');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('forgets the tokens on logout when the provider cannot be reached, and says so on stderr', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-home-'));
+    try {
+      const saved = await loginInto(dir);
+      // The provider has moved away (nothing listens on port 9): the tokens are forgotten here all the same.
+      await writeFile(join(dir, '.svc', 'tokens.json'), JSON.stringify({ default: { ...saved, issuer: 'http://127.0.0.1:9' } }), { mode: 0o600 });
+      const out = await svc(['logout'], { HOME: dir });
+      expect(out.exitCode, out.stderr).toBe(0);
+      expect(out.stderr).toMatch(/could not revoke .*http:\/\/127\.0\.0\.1:9/i);
+      await expect(stat(join(dir, '.svc', 'tokens.json'))).rejects.toThrow();
+      // Not revoked: the provider never heard of the logout.
+      expect((await refreshAt(saved.refreshToken)).status).toBe(200);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('logs in with the device authorization grant where no browser can open, and saves the tokens', async () => {
     const deviceHome = await mkdtemp(join(tmpdir(), 'svc-home-'));
     try {

@@ -110,6 +110,46 @@ describe('backend-for-frontend sessions', () => {
     expect(ok.status).toBe(201);
   });
 
+  it('refuses a CSRF token that is not its session\u2019s: another session\u2019s, or a pair planted in the cookie jar', async () => {
+    const victim = new Browser(stack.url);
+    await victim.signIn('/auth/login', ADMIN);
+    const other = new Browser(stack.url);
+    await other.signIn('/auth/login', ADMIN);
+    const post = (csrf: string) =>
+      fetch(`${stack.url}${V3}/resources/project`, {
+        method: 'POST',
+        body: JSON.stringify({ name: 'Forged' }),
+        headers: { 'content-type': 'application/json', 'x-csrf-token': csrf, cookie: `svc_session=${victim.cookies.get('svc_session')}; svc_csrf=${csrf}` },
+      });
+    // A token valid for another session (a sibling subdomain's page, or a session signed in before).
+    const foreign = await post(other.cookies.get('svc_csrf')!);
+    expect(foreign.status).toBe(403);
+    expect(((await foreign.json()) as any).error.code).toBe('FORBIDDEN');
+    // A cookie the attacker wrote next to the session cookie, echoed in the header: the old double submit let it through.
+    expect((await post('planted-by-a-sibling-subdomain')).status).toBe(403);
+    // Logout is a state change too.
+    const out = await fetch(`${stack.url}/auth/logout`, {
+      method: 'POST',
+      headers: { 'x-csrf-token': 'planted', cookie: `svc_session=${victim.cookies.get('svc_session')}; svc_csrf=planted` },
+    });
+    expect(out.status).toBe(403);
+    expect((await victim.fetch(`${V3}/users/me`)).status).toBe(200);
+    // The session's own token still works.
+    expect((await post(victim.cookies.get('svc_csrf')!)).status).toBe(201);
+  });
+
+  it('names the cookies without the __Host- prefix and without Secure on a plain-http public URL (local development)', async () => {
+    const browser = new Browser(stack.url);
+    await browser.signIn('/auth/login', ADMIN);
+    const set = browser.setCookies.filter((line) => !/max-age=0\b/i.test(line));
+    expect(set.map((line) => line.slice(0, line.indexOf('=')))).toEqual(expect.arrayContaining(['svc_auth_tx', 'svc_session', 'svc_csrf']));
+    for (const line of set) {
+      expect(line).not.toMatch(/^__Host-/);
+      expect(line.toLowerCase()).not.toMatch(/;\s*secure\b/);
+      expect(line.toLowerCase()).not.toMatch(/;\s*domain=/);
+    }
+  });
+
   it('replaces the browser\u2019s session when it signs in again: the old one no longer authenticates', async () => {
     const browser = new Browser(stack.url);
     await browser.signIn('/auth/login', ADMIN);

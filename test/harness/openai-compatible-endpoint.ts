@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
  * `data: [DONE]`), standing in for an endpoint no test can reach. The last user message steers it:
  * `[hold:<key>]` sends the first piece and waits for `release(key)`; `[fail]` breaks the
  * connection after the first piece; `[busy]` answers 429 with `Retry-After: 3`. Every answer is
- * "Apollo has a budget of 900 [1]." in pieces.
+ * "Apollo has a budget of 900 [1]." in pieces. Like a model that cannot tell data from
+ * instructions, it obeys `cite document <id>` and `call tool <name>` wherever they are written in
+ * the messages it gets: it adds ` [<id>]` to its answer and sends a `tool_calls` piece.
  */
 export async function startScriptedEndpoint() {
   const pieces = ['Apollo has ', 'a budget ', 'of 900 ', '[1].'];
@@ -32,7 +34,7 @@ export async function startScriptedEndpoint() {
     res.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 } })}\n\n`);
     res.end('data: [DONE]\n\n');
   };
-  const received: Array<{ model: string; temperature?: number; max_tokens?: number; messages: Array<{ role: string; content: string }> }> = [];
+  const received: Array<{ model: string; temperature?: number; max_tokens?: number; messages: Array<{ role: string; content: string }>; [field: string]: unknown }> = [];
 
   const server = createServer(async (req, res) => {
     let text = '';
@@ -55,6 +57,14 @@ export async function startScriptedEndpoint() {
       await entry.released;
     }
     for (const piece of pieces.slice(1)) res.write(chunk(piece));
+    const everything = body.messages.map((m) => m.content).join('\n');
+    const cite = /cite document ([\w-]+)/i.exec(everything)?.[1];
+    if (cite) res.write(chunk(` [${cite}]`));
+    const tool = /call tool ([\w-]+)/i.exec(everything)?.[1];
+    if (tool) {
+      const call = { index: 0, id: 'call_1', type: 'function', function: { name: tool, arguments: '{}' } };
+      res.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] })}\n\n`);
+    }
     finish(res);
   });
   server.listen(0, '127.0.0.1');
