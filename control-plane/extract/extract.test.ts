@@ -12,7 +12,7 @@ const fixture = (name: string) => new Uint8Array(readFileSync(`${FIXTURES}${name
 const extractor = createExtractor();
 afterAll(() => extractor.close());
 
-const extract = (filename: string, bytes = fixture(filename)) => extractor.extract({ filename, bytes });
+const extract = (filename: string, bytes: Uint8Array = fixture(filename)) => extractor.extract({ filename, bytes });
 /** The segment holding `words`; fails the test when none does. */
 function segmentWith(extraction: Extraction, words: string) {
   const segment = extraction.segments.find((s) => s.text.includes(words));
