@@ -261,7 +261,8 @@ describe('plan limits', () => {
       });
       expect(file.status).toBe(413);
       expect(((await file.json()) as any).error.message).toContain(`storage quota of ${QUOTA} bytes`);
-      expect((await stack.request('GET', `/v4/data/resources/${id}/${type.body.key}/${memo.id}`, { as: admin.email })).body.version).toBe(1);
+      const unchanged = await stack.request('GET', `/v4/data/resources/${id}/${type.body.key}/${memo.id}`, { as: admin.email });
+      expect(unchanged.body.version, JSON.stringify(unchanged.body)).toBe(1);
 
       // Removing a document frees its bytes.
       const stored = async () => Number((await sql<[{ bytes: string }]>`select bytes::text as bytes from tenant_storage_usage where tenant_id = ${id}::uuid`)[0].bytes);
