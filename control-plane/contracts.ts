@@ -7,7 +7,7 @@ export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
-export { AppErrorBodySchema, ERROR_CODES, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
+export { AppErrorBodySchema, ERROR_CODES, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, StorageQuotaError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
 export { untrusted, type ControlPlane, type CallContext, type PortInput, type UploadBody, type Untrusted } from './trpc/control-plane.ts';
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';

@@ -85,8 +85,18 @@ export class UnauthorizedError extends DomainError {
 }
 
 export class ForbiddenError extends DomainError {
-  constructor(message = 'insufficient permissions') {
-    super('FORBIDDEN', message);
+  constructor(message = 'insufficient permissions', details?: Record<string, unknown>) {
+    super('FORBIDDEN', message, details);
+  }
+}
+
+/** An upload that would take the bytes a tenant stores past its plan's quota (storage.blob's maxStoredBytes). */
+export class StorageQuotaError extends DomainError {
+  constructor(quotaBytes: number, usedBytes: number) {
+    super('FILE_TOO_LARGE', `the upload would pass the tenant's storage quota of ${quotaBytes} bytes (${usedBytes} bytes are stored): remove files, or ask for a larger plan`, {
+      quota: quotaBytes,
+      used: usedBytes,
+    });
   }
 }
 

@@ -94,6 +94,11 @@ export function createControlPlaneServer(deps: {
     } as RequestInit);
     const response = await fetchRequestHandler({ endpoint: '/', req: request, router: appRouter, createContext: () => contextOf(req) });
     const body = Buffer.from(await response.arrayBuffer());
+    // Refused before all of it was read (a storage quota judged by the declared length): the rest is discarded, so that the caller's connection serves its next call.
+    if (!req.complete) {
+      req.removeAllListeners('data');
+      req.resume();
+    }
     res.writeHead(response.status, { 'content-type': response.headers.get('content-type') ?? 'application/json', 'content-length': body.byteLength });
     res.end(body);
   }

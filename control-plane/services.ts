@@ -27,6 +27,7 @@ import type { Embedder } from './search/embeddings.ts';
 import type { VectorStore } from './search/vector-store.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
+import { createStorageUsage, meteredBlobStore } from './storage/storage-usage.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
 import { createUploadsService, type UploadsService } from './uploads/uploads.service.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';
@@ -88,6 +89,10 @@ export function createServices(
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
   } & AiDeps,
 ): Services {
+  const capabilities = createCapabilitiesService(deps);
+  // Every byte written to a tenant's blob area counts against its storage quota.
+  const storageUsage = createStorageUsage({ db: deps.db, capabilities });
+  const blobs = meteredBlobStore(deps.blobs, storageUsage);
   // A change of a type's searchFields rebuilds its resources' projections through the resources service made below.
   const objectTypes = createObjectTypesService({ db: deps.db, searchFieldsChanged: (tx, objectType) => resources.reproject(tx, objectType) });
   const search = createSearchService({ db: deps.db, objectTypes, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
@@ -99,9 +104,8 @@ export function createServices(
     searchIndex: search.resourceIndex,
     removeFiles: (tenantId, ids) => resourceFiles.removeAllOf(tenantId, ids),
   });
-  const capabilities = createCapabilitiesService(deps);
-  const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs: deps.blobs, capabilities, searchIndex: search.resourceIndex });
-  const documents = createDocumentsService({ db: deps.db, blobs: deps.blobs, workflows: deps.workflows, capabilities, search });
+  const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs, capabilities, storageUsage, searchIndex: search.resourceIndex });
+  const documents = createDocumentsService({ db: deps.db, blobs, workflows: deps.workflows, capabilities, storageUsage, search });
   const answering = createAnsweringService({
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
     resources,
@@ -109,7 +113,7 @@ export function createServices(
     readDocument: documents.passages,
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
-  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities });
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities, chat });
   const identity = createIdentityService({ ...deps, appClientTenant: (clientId) => deps.db.system((tx) => findClientTenantId(tx, clientId)) });
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
@@ -123,11 +127,11 @@ export function createServices(
     sessions: createSessionsService(deps),
     orchestrate,
     capabilities,
-    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs: deps.blobs }),
+    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs }),
     tenants,
     apps,
     health: createHealthService(deps),
-    uploads: createUploadsService({ blobs: deps.blobs, maxBytes: deps.uploadLimitBytes }),
+    uploads: createUploadsService({ blobs, storageUsage, maxBytes: deps.uploadLimitBytes }),
     idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
     verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
     search,

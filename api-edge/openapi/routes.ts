@@ -326,7 +326,8 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'executeWorkflow',
     summary: 'Execute a workflow',
     tag: 'Orchestrate',
-    description: 'With `async` false (the default) the answer waits a bounded time for the execution to end.',
+    description:
+      "With `async` false (the default) the answer waits a bounded time for the execution to end. A start beyond the plan's concurrent executions (workflows.runtime `maxConcurrentExecutions`) is 429; a workflow with an `ai_chat` step is refused as chat is (403 without the `ai.chat` capability, 429 once the day's chat messages are spent), and each `ai_chat` step counts one message.",
     path: { workflowId: ExecuteInputSchema.shape.workflowId },
     body: { schema: ExecuteInputSchema.omit({ workflowId: true }), required: false },
     responses: {
@@ -361,7 +362,7 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Upload a document',
     tag: 'Documents',
     description:
-      'A form with the file, streamed to the blob store. Its type is judged by its content (PDF, DOC, DOCX, TXT, RTF, XLS, XLSX, CSV, JPG, PNG, GIF, WEBP); at most 100 MB (less on some plans). `autoClassify` and `autoIndex` start a processing job. 50 uploads per minute per tenant.',
+      'A form with the file, streamed to the blob store. Its type is judged by its content (PDF, DOC, DOCX, TXT, RTF, XLS, XLSX, CSV, JPG, PNG, GIF, WEBP); at most 100 MB (less on some plans). A file that would pass the tenant\'s storage quota (storage.blob `maxStoredBytes`) is 413, by its declared length before it is read. `autoClassify` and `autoIndex` start a processing job. 50 uploads per minute per tenant.',
     body: { multipart: V3UploadFormSchema, files: { file: { description: 'The document', required: true } }, description: 'The file and its description' },
     responses: { 201: { description: 'The document, `uploaded`', schema: V3DocumentSchema } },
     errors: [409, 415],
@@ -470,6 +471,7 @@ export const V3_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'resumeChatAnswer',
     summary: 'Resume an answer: replay the events after Last-Event-ID, then follow the rest',
     tag: 'Chat',
+    description: 'A user may follow at most 5 resumed answers at a time, and an answer may be resumed by at most 3 clients at a time: beyond, 429 before any stream starts.',
     path: { conversationId: ResumeChatInputSchema.shape.conversationId, messageId: ResumeChatInputSchema.shape.messageId },
     headers: { 'Last-Event-ID': param(ResumeChatInputSchema.shape.lastEventId, { description: 'The id of the last event the client has; none: from the start' }) },
     responses: { 200: { description: "The answer's events after Last-Event-ID, until `done` or `error`", events: ChatEventSchema, streamIds: true } },
@@ -616,6 +618,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Create an object type',
     tag: 'Object types',
     query: tenantQuery,
+    description: 'A type may ask for at most 20 indexed fields (`indexes` and fields its schema marks `x-indexed`), and all of a tenant\'s types together for at most 50: beyond, 403 naming the limit.',
     body: { schema: CreateObjectTypeInputSchema.extend({ tenant_id: TenantRefSchema.optional() }) },
     responses: { 201: { description: 'The object type', schema: ObjectTypeSchema } },
     errors: [409],
@@ -626,6 +629,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     tag: 'Object types',
     path: { objectTypeId: UpdateObjectTypeInputSchema.shape.objectTypeId },
     query: tenantQuery,
+    description: 'Indexed fields are bounded as on create (20 per type, 50 per tenant): beyond, 403 naming the limit.',
     body: { schema: UpdateObjectTypeInputSchema.shape.changes.extend({ tenant_id: TenantRefSchema.optional() }) },
     responses: { 200: { description: 'The object type', schema: ObjectTypeSchema } },
     errors: [409],
@@ -802,7 +806,8 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     operationId: 'uploadResourceFile',
     summary: "Upload a resource's file",
     tag: 'Files',
-    description: "The body is the file. Its type is judged by its content against the property's declared types; the resource gets a new version.",
+    description:
+      "The body is the file. Its type is judged by its content against the property's declared types; the resource gets a new version. A file that would pass the tenant's storage quota (storage.blob `maxStoredBytes`) is 413, by its Content-Length before it is read.",
     path: filePath,
     query: { filename: param(UploadMetaSchema.shape.filename, { required: true }) },
     body: { binary: true, description: "The file's bytes" },

@@ -1,4 +1,4 @@
-import { FileTooLargeError, MAX_UPLOAD_BYTES, untrusted, ValidationError, type CallContext, type ControlPlane, type Untrusted } from '../../control-plane/contracts.ts';
+import { FileTooLargeError, MAX_UPLOAD_BYTES, StorageQuotaError, untrusted, ValidationError, type CallContext, type ControlPlane, type Untrusted } from '../../control-plane/contracts.ts';
 import { FORM_OVERHEAD_BYTES, isMultipartForm, readMultipartForm } from '../plugins/multipart.ts';
 
 export interface DocumentForm {
@@ -27,23 +27,27 @@ export interface ReceivedDocuments {
 
 /**
  * Receives a document upload form: the caller's right to upload is checked first (403 before any
- * byte is read), a declared length over the limit is refused unread (413), then each file is
+ * byte is read), a declared length over the limit or past the tenant's storage quota is refused
+ * unread (413), then each file is
  * streamed to the control plane (`documents.stage`), which judges and stores it. Should anything
  * fail, the files staged so far are discarded.
  */
 export async function receiveDocuments(cp: ControlPlane, request: Request, form: DocumentForm): Promise<ReceivedDocuments> {
   let call: CallContext | undefined;
   let maxFileBytes = MAX_UPLOAD_BYTES;
+  let storage: { quotaBytes: number; usedBytes: number } | undefined;
   const authorize = async (fields: ReadonlyMap<string, string>) => {
     if (call) return call;
     const candidate = form.callOf(fields);
-    maxFileBytes = (await cp.query(candidate, 'documents', 'uploadPolicy', {})).maxFileBytes;
+    ({ maxFileBytes, storage } = await cp.query(candidate, 'documents', 'uploadPolicy', {}));
     return (call = candidate);
   };
   const declared = Number(request.headers.get('content-length') ?? Number.NaN);
   try {
     if (form.tenantKnownUpfront || !isMultipartForm(request)) await authorize(new Map());
     if (declared > maxFileBytes * form.maxFiles + FORM_OVERHEAD_BYTES) throw new FileTooLargeError(maxFileBytes);
+    // Files that cannot fit in what is left of the tenant's storage quota, whatever the form's own parts take.
+    if (storage && declared > storage.quotaBytes - storage.usedBytes + FORM_OVERHEAD_BYTES) throw new StorageQuotaError(storage.quotaBytes, storage.usedBytes);
   } catch (error) {
     // A small body is read to its end, so that a client still sending it reads the answer; a larger one is left unread, its connection closed.
     if (declared <= FORM_OVERHEAD_BYTES) await request.arrayBuffer().catch(() => undefined);

@@ -2,6 +2,7 @@ import type { Capability, Plan } from './capabilities.schema.ts';
 
 const all = (limits: Capability['plans'][Plan]['limits'] = {}) => ({ included: true, limits });
 const none = { included: false, limits: {} };
+const GIB = 1024 * 1024 * 1024;
 
 /**
  * What each plan includes. A capability a plan does not include is refused (403 naming it) unless
@@ -17,7 +18,11 @@ export const CATALOG: readonly Capability[] = [
   { key: 'ai.chat', description: 'Retrieval-augmented AI chat over the tenant’s documents and resources.', plans: { free: none, team: all({ maxMessagesPerDay: 2000 }), enterprise: all() } },
   { key: 'storage.postgresql', description: 'Resources and object types in PostgreSQL.', plans: { free: all(), team: all(), enterprise: all() } },
   { key: 'storage.documentdb', description: 'Document collections (documentdb backend).', plans: { free: all(), team: all(), enterprise: all() } },
-  { key: 'storage.blob', description: 'A blob area for files.', plans: { free: all(), team: all(), enterprise: all() } },
+  {
+    key: 'storage.blob',
+    description: 'A blob area for files; maxStoredBytes bounds what the tenant keeps there (documents, file properties, uploads).',
+    plans: { free: all({ maxStoredBytes: GIB }), team: all({ maxStoredBytes: 100 * GIB }), enterprise: all() },
+  },
   { key: 'storage.search', description: 'Search projections of resources.', plans: { free: all(), team: all(), enterprise: all() } },
   { key: 'realtime', description: 'Realtime resource change events (SSE).', plans: { free: none, team: all({ maxConnections: 100 }), enterprise: all() } },
   { key: 'webhooks', description: 'Signed inbound webhooks that start workflows.', plans: { free: none, team: all({ maxEndpoints: 10 }), enterprise: all() } },

@@ -235,3 +235,33 @@ export async function messagesToday(tx: Tx): Promise<number> {
     select messages from chat_daily_usage where tenant_id = current_tenant_id() and day = (now() at time zone 'UTC')::date`;
   return row?.messages ?? 0;
 }
+
+/** Serializes the current tenant's new followers of answers until the transaction ends. */
+export async function lockTenantFollowers(tx: Tx): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtext('svc.chat_followers'), hashtext(current_tenant_id()::text))`;
+}
+
+/** Followers whose lease runs, of the current user and of one message. */
+export async function countLiveFollowers(tx: Tx, messageId: string): Promise<{ ofUser: number; ofMessage: number }> {
+  const [row] = await tx<[{ ofUser: number; ofMessage: number }]>`
+    select count(*) filter (where user_id = current_user_id())::int as "ofUser", count(*) filter (where message_id = ${messageId}::uuid)::int as "ofMessage"
+    from chat_followers where tenant_id = current_tenant_id() and lease_until > clock_timestamp()`;
+  return row;
+}
+
+export async function insertFollower(tx: Tx, messageId: string, leaseMs: number): Promise<string> {
+  const [row] = await tx<[{ id: string }]>`
+    insert into chat_followers (tenant_id, user_id, message_id, lease_until)
+    values (current_tenant_id(), current_user_id(), ${messageId}::uuid, clock_timestamp() + ${leaseMs} * interval '1 millisecond')
+    returning id::text as id`;
+  return row.id;
+}
+
+export async function renewFollower(tx: Tx, id: string, leaseMs: number): Promise<void> {
+  await tx`update chat_followers set lease_until = clock_timestamp() + ${leaseMs} * interval '1 millisecond' where id = ${id}::uuid`;
+}
+
+/** Removes a follower, and any of the tenant whose lease ran out. */
+export async function deleteFollower(tx: Tx, id: string): Promise<void> {
+  await tx`delete from chat_followers where tenant_id = current_tenant_id() and (id = ${id}::uuid or lease_until < clock_timestamp())`;
+}

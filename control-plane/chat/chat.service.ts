@@ -12,7 +12,12 @@ import { createAnswerStreams, type AnswerScope, type AnswerStreamSettings } from
 import {
   actAsUser,
   conversationHistory,
+  countLiveFollowers,
   countLiveStreams,
+  deleteFollower,
+  insertFollower,
+  lockTenantFollowers,
+  renewFollower,
   countMessageToday,
   deleteConversation,
   findConversation,
@@ -49,6 +54,13 @@ const DEFAULT_RETRIEVED = 5;
 /** Conversations listed (newest first); the seed gives the list no paging. */
 const LISTED_CONVERSATIONS = 100;
 const TITLE_CHARS = 80;
+/**
+ * Resumptions (`GET .../messages/:id/events`) one user may follow at a time, and one answer may
+ * have at a time: each holds a connection and reads the answer's events until it ends.
+ */
+export const MAX_RESUMES_PER_USER = 5;
+export const MAX_RESUMES_PER_MESSAGE = 3;
+const RETRY_RESUME_AFTER_S = 5;
 
 export type ChatService = ReturnType<typeof createChatService>;
 
@@ -271,10 +283,28 @@ export function createChatService(deps: {
      * 404 (before anything is yielded) for an answer the caller does not have.
      */
     async *resume(actor: Actor, input: { conversationId: string; messageId: string; lastEventId: number }, signal?: AbortSignal): AsyncGenerator<ChatStreamItem> {
-      const message = await asUser(actor, (tx) => findMessage(tx, input.conversationId, input.messageId));
-      if (!message || message.role !== 'assistant') throw new NotFoundError('answer');
-      yield { started: { conversationId: message.conversationId, messageId: message.id } };
-      yield* streams.follow({ tenantId: actor.tenantId, userId: actor.userId, conversationId: message.conversationId, messageId: message.id }, input.lastEventId, signal);
+      const { message, followerId } = await asUser(actor, async (tx) => {
+        const message = await findMessage(tx, input.conversationId, input.messageId);
+        if (!message || message.role !== 'assistant') throw new NotFoundError('answer');
+        await lockTenantFollowers(tx);
+        const live = await countLiveFollowers(tx, message.id);
+        if (live.ofUser >= MAX_RESUMES_PER_USER) {
+          throw new RateLimitError(RETRY_RESUME_AFTER_S, `resumed answers: a user may follow at most ${MAX_RESUMES_PER_USER} at a time; close one first`);
+        }
+        if (live.ofMessage >= MAX_RESUMES_PER_MESSAGE) {
+          throw new RateLimitError(RETRY_RESUME_AFTER_S, `clients resuming this answer: at most ${MAX_RESUMES_PER_MESSAGE} at a time; close one first`);
+        }
+        return { message, followerId: await insertFollower(tx, message.id, leaseMs) };
+      });
+      const renew = setInterval(() => void asUser(actor, (tx) => renewFollower(tx, followerId, leaseMs)).catch(() => {}), Math.floor(leaseMs / 3));
+      renew.unref();
+      try {
+        yield { started: { conversationId: message.conversationId, messageId: message.id } };
+        yield* streams.follow({ tenantId: actor.tenantId, userId: actor.userId, conversationId: message.conversationId, messageId: message.id }, input.lastEventId, signal);
+      } finally {
+        clearInterval(renew);
+        await asUser(actor, (tx) => deleteFollower(tx, followerId)).catch(() => {});
+      }
     },
 
     /** The caller's conversations, most recently active first. */
@@ -308,6 +338,19 @@ export function createChatService(deps: {
       const scope = await start(actor, spec, decision);
       yield { started: { conversationId: scope.conversationId, messageId: scope.messageId } };
       yield* streams.follow(scope, 0, signal);
+    },
+
+    /**
+     * The `ai.chat` capability and its daily messages, for answers given outside a chat route (an
+     * orchestrate `ai_chat` step): 403 when the tenant may not chat, 429 when today's messages are
+     * spent. `charge` counts one message, as a chat request does; without it nothing is counted.
+     */
+    async allowance(tenantId: string, options: { charge: boolean }): Promise<void> {
+      const decision = await deps.capabilities.require(tenantId, 'ai.chat');
+      const perDay = decision.limits.maxMessagesPerDay;
+      if (perDay === undefined) return;
+      const spent = await db.inTenant(tenantId, async (tx) => (options.charge ? (await countMessageToday(tx)) > perDay : (await messagesToday(tx)) >= perDay));
+      if (spent) throw new RateLimitError(secondsToNextUtcDay(), `capability ai.chat allows ${perDay} chat messages a day (UTC) for this tenant, and today's are spent`);
     },
 
     /** Whether a tenant's workflow can chat now, and why (see `runtimeOf`). */

@@ -80,7 +80,11 @@ export const StagedUploadSchema = z.object({
 });
 export type StagedUpload = z.infer<typeof StagedUploadSchema>;
 
-export const UploadPolicySchema = z.object({ maxFileBytes: z.number().int() });
+export const UploadPolicySchema = z.object({
+  maxFileBytes: z.number().int(),
+  /** The tenant's storage quota and the bytes it stores; absent when its plan sets none. */
+  storage: z.object({ quotaBytes: z.number().int(), usedBytes: z.number().int() }).optional(),
+});
 
 export const UploadRefSchema = z.object({ uploadId: z.string().max(100) }).strict();
 

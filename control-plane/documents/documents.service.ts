@@ -9,6 +9,7 @@ import { ConflictError, DomainError, FileTooLargeError, NotFoundError, RateLimit
 import { createExtractor, type Extractor, type Segment } from '../extract/extractor.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
+import { assertStorageRoom, type StorageAllowance, type StorageUsage } from '../storage/storage-usage.ts';
 import { INDEX_DOCUMENT } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { UploadMeta } from '../trpc/upload-body.ts';
@@ -79,6 +80,8 @@ export interface DocumentsDeps {
   workflows?: WorkflowsPort;
   /** `documents.upload` (and its `maxFileBytes`), and `documents.ocr` for reading images. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
+  /** The tenant's storage quota, which uploads must fit in. */
+  storageUsage?: Pick<StorageUsage, 'allowance'>;
   search?: DocumentSearchIndex;
   /** The process's extractor, made on first use (its OCR worker starts on the first image). */
   extractor?: () => Extractor;
@@ -257,10 +260,11 @@ export function createDocumentsService(deps: DocumentsDeps) {
   /** The document a job works on; a deleted one ends the job (404, which the workflow does not retry). */
   const jobDocument = (ref: DocumentJobRef) => requireDocument(ref.tenantId, ref.documentId);
 
-  async function uploadPolicy(actor: Actor): Promise<{ maxFileBytes: number }> {
+  async function uploadPolicy(actor: Actor): Promise<{ maxFileBytes: number; storage?: StorageAllowance }> {
     const allowed = await deps.capabilities?.require(actor.tenantId, 'documents.upload');
     const planLimit = allowed?.limits.maxFileBytes;
-    return { maxFileBytes: Math.min(maxUploadBytes, typeof planLimit === 'number' ? planLimit : maxUploadBytes) };
+    const storage = await deps.storageUsage?.allowance(actor.tenantId);
+    return { maxFileBytes: Math.min(maxUploadBytes, typeof planLimit === 'number' ? planLimit : maxUploadBytes), ...(storage ? { storage } : {}) };
   }
 
   async function getJob(actor: Actor, jobId: string): Promise<DocumentJob> {
@@ -305,7 +309,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
      * The upload becomes a document with `create`, or goes with `discard`.
      */
     async stage(actor: Actor, meta: UploadMeta, body: AsyncIterable<Uint8Array>): Promise<StagedUpload> {
-      const { maxFileBytes } = await uploadPolicy(actor);
+      const { maxFileBytes, storage } = await uploadPolicy(actor);
       if (Date.now() - (sweptAt.get(actor.tenantId) ?? 0) >= SWEEP_EVERY_MS) {
         sweepStaleUploads(actor.tenantId).catch((error: unknown) => log(`removing stale uploads of tenant ${actor.tenantId} failed`, error));
       }
@@ -314,6 +318,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
       const { head, all } = await splitHead(body, HEAD_BYTES);
       if (head.byteLength === 0) throw ValidationError.field('file', 'must not be empty');
       if (head.byteLength > maxFileBytes) throw new FileTooLargeError(maxFileBytes);
+      assertStorageRoom(storage, head.byteLength);
       const judged = await judgeHead(head, meta.filename);
       const scanner = 'compound' in judged ? new CompoundFileScanner() : undefined;
       const hash = createHash('sha256');
@@ -322,6 +327,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
         for await (const chunk of all) {
           size += chunk.byteLength;
           if (size > maxFileBytes) throw new FileTooLargeError(maxFileBytes);
+          assertStorageRoom(storage, size);
           hash.update(chunk);
           scanner?.push(chunk);
           yield chunk;

@@ -111,3 +111,8 @@ export async function updateObjectType(tx: Tx, id: string, changes: UpdateObject
 export function resourceDataOf(tx: Tx, key: string) {
   return tx.unsafe<Array<{ id: string; data: unknown }>>(`select id::text as id, data from resources where tenant_id = current_tenant_id() and type = $1 order by id`, [key]).cursor(500);
 }
+
+/** Serializes changes of the current tenant's indexed fields until the transaction ends. */
+export async function lockTenantIndexes(tx: Tx): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtext('svc.object_type_indexes'), hashtext(current_tenant_id()::text))`;
+}

@@ -40,6 +40,20 @@ export async function insertExecution(
   return rows[0]!;
 }
 
+/**
+ * Serializes the starts of the current tenant's executions until the transaction ends, so that two
+ * starts cannot both see room under the concurrency limit.
+ */
+export async function lockTenantStarts(tx: Tx): Promise<void> {
+  await tx`select pg_advisory_xact_lock(hashtext('svc.execution_starts'), hashtext(current_tenant_id()::text))`;
+}
+
+/** The current tenant's executions still running. */
+export async function countRunningExecutions(tx: Tx): Promise<number> {
+  const [row] = await tx<[{ count: number }]>`select count(*)::int as count from executions where tenant_id = current_tenant_id() and state = 'running'`;
+  return row.count;
+}
+
 export async function findExecution(tx: Tx, id: string, forUpdate = false): Promise<(Execution & { createdBy: string | null }) | undefined> {
   if (!UUID.test(id)) return undefined;
   const rows = await tx.unsafe<(Execution & { createdBy: string | null })[]>(

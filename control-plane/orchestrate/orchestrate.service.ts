@@ -1,16 +1,32 @@
 import type { AnsweringService } from '../chat/answering.ts';
 import type { Db, Tx } from '../db/client.ts';
-import { DomainError, NotFoundError } from '../errors.ts';
+import { DomainError, NotFoundError, RateLimitError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
 import { RUN_EXECUTION } from '../temporal/workflow-contract.ts';
 import type { WorkflowRunStatus, WorkflowsPort } from '../temporal/workflows.port.ts';
 import { EXAMPLE_WORKFLOWS } from './examples.ts';
-import { closeExecution, findDefinition, findExecution, insertExecution, listDefinitions, listExecutions, upsertDefinition, writeSteps } from './orchestrate.repo.ts';
+import {
+  closeExecution,
+  countRunningExecutions,
+  findDefinition,
+  findExecution,
+  insertExecution,
+  listDefinitions,
+  listExecutions,
+  lockTenantStarts,
+  upsertDefinition,
+  writeSteps,
+} from './orchestrate.repo.ts';
 import type { Execution, ExecutionPlan, ExecutionState, StepState, WorkflowDefinition } from './orchestrate.schema.ts';
 import { runStepOf } from './steps.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
+import type { Decision } from '../capabilities/capabilities.schema.ts';
+import type { ChatService } from '../chat/chat.service.ts';
+
+/** Seconds a start refused at the concurrency limit is told to wait before trying again. */
+const RETRY_START_AFTER_S = 5;
 
 /** How long a synchronous execute waits for the run to finish before answering "still running". */
 const SYNC_WAIT_MS = 10_000;
@@ -36,6 +52,8 @@ export function createOrchestrateService(deps: {
   answering: Pick<AnsweringService, 'complete'>;
   /** Refuses a tenant without the `workflows.runtime` capability (403 naming it). */
   capabilities?: Pick<CapabilitiesService, 'require'>;
+  /** The `ai.chat` capability and daily messages that an `ai_chat` step answers under, as chat does. */
+  chat?: Pick<ChatService, 'allowance'>;
 }) {
   const { db } = deps;
   const workflows = () => {
@@ -65,6 +83,24 @@ export function createOrchestrateService(deps: {
     });
   }
 
+  /**
+   * In the start's transaction: refuses (429) a start beyond the tenant's `maxConcurrentExecutions`
+   * (workflows.runtime), and a workflow with an `ai_chat` step when the tenant may not chat or has
+   * spent today's messages (403, 429; counted only when the step answers).
+   */
+  async function admit(tx: Tx, tenantId: string, decision: Decision | undefined, definition: WorkflowDefinition): Promise<void> {
+    if (definition.steps.some((s) => s.type === 'ai_chat')) await deps.chat?.allowance(tenantId, { charge: false });
+    const max = decision?.limits.maxConcurrentExecutions;
+    if (max === undefined) return;
+    await lockTenantStarts(tx);
+    if ((await countRunningExecutions(tx)) >= max) {
+      throw new RateLimitError(
+        RETRY_START_AFTER_S,
+        `capability workflows.runtime allows ${max} concurrent executions for this tenant; wait for one to finish or cancel one`,
+      );
+    }
+  }
+
   async function get(actor: Actor, id: string): Promise<Execution> {
     const execution = await db.inTenant(actor.tenantId, (tx) => findExecution(tx, id));
     if (!execution) throw new NotFoundError('execution');
@@ -89,10 +125,11 @@ export function createOrchestrateService(deps: {
       actor: Actor,
       request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown>; async: boolean },
     ): Promise<{ execution: Execution; settled: boolean }> {
-      await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
+      const decision = await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
       const { definition, execution } = await db.inTenant(actor.tenantId, async (tx) => {
         const definition = await findDefinition(tx, request.workflowId);
         if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);
+        await admit(tx, actor.tenantId, decision, definition);
         const steps: StepState[] = definition.steps.map((s) => ({ stepId: s.id, name: s.name, state: 'pending', duration: 0 }));
         const execution = await insertExecution(tx, {
           workflowId: definition.id,
@@ -135,10 +172,11 @@ export function createOrchestrateService(deps: {
       actor: Actor,
       request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown> },
     ): Promise<{ executionId: string; start: () => Promise<void> }> {
-      await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
+      const decision = await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
       const engine = workflows();
       const definition = await findDefinition(tx, request.workflowId);
       if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);
+      await admit(tx, actor.tenantId, decision, definition);
       const steps: StepState[] = definition.steps.map((s) => ({ stepId: s.id, name: s.name, state: 'pending', duration: 0 }));
       const execution = await insertExecution(tx, { workflowId: definition.id, version: definition.version, input: request.input, metadata: request.metadata, steps, createdBy: actor.userId });
       const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
@@ -174,6 +212,7 @@ export function createOrchestrateService(deps: {
       const createdBy = await recordStep(plan, index, 'running', 0);
       const actor = systemActor(plan.tenantId, { onBehalfOf: createdBy ?? undefined });
       const started = Date.now();
+      if (plan.steps[index]!.type === 'ai_chat') await deps.chat?.allowance(plan.tenantId, { charge: true });
       const output = await runStepOf(deps, actor, plan.steps[index]!, plan.input, outputs, plan.executionId);
       await recordStep(plan, index, 'completed', Date.now() - started);
       return output;

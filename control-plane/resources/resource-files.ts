@@ -9,6 +9,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { FileProperty, ObjectType } from '../object-types/object-types.schema.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
+import { assertStorageRoom, type StorageUsage } from '../storage/storage-usage.ts';
 import { UploadMetaSchema } from '../trpc/upload-body.ts';
 import { resourceOps, type ResourceSearchIndex } from './resource-ops.ts';
 import { FileRefSchema, type Resource } from './resources.schema.ts';
@@ -22,7 +23,12 @@ const SNIFF_BYTES = 4100;
 export { FileRefSchema };
 export type FileRef = z.infer<typeof FileRefSchema>;
 
-export const FileUploadMetaSchema = UploadMetaSchema.extend(FileRefSchema.shape).strict();
+export const FileUploadMetaSchema = UploadMetaSchema.extend(FileRefSchema.shape)
+  .extend({
+    /** The request's Content-Length, when it declared one: an upload that cannot fit is refused before it is read. */
+    declaredBytes: z.number().int().min(0).optional(),
+  })
+  .strict();
 export type FileUploadMeta = z.infer<typeof FileUploadMetaSchema>;
 
 /** What a resource's `data` holds for an uploaded file property. */
@@ -69,6 +75,8 @@ export function createResourceFilesService(deps: {
   searchIndex?: ResourceSearchIndex;
   /** Refuses a tenant without `data.files`, and gives its plan's largest file. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
+  /** The tenant's storage quota, which uploads must fit in. */
+  storageUsage?: Pick<StorageUsage, 'allowance'>;
   log?: (message: string, detail?: unknown) => void;
 }) {
   const { db, objectTypes, blobs } = deps;
@@ -131,6 +139,8 @@ export function createResourceFilesService(deps: {
       const allowed = await deps.capabilities?.require(actor.tenantId, 'data.files');
       const { declared, resource: stored } = await target(actor, meta, true);
       const limit = Math.min(declared.maxSize, MAX_FILE_BYTES, allowed?.limits.maxFileBytes ?? MAX_FILE_BYTES);
+      const storage = await deps.storageUsage?.allowance(actor.tenantId);
+      assertStorageRoom(storage, meta.declaredBytes ?? 0);
       // The id as stored, whatever case the path wrote it in: the object's key follows it.
       const ref = { ...meta, id: stored.id };
       const { head, all } = await splitHead(body, SNIFF_BYTES);
@@ -144,6 +154,7 @@ export function createResourceFilesService(deps: {
         for await (const chunk of all) {
           size += chunk.byteLength;
           if (size > limit) throw new FileTooLargeError(limit);
+          assertStorageRoom(storage, size);
           hash.update(chunk);
           yield chunk;
         }

@@ -5,7 +5,8 @@ import type { Activities } from '../activities/index.ts';
 
 const { runStep, recordStep, finishExecution } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
-  retry: { maximumAttempts: 5, initialInterval: '1 second' },
+  // A refusal by the tenant's plan (a capability it lacks, a daily limit spent) fails the execution at once.
+  retry: { maximumAttempts: 5, initialInterval: '1 second', nonRetryableErrorTypes: ['ForbiddenError', 'RateLimitError'] },
 });
 
 /**
