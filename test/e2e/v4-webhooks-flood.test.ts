@@ -107,6 +107,13 @@ describe('v4 webhook floods', () => {
     const newest = await stack.request('GET', `${endpoints(noisy)}/flooded/deliveries?status=rejected&limit=1`, { as: noisy.admin.email });
     expect(newest.body.data[0]).toMatchObject({ externalId: marker, reason: 'signature_missing' });
     expect(await storedRefusals(noisy, 'flooded')).toBe(REFUSED_SAMPLE_SIZE);
+
+    // Removing the endpoint removes its counts with its deliveries.
+    const [{ id }] = await sql<[{ id: string }]>`select id::text as id from webhook_endpoints where tenant_id = ${noisy.id}::uuid and source = 'flooded'`;
+    const counts = async () => (await sql<[{ n: number }]>`select count(*)::int as n from webhook_refusal_counts where endpoint_id = ${id}::uuid`)[0].n;
+    expect(await counts()).toBeGreaterThan(0);
+    expect((await stack.request('DELETE', `${endpoints(noisy)}/flooded`, { as: noisy.admin.email })).status).toBe(204);
+    expect(await counts()).toBe(0);
   }, FLOOD_TIMEOUT_MS);
 
   it("changes nothing for another tenant's sign-in and requests while it runs", async () => {
