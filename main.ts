@@ -99,7 +99,7 @@ function portSetting(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return port;
 }
 
-/** Per-minute budgets from `RATE_LIMIT_RESOURCES_PER_MINUTE`, `RATE_LIMIT_API_PER_MINUTE` and `RATE_LIMIT_UPLOADS_PER_MINUTE` (document uploads), when set. */
+/** Per-minute budgets from `RATE_LIMIT_RESOURCES_PER_MINUTE`, `RATE_LIMIT_API_PER_MINUTE`, `RATE_LIMIT_UPLOADS_PER_MINUTE` (document uploads) and `RATE_LIMIT_WEBHOOKS_PER_MINUTE` (inbound deliveries per endpoint), when set. */
 function rateLimitPolicies(env: NodeJS.ProcessEnv) {
   const perMinute = (name: string) => {
     const value = env[name];
@@ -110,7 +110,8 @@ function rateLimitPolicies(env: NodeJS.ProcessEnv) {
   const resources = perMinute('RATE_LIMIT_RESOURCES_PER_MINUTE');
   const api = perMinute('RATE_LIMIT_API_PER_MINUTE');
   const uploads = perMinute('RATE_LIMIT_UPLOADS_PER_MINUTE');
-  return { ...(resources ? { resources } : {}), ...(api ? { users: api } : {}), ...(uploads ? { uploads } : {}) };
+  const webhooks = perMinute('RATE_LIMIT_WEBHOOKS_PER_MINUTE');
+  return { ...(resources ? { resources } : {}), ...(api ? { users: api } : {}), ...(uploads ? { uploads } : {}), ...(webhooks ? { webhooks } : {}) };
 }
 
 /**

@@ -7,7 +7,7 @@ import { requestTrace } from './observability.ts';
 import { authenticate, type BrowserSessions, type VerifyToken } from './plugins/auth.ts';
 import { assertBodyWithinLimit, assertJsonBody, isDocumentUpload, isStreamedUpload } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
-import { publicRouteOf } from './plugins/public-routes.ts';
+import { publicRouteOf, webhookDeliveryOf } from './plugins/public-routes.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
@@ -117,11 +117,14 @@ export function createEdgeApp(deps: EdgeDeps) {
       const publicRoute = publicRouteOf(request.method, pathname);
       if (publicRoute) {
         // No user: the procedure checks the delivery's signature or the connection's token. A
-        // delivery spends its endpoint's budget (its sender may send from many addresses); a
-        // connection, its client's.
+        // delivery spends its endpoint's budget (its sender may send from many addresses), named
+        // by the control plane whatever the path's spelling, so that variants of one path cannot
+        // multiply it; a path that names no endpoint, and a connection, spend the client's.
         const trace = requestTrace(request);
         calls.set(request, { identity: null, requestId: trace.requestId, traceparent: trace.traceparent });
-        return void (await (publicRoute === 'webhook-delivery' ? limit('users', `webhook:${pathname}`) : limit('anonymous', clientAddress(request))));
+        const delivery = publicRoute === 'webhook-delivery' ? webhookDeliveryOf(pathname) : undefined;
+        const budget = delivery && (await deps.controlPlane.query({ identity: null }, 'webhooks', 'budgetKey', delivery).catch(() => ({ key: null }))).key;
+        return void (await (budget ? limit('webhooks', `webhook:${budget}`) : limit('anonymous', clientAddress(request))));
       }
       let call;
       try {

@@ -32,6 +32,7 @@ describe('rate limit counts in PostgreSQL', () => {
     users: { points, durationSeconds: 60 },
     uploads: { points, durationSeconds: 60 },
     anonymous: { points, durationSeconds: 60 },
+    webhooks: { points, durationSeconds: 60 },
   });
   const remainingOf = (outcome: PromiseSettledResult<{ 'x-ratelimit-remaining': string }>) =>
     outcome.status === 'fulfilled' ? outcome.value['x-ratelimit-remaining'] : `refused ${(outcome.reason as { headers: Record<string, string> }).headers['x-ratelimit-remaining']}`;

@@ -7,7 +7,7 @@ export interface RateLimitPolicy {
   durationSeconds: number;
 }
 
-export type RateLimitGroup = 'resources' | 'users' | 'uploads' | 'anonymous';
+export type RateLimitGroup = 'resources' | 'users' | 'uploads' | 'anonymous' | 'webhooks';
 
 export interface RateLimitHeaders {
   'x-ratelimit-limit': string;
@@ -24,6 +24,8 @@ export const DEFAULT_POLICIES: Record<RateLimitGroup, RateLimitPolicy> = {
   /** Seed 000: "Documents API uploads: 50 per minute per tenant". */
   uploads: { points: 50, durationSeconds: 60 },
   anonymous: { points: 300, durationSeconds: 60 },
+  /** Inbound webhook deliveries, per endpoint (whatever the spelling of its path). */
+  webhooks: { points: 1000, durationSeconds: 60 },
 };
 
 function headersFor(policy: RateLimitPolicy, res: RateLimiterRes): RateLimitHeaders {

@@ -1,5 +1,5 @@
 import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
-import { dbInFlight, dbPoolMax } from '../telemetry/metrics.ts';
+import { dbInFlight, dbPoolMax, dbTransactions } from '../telemetry/metrics.ts';
 
 /** A connection inside one transaction: what repos receive. */
 export type Tx = Sql<Record<string, never>>;
@@ -32,6 +32,12 @@ export interface Db {
   writeInTenant<T extends readonly Row[]>(tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T>;
   /** Runs `fn` in one transaction as the owner role: for identity resolution and platform work only. */
   system<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * `system` on a small owner pool of its own, for the work of callers that present no token
+   * (inbound webhook deliveries): a flood of them waits for these connections only, never for
+   * those that sign-in, sessions and authenticated requests need.
+   */
+  intake<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -106,6 +112,8 @@ export interface DbOptions {
   max?: number;
   /** Connections of the owner pool. Default 10. */
   systemMax?: number;
+  /** Connections of the owner pool that `intake` uses (unauthenticated inbound work). Default 2. */
+  intakeMax?: number;
   /** Connections that `readInTenant` pipelines reads on. Default 1: more reads share each write (docs/decisions.md). */
   readConnections?: number;
   /** Connections that `writeInTenant` pipelines one-statement writes on. Default 4 (docs/decisions.md). */
@@ -139,6 +147,7 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
  */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
+  const intakeSql = createPool(databaseUrl, { max: options.intakeMax ?? 2 });
   const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
   const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE });
   const lanesOf = (count: number) => Array.from({ length: Math.max(1, count) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }), inFlight: 0 }));
@@ -146,13 +155,17 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const writeLanes = lanesOf(options.writeConnections ?? 4);
   // postgres.js tells nothing of its pools' state: what is counted is the work given to each.
   dbPoolMax.set({ pool: 'system' }, options.systemMax ?? 10);
+  dbPoolMax.set({ pool: 'intake' }, options.intakeMax ?? 2);
   dbPoolMax.set({ pool: 'tenant' }, options.max ?? 20);
   dbPoolMax.set({ pool: 'read' }, readLanes.length);
   dbPoolMax.set({ pool: 'write' }, writeLanes.length);
-  const inFlight = { system: dbInFlight.labels('system'), tenant: dbInFlight.labels('tenant'), read: dbInFlight.labels('read'), write: dbInFlight.labels('write') };
+  const pools = ['system', 'intake', 'tenant', 'read', 'write'] as const;
+  const inFlight = Object.fromEntries(pools.map((pool) => [pool, dbInFlight.labels(pool)])) as Record<(typeof pools)[number], ReturnType<typeof dbInFlight.labels>>;
+  const begun = Object.fromEntries(pools.map((pool) => [pool, dbTransactions.labels(pool)])) as Record<(typeof pools)[number], ReturnType<typeof dbTransactions.labels>>;
 
   async function inTenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     inFlight.tenant.inc();
+    begun.tenant.inc();
     const connection = await tenantSql.reserve().catch((error: unknown) => {
       inFlight.tenant.dec();
       throw error;
@@ -211,6 +224,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     for (const query of queries) query.execute().then(() => answered.push(query), () => answered.push(query));
     lane.inFlight++;
     counted.inc();
+    begun[kind].inc();
     try {
       const [, , rows] = await Promise.all(queries);
       // postgres.js re-sends a statement whose prepared form the server dropped (a schema change)
@@ -227,21 +241,25 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     }
   }
 
+  async function ownerTransaction<T>(pool: 'system' | 'intake', owner: Sql, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    inFlight[pool].inc();
+    begun[pool].inc();
+    try {
+      return (await owner.begin((tx) => fn(tx as unknown as Tx))) as never;
+    } finally {
+      inFlight[pool].dec();
+    }
+  }
+
   return {
     sql,
     inTenant,
     readInTenant: (tenantId, statement) => onLane('read', tenantId, statement),
     writeInTenant: (tenantId, statement) => onLane('write', tenantId, statement),
-    system: async (fn) => {
-      inFlight.system.inc();
-      try {
-        return (await sql.begin((tx) => fn(tx as unknown as Tx))) as never;
-      } finally {
-        inFlight.system.dec();
-      }
-    },
+    system: (fn) => ownerTransaction('system', sql, fn),
+    intake: (fn) => ownerTransaction('intake', intakeSql, fn),
     close: async () => {
-      await Promise.all([sql, tenantSql, ...[...readLanes, ...writeLanes].map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
+      await Promise.all([sql, intakeSql, tenantSql, ...[...readLanes, ...writeLanes].map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
     },
   };
 }

@@ -69,7 +69,14 @@ export const tenantCondition = new Gauge({
 
 export const dbPoolMax = new Gauge({
   name: 'svc_db_pool_max_connections',
-  help: 'Connections each PostgreSQL pool may open (system: owner role; tenant: row-level-security transactions; read: shared tenant reads; write: shared one-statement tenant writes).',
+  help: 'Connections each PostgreSQL pool may open (system: owner role; intake: owner role, for inbound webhook deliveries; tenant: row-level-security transactions; read: shared tenant reads; write: shared one-statement tenant writes).',
+  labelNames: ['pool'] as const,
+  registers: [registry],
+});
+
+export const dbTransactions = new Counter({
+  name: 'svc_db_transactions_total',
+  help: 'Transactions (system, intake, tenant) and pipelined reads (read) and writes (write) given to each PostgreSQL pool.',
   labelNames: ['pool'] as const,
   registers: [registry],
 });

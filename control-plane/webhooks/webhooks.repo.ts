@@ -78,7 +78,7 @@ export interface ReceivingEndpoint {
   maxBodyBytes: number;
 }
 
-/** Platform work (the owner's transaction; tenant transactions cannot read secrets): the endpoint of a live tenant, named by id or slug. */
+/** Platform work (the owner's transaction; tenant transactions cannot read secrets): the endpoint of a live tenant, named by id (in either letter case) or slug. */
 export async function receivingEndpoint(tx: Tx, tenantRef: string, source: string): Promise<ReceivingEndpoint | undefined> {
   const rows = await tx<ReceivingEndpoint[]>`
     select e.id::text as id, e.tenant_id::text as "tenantId", e.source, e.workflow_id as "workflowId", e.secret, e.enabled,
@@ -86,6 +86,60 @@ export async function receivingEndpoint(tx: Tx, tenantRef: string, source: strin
     from webhook_endpoints e join tenants t on t.id = e.tenant_id
     where t.deleted_at is null and e.source = ${source} and ${UUID.test(tenantRef) ? tx`t.id = ${tenantRef}::uuid` : tx`t.slug = ${tenantRef}`}`;
   return rows[0];
+}
+
+/** How long a window of refusal counts is. */
+export const REFUSAL_WINDOW_SECONDS = 3600;
+
+/**
+ * Platform work (the intake's owner transaction): counts a refused delivery in its endpoint's
+ * current window and keeps it as a `rejected` delivery, then forgets the endpoint's refused
+ * deliveries past the newest `sampleSize`, and counts and deliveries past their retention.
+ * Refusals of one endpoint take turns (a transaction-level lock), so the sample never grows past
+ * its size however many arrive at once.
+ */
+export async function recordRefusal(
+  tx: Tx,
+  endpoint: { id: string; tenantId: string; source: string },
+  refusal: { reason: DeliveryReason; message: string; externalId?: string; sizeBytes: number; contentType?: string; userAgent?: string },
+  sampleSize: number,
+): Promise<void> {
+  await tx`select pg_advisory_xact_lock(${REFUSAL_LOCK_CLASS}::int, hashtext(${endpoint.id}))`;
+  await Promise.all([
+    tx`insert into webhook_refusal_counts (tenant_id, endpoint_id, window_start, reason, refused)
+       values (${endpoint.tenantId}::uuid, ${endpoint.id}::uuid, to_timestamp(floor(extract(epoch from now()) / ${REFUSAL_WINDOW_SECONDS}) * ${REFUSAL_WINDOW_SECONDS}), ${refusal.reason}, 1)
+       on conflict (endpoint_id, window_start, reason) do update set refused = webhook_refusal_counts.refused + 1`,
+    tx`delete from webhook_refusal_counts where endpoint_id = ${endpoint.id}::uuid and window_start < now() - ${tx.unsafe(DELIVERY_RETENTION)}`,
+    tx`delete from webhook_deliveries where endpoint_id = ${endpoint.id}::uuid and received_at < now() - ${tx.unsafe(DELIVERY_RETENTION)}`,
+    tx`insert into webhook_deliveries (tenant_id, endpoint_id, source, status, reason, message, external_id, size_bytes, content_type, user_agent)
+       values (${endpoint.tenantId}::uuid, ${endpoint.id}::uuid, ${endpoint.source}, 'rejected', ${refusal.reason}, ${refusal.message},
+               ${refusal.externalId ?? null}, ${refusal.sizeBytes}, ${refusal.contentType ?? null}, ${refusal.userAgent ?? null})`,
+  ]);
+  await tx`delete from webhook_deliveries where id in (
+      select id from webhook_deliveries where endpoint_id = ${endpoint.id}::uuid and status = 'rejected'
+      order by received_at desc, id desc offset ${sampleSize})`;
+}
+
+/** The advisory lock class under which an endpoint's refusals take turns (the second key is the endpoint's). */
+const REFUSAL_LOCK_CLASS = 0x5748; // 'WH'
+
+/** Refusal counts of one endpoint of the current tenant: a page of windows, newest first, with their counts by reason. */
+export async function listRefusalWindows(
+  tx: Tx,
+  endpointId: string,
+  page: { limit: number; offset: number },
+): Promise<{ rows: Array<{ windowStart: string; refused: number; reasons: Record<string, number> }>; total: number; refused: number }> {
+  const [rows, [totals]] = await Promise.all([
+    tx<Array<{ windowStart: string; refused: number; reasons: Record<string, number> }>>`
+      select ${tx.unsafe(isoTimestamp('window_start'))} as "windowStart", sum(refused)::float8 as refused,
+             jsonb_object_agg(reason, refused order by reason) as reasons
+      from webhook_refusal_counts where tenant_id = current_tenant_id() and endpoint_id = ${endpointId}::uuid
+      group by window_start order by window_start desc limit ${page.limit} offset ${page.offset}`,
+    tx<[{ total: number; refused: number }]>`
+      select count(distinct window_start)::int as total, coalesce(sum(refused), 0)::float8 as refused
+      from webhook_refusal_counts where tenant_id = current_tenant_id() and endpoint_id = ${endpointId}::uuid`,
+  ]);
+  return { rows, total: totals!.total, refused: totals!.refused };
 }
 
 /** A delivery as recorded; `payload` only for verified ones. */

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { t } from '../trpc/init.ts';
 import { publicProcedure, tenantProcedure, uploadMetaOf } from '../trpc/procedures.ts';
 import {
+  BudgetKeyInputSchema,
+  BudgetKeySchema,
   CreateEndpointInputSchema,
   DeliveryDetailSchema,
   DeliveryPageSchema,
@@ -12,7 +14,9 @@ import {
   EndpointSchema,
   EndpointWithSecretSchema,
   ListDeliveriesInputSchema,
+  ListRefusalsInputSchema,
   ReceivedSchema,
+  RefusalPageSchema,
   ReceiveMetaSchema,
   UpdateEndpointInputSchema,
 } from './webhooks.schema.ts';
@@ -47,6 +51,10 @@ export const webhooksRouter = t.router({
     .input(ListDeliveriesInputSchema)
     .output(DeliveryPageSchema)
     .query(({ ctx, input }) => ctx.services.webhooks.listDeliveries(ctx.actor, input)),
+  listRefusals: tenantProcedure('tenants.manage')
+    .input(ListRefusalsInputSchema)
+    .output(RefusalPageSchema)
+    .query(({ ctx, input }) => ctx.services.webhooks.listRefusals(ctx.actor, input)),
   getDelivery: tenantProcedure('tenants.manage')
     .input(DeliveryRefSchema)
     .output(DeliveryDetailSchema)
@@ -55,6 +63,11 @@ export const webhooksRouter = t.router({
     .input(DeliveryRefSchema)
     .output(DeliverySchema)
     .mutation(({ ctx, input }) => ctx.services.webhooks.replayDelivery(ctx.actor, input.deliveryId)),
+  /** Which budget a delivery to a path spends (the edge asks before the delivery is read): no caller identity. */
+  budgetKey: publicProcedure
+    .input(BudgetKeyInputSchema)
+    .output(BudgetKeySchema)
+    .query(({ ctx, input }) => ctx.services.webhooks.budgetKey(input)),
   /** An outside system's delivery: no caller identity; the body's signature authenticates it. */
   receive: publicProcedure
     .use(uploadMetaOf(ReceiveMetaSchema))

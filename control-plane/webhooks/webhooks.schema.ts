@@ -7,6 +7,8 @@ export const RESERVED_SOURCES = ['endpoints', 'deliveries'] as const;
 /** The largest body an endpoint takes (the API's own limit); an endpoint may set a smaller one. */
 export const MAX_WEBHOOK_BODY_BYTES = 1_048_576;
 export const DEFAULT_TOLERANCE_SECONDS = 300;
+/** How many refused deliveries an endpoint keeps (the newest): every refusal is counted, only these are stored. */
+export const REFUSED_SAMPLE_SIZE = 100;
 
 export const SourceSchema = z
   .string({ error: 'is required' })
@@ -144,6 +146,30 @@ export type ListDeliveriesInput = z.infer<typeof ListDeliveriesInputSchema>;
 export const DeliveryPageSchema = z.object({ data: z.array(DeliverySchema), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
 export type DeliveryPage = z.infer<typeof DeliveryPageSchema>;
 
+export const ListRefusalsInputSchema = z
+  .object({ source: SourceSchema, limit: wholeNumber(1, 100, 24), offset: wholeNumber(0, 100_000, 0) })
+  .strict();
+export type ListRefusalsInput = z.infer<typeof ListRefusalsInputSchema>;
+
+/** Refused deliveries of one window (an hour), by reason. */
+export const RefusalWindowSchema = z.object({
+  windowStart: z.string(),
+  windowSeconds: z.number().int(),
+  refused: z.number().int(),
+  reasons: z.partialRecord(z.enum(DELIVERY_REASONS), z.number().int()),
+});
+export type RefusalWindow = z.infer<typeof RefusalWindowSchema>;
+
+/** A page of refusal windows, newest first; `total` windows, and `refused` deliveries over all of them (the retention, 30 days). */
+export const RefusalPageSchema = z.object({
+  data: z.array(RefusalWindowSchema),
+  total: z.number().int(),
+  limit: z.number().int(),
+  offset: z.number().int(),
+  refused: z.number().int(),
+});
+export type RefusalPage = z.infer<typeof RefusalPageSchema>;
+
 export const DeliveryRefSchema = z.object({ deliveryId: z.string().regex(UUID, 'must be a delivery id') }).strict();
 
 /** What the edge says of an inbound delivery besides its body: the path's tenant and source, and the request's headers. */
@@ -163,6 +189,12 @@ export const ReceiveMetaSchema = z
   })
   .strict();
 export type ReceiveMeta = z.infer<typeof ReceiveMetaSchema>;
+
+/** The endpoint a delivery's path names, as the edge asks for it to pick the budget the delivery spends. */
+export const BudgetKeyInputSchema = ReceiveMetaSchema.pick({ tenantId: true, source: true }).strict();
+export type BudgetKeyInput = z.infer<typeof BudgetKeyInputSchema>;
+/** `key` names the endpoint whatever the spelling of its path (the tenant's id and the source); null when the path names none. */
+export const BudgetKeySchema = z.object({ key: z.string().nullable() });
 
 export const ReceivedSchema = z.object({
   deliveryId: z.string(),

@@ -14,15 +14,20 @@ import {
   insertEndpoint,
   listDeliveries,
   listEndpoints,
+  listRefusalWindows,
   receivingEndpoint,
+  recordRefusal,
+  REFUSAL_WINDOW_SECONDS,
   replaceSecret,
   settleDelivery,
   updateEndpoint,
   type NewDelivery,
   type ReceivingEndpoint,
 } from './webhooks.repo.ts';
-import { MAX_WEBHOOK_BODY_BYTES } from './webhooks.schema.ts';
+import { createLruMap } from '../lru-map.ts';
+import { MAX_WEBHOOK_BODY_BYTES, REFUSED_SAMPLE_SIZE } from './webhooks.schema.ts';
 import type {
+  BudgetKeyInput,
   CreateEndpointInput,
   Delivery,
   DeliveryDetail,
@@ -31,7 +36,9 @@ import type {
   Endpoint,
   EndpointWithSecret,
   ListDeliveriesInput,
+  ListRefusalsInput,
   ReceiveMeta,
+  RefusalPage,
   Received,
   UpdateEndpointInput,
 } from './webhooks.schema.ts';
@@ -45,6 +52,10 @@ class Refusal extends Error {
     super(error.message);
   }
 }
+
+/** How many paths' budget keys are remembered, and for how long: a key only picks a budget, so a stale one costs nothing but that. */
+const BUDGET_KEYS = 10_000;
+const BUDGET_KEY_TTL_MS = 60_000;
 
 /** The body's bytes, read no further than `limit` (the rest is left to the caller to discard); `over` when it is longer. */
 async function readUpTo(body: AsyncIterable<Uint8Array>, limit: number): Promise<{ bytes: Buffer; size: number; over: boolean }> {
@@ -94,9 +105,7 @@ export function createWebhooksService(deps: {
     return endpoint;
   }
 
-  async function record(endpoint: ReceivingEndpoint, delivery: Omit<NewDelivery, 'endpointId' | 'source'>): Promise<Delivery | undefined> {
-    return db.inTenant(endpoint.tenantId, (tx) => insertDelivery(tx, { ...delivery, endpointId: endpoint.id, source: endpoint.source }));
-  }
+  const budgetKeys = createLruMap<{ key: string | null; until: number }>(BUDGET_KEYS);
 
   /**
    * Stores a verified delivery and, in the same transaction, the execution of its workflow, which
@@ -220,13 +229,37 @@ export function createWebhooksService(deps: {
       return replayed!;
     },
 
+    /** Refusal counts of an endpoint, per window (an hour) and reason, newest first, over the retention (30 days). */
+    async listRefusals(actor: Actor, input: ListRefusalsInput): Promise<RefusalPage> {
+      const { source, ...page } = input;
+      const endpoint = await endpointOrThrow(actor, source);
+      const { rows, total, refused } = await db.inTenant(actor.tenantId, (tx) => listRefusalWindows(tx, endpoint.id, page));
+      return { data: rows.map((row) => ({ ...row, windowSeconds: REFUSAL_WINDOW_SECONDS })), total, limit: page.limit, offset: page.offset, refused };
+    },
+
+    /**
+     * The budget a delivery to this path spends: its endpoint's (`<tenant id>/<source>`), however
+     * the path spells the tenant (id in any letter case, or slug); null when it names no endpoint.
+     * Remembered per path for a minute (at most BUDGET_KEYS paths), looked up on the intake pool.
+     */
+    async budgetKey(input: BudgetKeyInput): Promise<{ key: string | null }> {
+      const path = `${input.tenantId}/${input.source}`;
+      const known = budgetKeys.get(path);
+      if (known && known.until > Date.now()) return { key: known.key };
+      const endpoint = await db.intake((tx) => receivingEndpoint(tx, input.tenantId, input.source));
+      const key = endpoint ? `${endpoint.tenantId}/${endpoint.source}` : null;
+      budgetKeys.set(path, { key, until: Date.now() + BUDGET_KEY_TTL_MS });
+      return { key };
+    },
+
     /**
      * An inbound delivery: 404 for no such endpoint (not recorded: it names no tenant's endpoint);
-     * otherwise every refusal is recorded before it is answered. 202 with the delivery's id, and
-     * its execution's, when accepted.
+     * otherwise every refusal is counted, and kept among the endpoint's newest REFUSED_SAMPLE_SIZE,
+     * before it is answered. Unverified deliveries use the intake pool only. 202 with the
+     * delivery's id, and its execution's, when accepted.
      */
     async receive(meta: ReceiveMeta, body: AsyncIterable<Uint8Array>): Promise<Received> {
-      const endpoint = await db.system((tx) => receivingEndpoint(tx, meta.tenantId, meta.source));
+      const endpoint = await db.intake((tx) => receivingEndpoint(tx, meta.tenantId, meta.source));
       const limit = endpoint?.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES;
       // Read before any answer, refusals included: an answer that leaves the sender's bytes unread can reach it as a reset connection.
       const read = await readUpTo(body, limit);
@@ -236,11 +269,12 @@ export function createWebhooksService(deps: {
       const size = Math.max(declared ?? 0, read.size);
       try {
         if (!endpoint.enabled) throw new Refusal('endpoint_disabled', new ForbiddenError(`webhook endpoint "${endpoint.source}" is disabled`));
+        if (read.over || size > limit) throw new Refusal('payload_too_large', new PayloadTooLargeError(limit));
+        const { payload, digest, signedAt } = verify(endpoint, meta, read.bytes);
+        // After the signature: an unsigned flood never reaches the tenant connections this check takes.
         await deps.capabilities.require(endpoint.tenantId, 'webhooks').catch((error: unknown) => {
           throw error instanceof DomainError ? new Refusal('capability_refused', error) : error;
         });
-        if (read.over || size > limit) throw new Refusal('payload_too_large', new PayloadTooLargeError(limit));
-        const { payload, digest, signedAt } = verify(endpoint, meta, read.bytes);
         const delivery = await accept(endpoint.tenantId, systemActor(endpoint.tenantId), endpoint.workflowId, {
           ...described,
           endpointId: endpoint.id,
@@ -257,7 +291,7 @@ export function createWebhooksService(deps: {
         return { deliveryId: delivery.id, status: delivery.status === 'failed' ? 'failed' : 'accepted', executionId: delivery.executionId };
       } catch (error) {
         if (!(error instanceof Refusal)) throw error;
-        await record(endpoint, { ...described, status: 'rejected', reason: error.reason, message: error.message, sizeBytes: size });
+        await db.intake((tx) => recordRefusal(tx, endpoint, { ...described, reason: error.reason, message: error.message, sizeBytes: size }, REFUSED_SAMPLE_SIZE));
         throw error.error;
       }
     },

@@ -94,6 +94,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'DELETE /v4/webhooks/:tenantId/endpoints/:source': { tenantFrom: 'path', sample: { source: 'route-case' } },
   'POST /v4/webhooks/:tenantId/endpoints/:source/rotate-secret': { tenantFrom: 'path', sample: { source: 'route-case' } },
   'GET /v4/webhooks/:tenantId/endpoints/:source/deliveries': { tenantFrom: 'path', sample: { source: 'route-case' } },
+  'GET /v4/webhooks/:tenantId/endpoints/:source/refusals': { tenantFrom: 'path', sample: { source: 'route-case' } },
   'GET /v4/webhooks/:tenantId/deliveries/:deliveryId': { tenantFrom: 'path', sample: { deliveryId: NO_ID } },
   'POST /v4/webhooks/:tenantId/deliveries/:deliveryId/replay': { tenantFrom: 'path', sample: { deliveryId: NO_ID } },
   // No caller token: the delivery's signature authenticates it. Here it names no endpoint (404); test/e2e/v4-webhooks.test.ts

@@ -34,7 +34,7 @@ async function deliveryBody(request: Request): Promise<ReadableStream<Uint8Array
 
 /**
  * v4 webhooks: a tenant administrator's endpoints (one per source; the secret is in the answer
- * that creates or rotates it, and no other), their deliveries and replays; and the inbound
+ * that creates or rotates it, and no other), their deliveries, refusal counts and replays; and the inbound
  * delivery `POST /v4/webhooks/{tenantId}/{source}`, which outside systems call without a token:
  * its body's bytes go as they came to the control plane, which checks their signature.
  */
@@ -63,6 +63,9 @@ export function v4WebhookRoutes(cp: ControlPlane, calls: RequestCalls) {
     )
     .get('/webhooks/:tenantId/endpoints/:source/deliveries', ({ request, params }) =>
       cp.query(calls.of(request, params.tenantId), 'webhooks', 'listDeliveries', bodyWithPath(bodyAndQueryOptions(request, undefined), { source: params.source })),
+    )
+    .get('/webhooks/:tenantId/endpoints/:source/refusals', ({ request, params }) =>
+      cp.query(calls.of(request, params.tenantId), 'webhooks', 'listRefusals', bodyWithPath(bodyAndQueryOptions(request, undefined), { source: params.source })),
     )
     .get('/webhooks/:tenantId/deliveries/:deliveryId', ({ request, params }) =>
       cp.query(calls.of(request, params.tenantId), 'webhooks', 'getDelivery', { deliveryId: params.deliveryId }),
