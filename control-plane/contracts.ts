@@ -88,6 +88,8 @@ export {
   ReceivedSchema,
   ReceiveMetaSchema,
   RESERVED_SOURCES as RESERVED_WEBHOOK_SEGMENTS,
+  RotatedEndpointSchema,
+  RotateSecretInputSchema as RotateWebhookSecretInputSchema,
   SourceSchema,
   UpdateEndpointInputSchema,
 } from './webhooks/webhooks.schema.ts';
@@ -135,6 +137,7 @@ export {
   IdpAppSchema,
   IdpAppWithSecretSchema,
   RotatedSecretSchema,
+  RotateSecretInputSchema as RotateClientSecretInputSchema,
   type ProviderClient,
 } from './idp-apps/idp-apps.schema.ts';
 export type { IdentityProviderSettings } from './idp-apps/idp-apps.service.ts';
