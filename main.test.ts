@@ -66,17 +66,20 @@ describe('main.ts (the production entry point)', () => {
     expect(readdirSync(stateDir)).toEqual([]);
   });
 
-  it('exits with code 2 in production when SECRETS_KEY is missing or malformed, for a role that serves the API', async () => {
+  it('exits with code 2 in production when SECRETS_KEY is missing or malformed, for a role that serves the API', { timeout: 90_000 }, async () => {
     const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl') };
-    for (const [role, env, message] of [
+    const cases = [
       ['control-plane', production, 'SECRETS_KEY is required for role control-plane in production: 32 bytes, base64-encoded'],
       ['all', { ...production, SECRETS_KEY: randomBytes(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes, base64-encoded'],
-    ] as const) {
-      const run = runMain(['--role', role], env);
-      started.push(run.child);
-      expect(await run.exited).toBe(2);
-      expect(JSON.parse(run.output().trim())).toMatchObject({ level: 50, msg: expect.stringContaining(message) });
-    }
+    ] as const;
+    await Promise.all(
+      cases.map(async ([role, env, message]) => {
+        const run = runMain(['--role', role], env);
+        started.push(run.child);
+        expect(await run.exited).toBe(2);
+        expect(JSON.parse(run.output().trim())).toMatchObject({ level: 50, msg: expect.stringContaining(message) });
+      }),
+    );
     expect(readdirSync(stateDir)).toEqual([]);
   });
 
