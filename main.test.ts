@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -86,6 +87,23 @@ describe('main.ts (the production entry point)', () => {
     expect(run.output()).toContain('AUTH_JWKS_URL must be set with AUTH_ISSUER');
   });
 
+  it('exits with code 2 in production when SECRETS_KEY is missing or malformed, for a role that serves the API', { timeout: 90_000 }, async () => {
+    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks' };
+    const cases = [
+      ['control-plane', production, 'SECRETS_KEY is required for role control-plane in production: 32 bytes, base64-encoded'],
+      ['all', { ...production, SECRETS_KEY: randomBytes(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes, base64-encoded'],
+    ] as const;
+    await Promise.all(
+      cases.map(async ([role, env, message]) => {
+        const run = runMain(['--role', role], env);
+        started.push(run.child);
+        expect(await run.exited).toBe(2);
+        expect(JSON.parse(run.output().trim())).toMatchObject({ level: 50, msg: expect.stringContaining(message) });
+      }),
+    );
+    expect(readdirSync(stateDir)).toEqual([]);
+  });
+
   it('runs the control-plane role from the environment, logs JSON lines in production, and stops on SIGTERM', async () => {
     const port = await freePort();
     const run = runMain(['--role', 'control-plane'], {
@@ -101,6 +119,7 @@ describe('main.ts (the production entry point)', () => {
       AUTH_ISSUER: 'http://127.0.0.1:1',
       AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
       SVC_DEV_SEED: 'false',
+      SECRETS_KEY: randomBytes(32).toString('base64'),
     });
     started.push(run.child);
     await until(async () => run.output().includes('listening') || run.child.exitCode !== null, (done) => done);

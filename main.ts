@@ -137,6 +137,23 @@ function bffSettings(env: NodeJS.ProcessEnv): PlatformOptions['bff'] {
   return { clientId: env.BFF_CLIENT_ID || undefined, clientSecret: env.BFF_CLIENT_SECRET || undefined, scope: env.BFF_SCOPE || undefined, secret };
 }
 
+/**
+ * The operator key that seals stored secrets at rest (`SECRETS_KEY`, 32 bytes base64), for the
+ * roles that serve the API. Closed by default: in production they refuse to start without it;
+ * elsewhere the local development key is used (scripts/stack/dev-secrets-key.ts).
+ */
+function secretsKeySetting(role: PlatformRole, env: NodeJS.ProcessEnv): Uint8Array | undefined {
+  const servesApi = role === 'all' || role === 'control-plane' || (role === 'edge' && !env.CONTROL_PLANE_URL);
+  if (!servesApi) return undefined;
+  if (!env.SECRETS_KEY) {
+    if (env.NODE_ENV !== 'production') return undefined;
+    throw new ConfigError(`SECRETS_KEY is required for role ${role} in production: 32 bytes, base64-encoded (openssl rand -base64 32), the key that seals webhook secrets at rest`);
+  }
+  const key = Buffer.from(env.SECRETS_KEY, 'base64');
+  if (key.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
+  return key;
+}
+
 /** The OpenAI-compatible endpoint of `AI_BASE_URL`, `AI_API_KEY` and `AI_MODEL`: all three, or none (the local model). */
 function aiSettings(env: NodeJS.ProcessEnv): PlatformOptions['ai'] {
   const names = ['AI_BASE_URL', 'AI_API_KEY', 'AI_MODEL'] as const;
@@ -202,6 +219,7 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
     identity,
     bff: bffSettings(env),
+    secretsKey: secretsKeySetting(role, env),
     trustedProxies: env.TRUSTED_PROXIES?.split(','),
     blobRoot: env.SVC_BLOB_DIR,
     temporal:

@@ -91,6 +91,8 @@ export {
   RefusalPageSchema,
   REFUSED_SAMPLE_SIZE,
   RESERVED_SOURCES as RESERVED_WEBHOOK_SEGMENTS,
+  RotatedEndpointSchema,
+  RotateSecretInputSchema as RotateWebhookSecretInputSchema,
   SourceSchema,
   UpdateEndpointInputSchema,
 } from './webhooks/webhooks.schema.ts';
@@ -138,6 +140,7 @@ export {
   IdpAppSchema,
   IdpAppWithSecretSchema,
   RotatedSecretSchema,
+  RotateSecretInputSchema as RotateClientSecretInputSchema,
   type ProviderClient,
 } from './idp-apps/idp-apps.schema.ts';
 export type { IdentityProviderSettings } from './idp-apps/idp-apps.service.ts';

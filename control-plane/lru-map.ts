@@ -18,5 +18,8 @@ export function createLruMap<V>(max: number) {
     delete(key: string): void {
       entries.delete(key);
     },
+    get size(): number {
+      return entries.size;
+    },
   };
 }

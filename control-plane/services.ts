@@ -33,6 +33,7 @@ import { createUploadsService, type UploadsService } from './uploads/uploads.ser
 import { createUsersService, type UsersService } from './users/users.service.ts';
 import { createVerticalsService, type VerticalsService } from './verticals/verticals.service.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
 export interface Services {
@@ -85,6 +86,8 @@ export function createServices(
     uploadLimitBytes?: number;
     /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
     identityProvider?: IdentityProviderSettings;
+    /** Seals the secrets the platform keeps usable (webhook secrets) with the operator key; only processes that serve the API need it. */
+    secrets?: SecretBox;
     /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
   } & AiDeps,
@@ -136,7 +139,7 @@ export function createServices(
     verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
     search,
     realtime: createRealtimeService({ db: deps.db, capabilities }),
-    webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate }),
+    webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate, secrets: deps.secrets }),
     answering,
     chat,
     runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),

@@ -32,8 +32,8 @@ export interface RegisteredClient {
 
 /**
  * Where the provider finds the clients the platform registers, asked on each authorization and
- * token request, so that a new client works at once and a rotated secret stops at once. Secrets are
- * never handed over: the platform checks them.
+ * token request, so that a new client works at once and a rotated secret stops when the platform
+ * says (after its overlap, or at once). Secrets are never handed over: the platform checks them.
  */
 export interface RegisteredClients {
   find(clientId: string): Promise<RegisteredClient | undefined>;

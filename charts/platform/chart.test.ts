@@ -110,6 +110,7 @@ describe('Helm chart charts/platform', () => {
         'PodDisruptionBudget/svc-platform-worker',
         'Role/svc-platform-operator',
         'RoleBinding/svc-platform-operator',
+        'Secret/svc-platform-control-plane-secrets-key',
         'Secret/svc-platform-edge-sign-in',
         'Service/svc-platform-control-plane',
         'Service/svc-platform-edge',
@@ -228,6 +229,19 @@ describe('Helm chart charts/platform', () => {
       BFF_SCOPE: 'openid api',
       BFF_CLIENT_SECRET: { secretKeyRef: { name: 'portal-client', key: 'secret' } },
     });
+  });
+
+  it('gives every control-plane pod one secrets key, from a Secret kept on uninstall or from the one given', async () => {
+    const controlPlaneEnv = (applied: Json[]) =>
+      Object.fromEntries(applied.find((o) => o.kind === 'Deployment' && o.metadata.name === 'svc-platform-control-plane')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+    expect(controlPlaneEnv(objects).SECRETS_KEY).toEqual({ secretKeyRef: { name: 'svc-platform-control-plane-secrets-key', key: 'key' } });
+    const secret = find('Secret', 'svc-platform-control-plane-secrets-key')!;
+    expect(secret.metadata.annotations).toMatchObject({ 'helm.sh/resource-policy': 'keep' });
+    expect(Buffer.from(Buffer.from(secret.data.key, 'base64').toString(), 'base64')).toHaveLength(32);
+
+    const given = await dryRunApply(await template(merge(REQUIRED_VALUES, { controlPlane: { secretsKey: { existingSecret: { name: 'platform-keys', key: 'secrets' } } } })));
+    expect(given.map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain('Secret/svc-platform-control-plane-secrets-key');
+    expect(controlPlaneEnv(given).SECRETS_KEY).toEqual({ secretKeyRef: { name: 'platform-keys', key: 'secrets' } });
   });
 
   it('gives the operator least privilege: what it reconciles, and nothing else', async () => {

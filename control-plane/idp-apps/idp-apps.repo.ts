@@ -62,12 +62,23 @@ export async function updateAppClient(tx: Tx, clientId: string, changes: { displ
   return rows[0]!;
 }
 
-/** Replaces a client's secret hash in the current tenant. */
-export async function replaceSecretHash(tx: Tx, clientId: string, secretHash: string): Promise<IdpApp | undefined> {
-  const rows = await tx.unsafe<IdpApp[]>(
-    `update idp_apps set secret_hash = $2, secret_rotated_at = ${NOW_MS}, updated_at = ${NOW_MS}
-     where tenant_id = current_tenant_id() and client_id = $1 returning ${APP_COLUMNS}`,
-    [clientId, secretHash],
+/**
+ * Replaces a client's secret hash in the current tenant; the hash it replaces keeps being accepted
+ * for `overlapSeconds` (0: it stops at once).
+ */
+export async function replaceSecretHash(
+  tx: Tx,
+  clientId: string,
+  secretHash: string,
+  overlapSeconds: number,
+): Promise<(IdpApp & { previousSecretExpiresAt: string | null }) | undefined> {
+  const rows = await tx.unsafe<(IdpApp & { previousSecretExpiresAt: string | null })[]>(
+    `update idp_apps set secret_hash = $2, secret_rotated_at = ${NOW_MS}, updated_at = ${NOW_MS},
+       previous_secret_hash = case when $3::int > 0 then secret_hash end,
+       previous_secret_expires_at = case when $3::int > 0 and secret_hash is not null then ${NOW_MS} + make_interval(secs => $3::int) end
+     where tenant_id = current_tenant_id() and client_id = $1
+     returning ${APP_COLUMNS}, ${isoTimestamp('previous_secret_expires_at')} as "previousSecretExpiresAt"`,
+    [clientId, secretHash, overlapSeconds],
   );
   return rows[0];
 }
@@ -94,13 +105,16 @@ export async function findProviderClient(tx: Tx, clientId: string): Promise<Prov
   return rows[0];
 }
 
-/** Platform work: the secret hash of a built-in provider's confidential client of a live tenant. */
-export async function findSecretHash(tx: Tx, clientId: string): Promise<string | undefined> {
-  const rows = await tx<{ secretHash: string }[]>`
-    select secret_hash as "secretHash" from idp_apps
+/**
+ * Platform work: the secret hashes a built-in provider's confidential client of a live tenant is
+ * accepted with: the current one, then the one a rotation replaced while its overlap lasts.
+ */
+export async function findSecretHashes(tx: Tx, clientId: string): Promise<string[]> {
+  const rows = await tx<{ current: string; previous: string | null }[]>`
+    select secret_hash as current, case when previous_secret_expires_at > now() then previous_secret_hash end as previous from idp_apps
     where client_id = ${clientId} and provider = 'built-in' and secret_hash is not null
       and exists (select 1 from tenants t where t.id = idp_apps.tenant_id and t.deleted_at is null)`;
-  return rows[0]?.secretHash;
+  return rows[0] ? [rows[0].current, ...(rows[0].previous ? [rows[0].previous] : [])] : [];
 }
 
 /** Platform work: what manages a client at its external provider (RFC 7592). */

@@ -7,6 +7,7 @@ import {
   EnsureIdpAppInputSchema,
   ProviderClientSchema,
   RotatedSecretSchema,
+  RotateSecretInputSchema,
   VerifySecretInputSchema,
 } from './idp-apps.schema.ts';
 
@@ -22,9 +23,9 @@ export const idpAppsRouter = t.router({
     .output(EnsuredIdpAppSchema)
     .mutation(({ ctx, input }) => ctx.services.idpApps.ensure(ctx.principal, input)),
   rotateSecret: userProcedure
-    .input(ClientRefSchema)
+    .input(RotateSecretInputSchema)
     .output(RotatedSecretSchema)
-    .mutation(({ ctx, input }) => ctx.services.idpApps.rotateSecret(ctx.principal, input.clientId)),
+    .mutation(({ ctx, input }) => ctx.services.idpApps.rotateSecret(ctx.principal, input.clientId, { revokePrevious: input.revokePrevious })),
   providerClient: publicProcedure
     .input(ClientRefSchema)
     .output(ProviderClientSchema.nullable())

@@ -66,6 +66,9 @@ export type EnsureIdpAppInput = z.infer<typeof EnsureIdpAppInputSchema>;
 
 export const ClientRefSchema = z.object({ clientId: ClientIdSchema }).strict();
 
+/** A rotation: `revokePrevious` stops the replaced secret at once (a leaked one) instead of after the overlap. */
+export const RotateSecretInputSchema = ClientRefSchema.extend({ revokePrevious: z.boolean().optional() }).strict();
+
 export const IdpAppSchema = z.object({
   clientId: z.string(),
   tenantId: z.string(),
@@ -88,8 +91,9 @@ export const IdpAppWithSecretSchema = IdpAppSchema.extend({ clientSecret: z.stri
 export const EnsuredIdpAppSchema = z.object({ created: z.boolean(), app: IdpAppWithSecretSchema });
 export type EnsuredIdpApp = z.infer<typeof EnsuredIdpAppSchema>;
 
-/** A rotation's answer: the new secret, shown this once. */
-export const RotatedSecretSchema = IdpAppSchema.extend({ clientSecret: z.string() });
+/** A rotation's answer: the new secret, shown this once, and until when the replaced one still works (null: it stopped). */
+export const RotatedSecretSchema = IdpAppSchema.extend({ clientSecret: z.string(), previousSecretExpiresAt: z.string().nullable() });
+export type RotatedSecret = z.infer<typeof RotatedSecretSchema>;
 
 /** What the built-in provider needs of a registered client to accept it. */
 export const ProviderClientSchema = z.object({

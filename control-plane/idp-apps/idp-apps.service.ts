@@ -15,17 +15,20 @@ import {
   findClientById,
   findProviderClient,
   findRegistration,
-  findSecretHash,
+  findSecretHashes,
   insertAppClient,
   lockAppClient,
   replaceSecretHash,
   saveRegistration,
   updateAppClient,
 } from './idp-apps.repo.ts';
-import type { EnsuredIdpApp, EnsureIdpAppInput, IdpApp, ProviderClient } from './idp-apps.schema.ts';
+import type { EnsuredIdpApp, EnsureIdpAppInput, IdpApp, ProviderClient, RotatedSecret } from './idp-apps.schema.ts';
 
 /** The capability a tenant needs to register apps with the identity provider; its limit `maxClients`. */
 export const IDP_APPS_CAPABILITY = 'identity.apps';
+
+/** How long a client's replaced secret is still accepted after a rotation, unless the rotation revokes it. */
+export const CLIENT_SECRET_OVERLAP_SECONDS = 3600;
 
 /**
  * Which identity provider the platform signs users in with: the edge's built-in provider (at the
@@ -44,7 +47,8 @@ const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.
  * (`tenants.manage`) or a platform administrator (`platform.tenants.manage`) registers one per app
  * (`ensure`: created once, confirmed and brought to the request afterwards) and rotates its secret.
  * With the built-in provider the platform keeps each secret as its scrypt hash and checks it when
- * the provider asks (`verifySecret`), so a client works at once and an old secret stops at once;
+ * the provider asks (`verifySecret`), so a client works at once, and a rotated secret stops after an
+ * hour's overlap (or at once, for a leaked one);
  * with an external provider the client is registered there (RFC 7591), or the call is 501.
  */
 export function createIdpAppsService(deps: {
@@ -152,10 +156,13 @@ export function createIdpAppsService(deps: {
     },
 
     /**
-     * A new secret for a confidential client of the built-in provider, shown this once; the old one
-     * stops working at once. Clients the caller cannot see are 404; an external provider's, 501.
+     * A new secret for a confidential client of the built-in provider, shown this once. The one it
+     * replaces is still accepted for {@link CLIENT_SECRET_OVERLAP_SECONDS} (until
+     * `previousSecretExpiresAt`), so the app can be redeployed without refusals, or stops at once
+     * with `revokePrevious` (a leaked secret); an older one stops at once. Clients the caller
+     * cannot see are 404; an external provider's, 501.
      */
-    async rotateSecret(principal: Principal, clientId: string): Promise<IdpApp & { clientSecret: string }> {
+    async rotateSecret(principal: Principal, clientId: string, options: { revokePrevious?: boolean } = {}): Promise<RotatedSecret> {
       const client = await db.system((tx) => findClientById(tx, clientId));
       const { manages, sees } = await standing(principal, client?.tenantId);
       if (!client || !sees) throw new NotFoundError('identity-provider app');
@@ -171,7 +178,8 @@ export function createIdpAppsService(deps: {
       }
       const clientSecret = newClientSecret();
       const secretHash = await hashClientSecret(clientSecret);
-      const rotated = await db.inTenant(client.tenantId, (tx) => replaceSecretHash(tx, client.clientId, secretHash));
+      const overlap = options.revokePrevious ? 0 : CLIENT_SECRET_OVERLAP_SECONDS;
+      const rotated = await db.inTenant(client.tenantId, (tx) => replaceSecretHash(tx, client.clientId, secretHash, overlap));
       if (!rotated) throw new NotFoundError('identity-provider app');
       return { ...rotated, clientSecret };
     },
@@ -181,10 +189,12 @@ export function createIdpAppsService(deps: {
       return (await db.system((tx) => findProviderClient(tx, clientId))) ?? null;
     },
 
-    /** For the built-in provider: whether `secret` is the client's current secret. */
+    /** For the built-in provider: whether `secret` is the client's current secret, or its previous one within the overlap. */
     async verifySecret(clientId: string, secret: string): Promise<boolean> {
-      const stored = await db.system((tx) => findSecretHash(tx, clientId));
-      return stored !== undefined && (await verifyClientSecret(secret, stored));
+      for (const stored of await db.system((tx) => findSecretHashes(tx, clientId))) {
+        if (await verifyClientSecret(secret, stored)) return true;
+      }
+      return false;
     },
   };
 }

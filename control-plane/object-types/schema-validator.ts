@@ -2,13 +2,25 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addErrors from 'ajv-errors';
 import addFormats from 'ajv-formats';
 import { ValidationError } from '../errors.ts';
+import { createLruMap } from '../lru-map.ts';
 
 /** `strictNumbers`: NaN and Infinity (e.g. `1e999` in a body) are not numbers; JSON would store them as null. */
 const ajv = new Ajv2020({ allErrors: true, strict: false, strictNumbers: true });
 addFormats.default(ajv);
 addErrors.default(ajv);
 
-const compiled = new Map<string, ValidateFunction>();
+/**
+ * How many object-type versions keep a compiled validator: a tenant can make any number of
+ * versions, so the least recently used is forgotten (and compiled again when next needed).
+ */
+export const MAX_COMPILED_VALIDATORS = 2000;
+
+const compiled = createLruMap<ValidateFunction>(MAX_COMPILED_VALIDATORS);
+
+/** How many compiled validators are kept, by this module and inside the validator library (for tests). */
+export function compiledValidatorCount(): { kept: number; library: number } {
+  return { kept: compiled.size, library: (ajv as unknown as { _cache: Map<unknown, unknown> })._cache.size };
+}
 
 function fieldOf(error: ErrorObject): string {
   const path = error.instancePath.split('/').slice(1).join('.');
@@ -69,12 +81,15 @@ export function schemaCheck(schema: object): (data: unknown) => boolean {
 
 /**
  * Validates resource data against its object type's JSON Schema (compiled once per schema
- * version). Throws a ValidationError naming the first offending field and the issue.
+ * version, while among the {@link MAX_COMPILED_VALIDATORS} most recently used). Throws a
+ * ValidationError naming the first offending field and the issue.
  */
 export function validateAgainstSchema(cacheKey: string, schema: object, data: unknown): void {
   let validate = compiled.get(cacheKey);
   if (!validate) {
     validate = ajv.compile(schema);
+    // The library keeps every schema it compiled, keyed by the object: only the bounded map keeps it here.
+    ajv.removeSchema(schema);
     compiled.set(cacheKey, validate);
   }
   // Only `true` is a pass (an `$async` schema's promise is not).

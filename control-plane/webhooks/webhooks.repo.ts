@@ -16,13 +16,19 @@ const DELIVERY_RETENTION = `interval '30 days'`;
 
 export const secretHintOf = (secret: string) => `${secret.slice(0, 10)}…`;
 
-export async function insertEndpoint(tx: Tx, input: CreateEndpointInput, secret: string, createdBy: string): Promise<Endpoint | undefined> {
+/** A secret as it is stored (sealed by the caller), with the hint of its plain text. */
+export interface StoredSecret {
+  sealed: string;
+  hint: string;
+}
+
+export async function insertEndpoint(tx: Tx, input: CreateEndpointInput, secret: StoredSecret, createdBy: string): Promise<Endpoint | undefined> {
   const rows = await tx.unsafe<Endpoint[]>(
     `insert into webhook_endpoints (tenant_id, source, description, workflow_id, secret, secret_hint, tolerance_seconds, max_body_bytes, enabled, created_by)
      values (current_tenant_id(), $1, $2, $3, $4, $5, $6, $7, $8, nullif($9, '')::uuid)
      on conflict (tenant_id, source) do nothing
      returning ${ENDPOINT_COLUMNS}`,
-    [input.source, input.description, input.workflowId, secret, secretHintOf(secret), input.toleranceSeconds, input.maxBodyBytes, input.enabled, createdBy],
+    [input.source, input.description, input.workflowId, secret.sealed, secret.hint, input.toleranceSeconds, input.maxBodyBytes, input.enabled, createdBy],
   );
   return rows[0];
 }
@@ -57,13 +63,37 @@ export async function deleteEndpoint(tx: Tx, source: string): Promise<boolean> {
   return (await tx`delete from webhook_endpoints where tenant_id = current_tenant_id() and source = ${source} returning 1`).length > 0;
 }
 
-export async function replaceSecret(tx: Tx, source: string, secret: string): Promise<Endpoint | undefined> {
-  const rows = await tx.unsafe<Endpoint[]>(
-    `update webhook_endpoints set secret = $2, secret_hint = $3, secret_rotated_at = ${NOW_MS}, updated_at = ${NOW_MS}
-     where tenant_id = current_tenant_id() and source = $1 returning ${ENDPOINT_COLUMNS}`,
-    [source, secret, secretHintOf(secret)],
+/**
+ * Platform work (the owner's transaction: the tenant role may not read the secret it moves): the
+ * endpoint's new secret; the one it replaces keeps working for `overlapSeconds` (0: stops at once).
+ */
+export async function replaceSecret(
+  tx: Tx,
+  tenantId: string,
+  source: string,
+  secret: StoredSecret,
+  overlapSeconds: number,
+): Promise<(Endpoint & { previousSecretExpiresAt: string | null }) | undefined> {
+  const rows = await tx.unsafe<(Endpoint & { previousSecretExpiresAt: string | null })[]>(
+    `update webhook_endpoints set secret = $3, secret_hint = $4, secret_rotated_at = ${NOW_MS}, updated_at = ${NOW_MS},
+       previous_secret = case when $5::int > 0 then secret end,
+       previous_secret_expires_at = case when $5::int > 0 then ${NOW_MS} + make_interval(secs => $5::int) end
+     where tenant_id = $1::uuid and source = $2
+     returning ${ENDPOINT_COLUMNS}, ${isoTimestamp('previous_secret_expires_at')} as "previousSecretExpiresAt"`,
+    [tenantId, source, secret.sealed, secret.hint, overlapSeconds],
   );
   return rows[0];
+}
+
+/** Platform work: the endpoints whose secret an earlier version stored in plain text. */
+export function plainSecrets(tx: Tx): Promise<{ id: string; tenantId: string; source: string; secret: string }[]> {
+  return tx<{ id: string; tenantId: string; source: string; secret: string }[]>`
+    select id::text as id, tenant_id::text as "tenantId", source, secret from webhook_endpoints where secret not like 'sealed:%'`;
+}
+
+/** Platform work: stores the sealed form of a plain secret, unless the row changed meanwhile. */
+export async function sealSecret(tx: Tx, id: string, plain: string, sealed: string): Promise<void> {
+  await tx`update webhook_endpoints set secret = ${sealed} where id = ${id}::uuid and secret = ${plain}`;
 }
 
 /** An endpoint with its secret, for verifying a delivery. */
@@ -72,7 +102,10 @@ export interface ReceivingEndpoint {
   tenantId: string;
   source: string;
   workflowId: string;
+  /** As stored: sealed (or plain, until the control plane has sealed an earlier version's rows). */
   secret: string;
+  /** The secret a rotation replaced, while its overlap lasts. */
+  previousSecret: string | null;
   enabled: boolean;
   toleranceSeconds: number;
   maxBodyBytes: number;
@@ -82,6 +115,7 @@ export interface ReceivingEndpoint {
 export async function receivingEndpoint(tx: Tx, tenantRef: string, source: string): Promise<ReceivingEndpoint | undefined> {
   const rows = await tx<ReceivingEndpoint[]>`
     select e.id::text as id, e.tenant_id::text as "tenantId", e.source, e.workflow_id as "workflowId", e.secret, e.enabled,
+           case when e.previous_secret_expires_at > now() then e.previous_secret end as "previousSecret",
            e.tolerance_seconds as "toleranceSeconds", e.max_body_bytes as "maxBodyBytes"
     from webhook_endpoints e join tenants t on t.id = e.tenant_id
     where t.deleted_at is null and e.source = ${source} and ${UUID.test(tenantRef) ? tx`t.id = ${tenantRef}::uuid` : tx`t.slug = ${tenantRef}`}`;

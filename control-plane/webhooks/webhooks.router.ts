@@ -18,6 +18,8 @@ import {
   ReceivedSchema,
   RefusalPageSchema,
   ReceiveMetaSchema,
+  RotatedEndpointSchema,
+  RotateSecretInputSchema,
   UpdateEndpointInputSchema,
 } from './webhooks.schema.ts';
 
@@ -44,9 +46,9 @@ export const webhooksRouter = t.router({
     .output(z.void())
     .mutation(({ ctx, input }) => ctx.services.webhooks.deleteEndpoint(ctx.actor, input.source)),
   rotateSecret: tenantProcedure('tenants.manage')
-    .input(EndpointRefSchema)
-    .output(EndpointWithSecretSchema)
-    .mutation(({ ctx, input }) => ctx.services.webhooks.rotateSecret(ctx.actor, input.source)),
+    .input(RotateSecretInputSchema)
+    .output(RotatedEndpointSchema)
+    .mutation(({ ctx, input }) => ctx.services.webhooks.rotateSecret(ctx.actor, input.source, { revokePrevious: input.revokePrevious })),
   listDeliveries: tenantProcedure('tenants.manage')
     .input(ListDeliveriesInputSchema)
     .output(DeliveryPageSchema)

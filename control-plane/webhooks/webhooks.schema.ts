@@ -78,6 +78,13 @@ export type Endpoint = z.infer<typeof EndpointSchema>;
 export const EndpointWithSecretSchema = EndpointSchema.extend({ secret: z.string() });
 export type EndpointWithSecret = z.infer<typeof EndpointWithSecretSchema>;
 
+/** A rotation: `revokePrevious` stops the replaced secret at once (a leaked one) instead of after the overlap. */
+export const RotateSecretInputSchema = z.object({ source: SourceSchema, revokePrevious: z.boolean().optional() }).strict();
+
+/** A rotation's answer: the new secret, shown this once, and until when the replaced one still works (null: it stopped). */
+export const RotatedEndpointSchema = EndpointWithSecretSchema.extend({ previousSecretExpiresAt: z.string().nullable() });
+export type RotatedEndpoint = z.infer<typeof RotatedEndpointSchema>;
+
 export const DELIVERY_STATUSES = ['accepted', 'failed', 'rejected'] as const;
 
 /** Why a delivery was refused (`rejected`) or its workflow not started (`failed`). */

@@ -4,6 +4,7 @@ import { ConflictError, DomainError, ForbiddenError, NotFoundError, PayloadTooLa
 import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
+import { isSealed, type SecretBox } from '../secrets/secret-box.ts';
 import { newWebhookSecret, parseSignature, parseTimestamp, signatureMatches, WEBHOOK_HEADERS } from './webhook-signature.ts';
 import {
   countEndpoints,
@@ -15,10 +16,13 @@ import {
   listDeliveries,
   listEndpoints,
   listRefusalWindows,
+  plainSecrets,
   receivingEndpoint,
   recordRefusal,
   REFUSAL_WINDOW_SECONDS,
   replaceSecret,
+  sealSecret,
+  secretHintOf,
   settleDelivery,
   updateEndpoint,
   type NewDelivery,
@@ -40,8 +44,15 @@ import type {
   ReceiveMeta,
   RefusalPage,
   Received,
+  RotatedEndpoint,
   UpdateEndpointInput,
 } from './webhooks.schema.ts';
+
+/** How long the secret a rotation replaces keeps working, unless the rotation revokes it. */
+export const WEBHOOK_SECRET_OVERLAP_SECONDS = 24 * 3600;
+
+/** What a sealed secret is bound to: its endpoint (the tenant and the source, which never change). */
+const secretContext = (tenantId: string, source: string) => `webhook_endpoints.secret:${tenantId}:${source}`;
 
 /** A refused delivery: recorded with `reason`, then answered with `error`. */
 class Refusal extends Error {
@@ -91,8 +102,20 @@ export function createWebhooksService(deps: {
   db: Db;
   capabilities: Pick<CapabilitiesService, 'require'>;
   orchestrate: Pick<OrchestrateService, 'listWorkflows' | 'prepareExecution'>;
+  /** Seals endpoint secrets with the operator's key; processes without one never touch them. */
+  secrets?: SecretBox;
 }) {
   const { db } = deps;
+
+  function box(): SecretBox {
+    if (!deps.secrets) throw new Error('webhook secrets need the operator key (SECRETS_KEY), which this process was not given');
+    return deps.secrets;
+  }
+
+  const sealed = (tenantId: string, source: string, secret: string) => ({ sealed: box().seal(secret, secretContext(tenantId, source)), hint: secretHintOf(secret) });
+
+  /** A stored secret's plain text: sealed ones opened, plain ones (an earlier version's, not yet sealed) as they are. */
+  const opened = (endpoint: ReceivingEndpoint, stored: string) => (isSealed(stored) ? box().open(stored, secretContext(endpoint.tenantId, endpoint.source)) : stored);
 
   async function assertWorkflow(tenantId: string, workflowId: string): Promise<void> {
     const workflows = await deps.orchestrate.listWorkflows(systemActor(tenantId));
@@ -144,7 +167,8 @@ export function createWebhooksService(deps: {
     const signedAt = parseTimestamp(meta.timestamp);
     if (signedAt === undefined) throw new Refusal('timestamp_invalid', new UnauthorizedError(`the ${WEBHOOK_HEADERS.timestamp} header must be Unix time in seconds`));
     const digest = parseSignature(meta.signature);
-    if (!digest || !signatureMatches(endpoint.secret, meta.timestamp, bytes, digest)) {
+    const secrets = [endpoint.secret, ...(endpoint.previousSecret ? [endpoint.previousSecret] : [])];
+    if (!digest || !secrets.some((secret) => signatureMatches(opened(endpoint, secret), meta.timestamp!, bytes, digest))) {
       throw new Refusal('signature_invalid', new UnauthorizedError(`the ${WEBHOOK_HEADERS.signature} header does not sign this timestamp and body`));
     }
     if (Math.abs(Date.now() / 1000 - signedAt) > endpoint.toleranceSeconds) {
@@ -164,7 +188,7 @@ export function createWebhooksService(deps: {
         if (limits.maxEndpoints !== undefined && (await countEndpoints(tx)) >= limits.maxEndpoints) {
           throw new ForbiddenError(`capability webhooks allows at most ${limits.maxEndpoints} endpoints for this tenant`);
         }
-        return insertEndpoint(tx, input, secret, actor.userId);
+        return insertEndpoint(tx, input, sealed(actor.tenantId, input.source, secret), actor.userId);
       });
       if (!endpoint) throw new ConflictError(`a webhook endpoint for source "${input.source}" exists already`, { source: input.source });
       return { ...endpoint, secret };
@@ -187,13 +211,28 @@ export function createWebhooksService(deps: {
       if (!(await db.inTenant(actor.tenantId, (tx) => deleteEndpoint(tx, source)))) throw new NotFoundError(`webhook endpoint "${source}"`);
     },
 
-    /** A new secret, shown this once; the old one stops working at once. */
-    async rotateSecret(actor: Actor, source: string): Promise<EndpointWithSecret> {
+    /**
+     * A new secret, shown this once. The one it replaces keeps working for
+     * {@link WEBHOOK_SECRET_OVERLAP_SECONDS} (until `previousSecretExpiresAt`), or stops at once
+     * with `revokePrevious` (a leaked secret); an older one stops at once.
+     */
+    async rotateSecret(actor: Actor, source: string, options: { revokePrevious?: boolean } = {}): Promise<RotatedEndpoint> {
       await deps.capabilities.require(actor.tenantId, 'webhooks');
       const secret = newWebhookSecret();
-      const endpoint = await db.inTenant(actor.tenantId, (tx) => replaceSecret(tx, source, secret));
+      const overlap = options.revokePrevious ? 0 : WEBHOOK_SECRET_OVERLAP_SECONDS;
+      const endpoint = await db.system((tx) => replaceSecret(tx, actor.tenantId, source, sealed(actor.tenantId, source, secret), overlap));
       if (!endpoint) throw new NotFoundError(`webhook endpoint "${source}"`);
       return { ...endpoint, secret };
+    },
+
+    /**
+     * Seals the secrets an earlier version stored in plain text; run when the control plane
+     * starts. Idempotent, and safe beside other instances doing the same. Answers how many it sealed.
+     */
+    async sealStoredSecrets(): Promise<number> {
+      const plain = await db.system((tx) => plainSecrets(tx));
+      for (const row of plain) await db.system((tx) => sealSecret(tx, row.id, row.secret, box().seal(row.secret, secretContext(row.tenantId, row.source))));
+      return plain.length;
     },
 
     async listDeliveries(actor: Actor, input: ListDeliveriesInput): Promise<DeliveryPage> {

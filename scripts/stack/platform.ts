@@ -27,6 +27,8 @@ import { loadKubeConfig } from '../../control-plane/operator/kube.ts';
 import { startOperator } from '../../control-plane/operator/operator.ts';
 import { startHealthServer, type HealthReport } from './health-server.ts';
 import { stateDir } from './state-dir.ts';
+import { devSecretsKey } from './dev-secrets-key.ts';
+import { createSecretBox } from '../../control-plane/secrets/secret-box.ts';
 
 export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operator';
 
@@ -70,6 +72,11 @@ export interface PlatformOptions {
   devUsers?: readonly DevUser[];
   /** Private signing keys of the built-in provider (kept across restarts by `npm start`). */
   devSigningKeys?: JSONWebKeySet;
+  /**
+   * The operator key (32 bytes) that seals stored secrets, for the processes that serve the API;
+   * default: the development key kept in the state directory (main.ts requires one in production).
+   */
+  secretsKey?: Uint8Array;
   audience?: string;
   seedDevelopmentData?: boolean;
   rateLimits?: { keyPrefix?: string; policies?: Partial<Record<RateLimitGroup, RateLimitPolicy>> };
@@ -123,6 +130,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const appClients: IdentityProviderSettings = options.identity
     ? { kind: 'external', issuer: options.identity.issuer, initialAccessToken: options.identity.registrationToken }
     : { kind: 'built-in', issuer: () => builtInIssuer };
+  const servesApi = options.role === 'all' || options.role === 'control-plane' || (options.role === 'edge' && !options.controlPlaneUrl);
   if (needsDb) {
     if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
     db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl });
@@ -131,9 +139,14 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       workflows,
       blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')),
       identityProvider: appClients,
+      secrets: servesApi ? createSecretBox(options.secretsKey ?? devSecretsKey()) : undefined,
       ai: options.ai,
       chatStreams: options.chatStreams,
     });
+    if (servesApi) {
+      const sealed = await services.webhooks.sealStoredSecrets();
+      if (sealed) log(`sealed ${sealed} webhook secret${sealed === 1 ? '' : 's'} stored in plain text by an earlier version`);
+    }
     if (options.seedDevelopmentData) {
       for (const tenantId of (await seedDevelopmentData(db)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
     }

@@ -28,7 +28,7 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
   const redirectUri = 'https://field.example.test/auth/callback';
 
   const ensure = (body: unknown, as = admin.email) => stack.request('POST', IDP_APPS, { as, body });
-  const rotate = (clientId: string, as = admin.email) => stack.request('POST', `${IDP_APPS}/${encodeURIComponent(clientId)}/rotate-secret`, { as });
+  const rotate = (clientId: string, as = admin.email, body?: unknown) => stack.request('POST', `${IDP_APPS}/${encodeURIComponent(clientId)}/rotate-secret`, { as, body });
   const clientRows = async () => (await sql<{ n: number }[]>`select count(*)::int as n from idp_apps where tenant_id = ${tenantId}::uuid`)[0]!.n;
 
   /** The front channel through the provider's real pages, up to the redirect URI: the code and its verifier. */
@@ -126,7 +126,7 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
     await expect(authorize(client.id, 'https://elsewhere.example.test/callback')).rejects.toThrow();
   });
 
-  it('rotates the secret: the new one is shown once, and the old one fails at the token endpoint at once', async () => {
+  it('rotates the secret: the new one is shown once, the old one works for an hour at the token endpoint, then fails', async () => {
     const rotated = await rotate(client.id);
     expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
     expect(rotated.body).toMatchObject({ clientId: client.id, tenantId, appKey });
@@ -134,6 +134,14 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
     expect(rotated.body.clientSecret).not.toBe(client.secret);
     expect(rotated.body.secretRotatedAt).not.toBeNull();
 
+    const within = await exchange(await authorize(client.id), { id: client.id, secret: client.secret, method: 'client_secret_basic' });
+    expect(within.status, JSON.stringify(within.body)).toBe(200);
+    expect(Date.parse(rotated.body.previousSecretExpiresAt) - Date.parse(rotated.body.secretRotatedAt)).toBe(3600 * 1000);
+    const renewed = await exchange(await authorize(client.id), { id: client.id, secret: rotated.body.clientSecret, method: 'client_secret_basic' });
+    expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+
+    // The hour has passed (its end moved back rather than waited for).
+    await sql`update idp_apps set previous_secret_expires_at = now() - interval '1 second' where client_id = ${client.id}`;
     const grant = await authorize(client.id);
     const old = await exchange(grant, { id: client.id, secret: client.secret, method: 'client_secret_basic' });
     expect(old.status).toBe(401);
@@ -147,6 +155,28 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
     const confirmed = await ensure({ tenant_id: tenantId, appKey, displayName: 'Field', redirectUris: [redirectUri, 'http://127.0.0.1/field/callback'] });
     expect(confirmed.status).toBe(200);
     expect(confirmed.body.clientSecret).toBeUndefined();
+    client = { id: client.id, secret: rotated.body.clientSecret };
+  });
+
+  it('rotates the secret with revokePrevious (a leaked secret): the old one fails at the token endpoint at once', async () => {
+    const rotated = await rotate(client.id, admin.email, { revokePrevious: true });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    const grant = await authorize(client.id);
+    const old = await exchange(grant, { id: client.id, secret: client.secret, method: 'client_secret_basic' });
+    expect(old.status).toBe(401);
+    expect(old.body.error).toBe('invalid_client');
+    const fresh = await exchange(grant, { id: client.id, secret: rotated.body.clientSecret, method: 'client_secret_basic' });
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    expect(rotated.body.previousSecretExpiresAt).toBeNull();
+
+    // A bad option is refused, and rotates nothing.
+    const hashBefore = (await sql<{ h: string }[]>`select secret_hash as h from idp_apps where client_id = ${client.id}`)[0]!.h;
+    for (const body of [{ revokePrevious: 'yes' }, { overlapSeconds: 60 }]) {
+      const refused = await rotate(client.id, admin.email, body);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    }
+    expect((await sql<{ h: string }[]>`select secret_hash as h from idp_apps where client_id = ${client.id}`)[0]!.h).toBe(hashBefore);
+    client = { id: client.id, secret: rotated.body.clientSecret };
   });
 
   it('registers public clients (PKCE alone) and client_secret_post clients; a public client has no secret to rotate', async () => {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
@@ -9,6 +9,7 @@ import { copyExampleWorkflows, createTenantFixture, type TenantFixture } from '.
 import { until } from '../harness/until.ts';
 
 const PLATFORM_ADMIN = 'platform@svc.test';
+const LEGACY_SECRET = `whsec_${randomBytes(32).toString('base64url')}`;
 
 /** v4 webhooks: endpoints, signed deliveries that start workflows, refusals recorded, replays, isolation. */
 describe('v4 webhooks', () => {
@@ -61,6 +62,9 @@ describe('v4 webhooks', () => {
     west = await createTenantFixture(sql, 'wh-west', { plan: 'team' });
     east = await createTenantFixture(sql, 'wh-east', { plan: 'team' });
     free = await createTenantFixture(sql, 'wh-free');
+    // An endpoint as a version that stored secrets in plain text left it: sealed when the control plane starts.
+    await sql`insert into webhook_endpoints (tenant_id, source, workflow_id, secret, secret_hint)
+      values (${east.id}::uuid, 'legacy', 'active-projects', ${LEGACY_SECRET}, ${`${LEGACY_SECRET.slice(0, 10)}…`})`;
     stack = await startTestStack({ devUsers: [...DEV_USERS, ...[west, east, free].flatMap((t) => [t.admin, t.member])] });
     for (const tenant of [west, east, free]) await copyExampleWorkflows(sql, tenant.id);
     const created = await createEndpoint(west, { source: 'billing', workflowId: 'active-projects', description: 'Billing events' });
@@ -219,14 +223,60 @@ describe('v4 webhooks', () => {
     expect(page.total).toBe(3);
   });
 
-  it('rotates the secret: the old one stops working, the new one works', async () => {
+  it('rotates the secret with revokePrevious: the old one stops working at once, the new one works', async () => {
     await createEndpoint(west, { source: 'rotating', workflowId: 'active-projects' });
     const first = (await stack.request('POST', `${endpoints(west)}/rotating/rotate-secret`, { as: west.admin.email })).body.secret;
-    const rotated = await stack.request('POST', `${endpoints(west)}/rotating/rotate-secret`, { as: west.admin.email });
+    const rotated = await stack.request('POST', `${endpoints(west)}/rotating/rotate-secret`, { as: west.admin.email, body: { revokePrevious: true } });
     expect(rotated.status).toBe(200);
     expect(rotated.body.secret).not.toBe(first);
     expect((await deliver(west, 'rotating', '{"n":1}', { sign: first })).status).toBe(401);
     expect((await deliver(west, 'rotating', '{"n":1}', { sign: rotated.body.secret })).status).toBe(202);
+    expect(rotated.body.previousSecretExpiresAt).toBeNull();
+  });
+
+  it('rotates the secret with an overlap: the previous one is accepted for 24 hours, then refused', async () => {
+    const created = await createEndpoint(west, { source: 'overlapping', workflowId: 'active-projects' });
+    const rotated = await stack.request('POST', `${endpoints(west)}/overlapping/rotate-secret`, { as: west.admin.email });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(200);
+    const within = await deliver(west, 'overlapping', '{"n":"old, within"}', { sign: created.secret });
+    expect(within.status, JSON.stringify(within.body)).toBe(202);
+    expect(Date.parse(rotated.body.previousSecretExpiresAt) - Date.parse(rotated.body.secretRotatedAt)).toBe(24 * 3600 * 1000);
+    expect((await deliver(west, 'overlapping', '{"n":"new"}', { sign: rotated.body.secret })).status).toBe(202);
+
+    // The window has passed (its end moved back rather than waited for).
+    await sql`update webhook_endpoints set previous_secret_expires_at = now() - interval '1 second' where tenant_id = ${west.id}::uuid and source = 'overlapping'`;
+    const after = await deliver(west, 'overlapping', '{"n":"old, after"}', { sign: created.secret, id: 'old-after' });
+    expect(after.status).toBe(401);
+    expect((await deliver(west, 'overlapping', '{"n":"new, after"}', { sign: rotated.body.secret })).status).toBe(202);
+    expect((await deliveries(west, 'overlapping', '?status=rejected')).data[0]).toMatchObject({ externalId: 'old-after', reason: 'signature_invalid' });
+
+    // A body that is no JSON object, or an unknown option, is refused and rotates nothing.
+    for (const body of [{ revokePrevious: 'yes' }, { overlap: 60 }]) {
+      const refused = await stack.request('POST', `${endpoints(west)}/overlapping/rotate-secret`, { as: west.admin.email, body });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    }
+    expect((await deliver(west, 'overlapping', '{"n":"still"}', { sign: rotated.body.secret })).status).toBe(202);
+  });
+
+  it('stores secrets sealed with the operator key: no plain text in the column, the previous one sealed too; plain rows of before are sealed at start', async () => {
+    const created = await createEndpoint(west, { source: 'sealed', workflowId: 'active-projects' });
+    const rotated = (await stack.request('POST', `${endpoints(west)}/sealed/rotate-secret`, { as: west.admin.email })).body;
+    const [row] = await sql<{ secret: string; previous: string }[]>`
+      select secret, previous_secret as previous from webhook_endpoints where tenant_id = ${west.id}::uuid and source = 'sealed'`;
+    for (const [stored, plain] of [[row!.secret, rotated.secret], [row!.previous, created.secret]] as const) {
+      expect(stored).toMatch(/^sealed:v1:/);
+      expect(stored).not.toContain(plain);
+      expect(stored).not.toContain(plain.slice('whsec_'.length, 20));
+    }
+    const plainRows = await sql`select source from webhook_endpoints
+      where tenant_id in (${west.id}::uuid, ${east.id}::uuid) and (secret like 'whsec\\_%' or previous_secret like 'whsec\\_%')`;
+    expect(plainRows).toEqual([]);
+
+    // The endpoint written in plain text before this version: sealed now, and its secret still works.
+    const [legacy] = await sql<{ secret: string }[]>`select secret from webhook_endpoints where tenant_id = ${east.id}::uuid and source = 'legacy'`;
+    expect(legacy!.secret).toMatch(/^sealed:v1:/);
+    expect(legacy!.secret).not.toContain(LEGACY_SECRET);
+    expect((await deliver(east, 'legacy', '{"n":"legacy"}', { sign: LEGACY_SECRET })).status).toBe(202);
   });
 
   it('replays a verified delivery as a new one, started again; a refused one has nothing to replay', async () => {

@@ -4,6 +4,9 @@ import { MAX_BODY_BYTES } from '../../plugins/body-limit.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { bodyAndQueryOptions, bodyWithPath, jsonObjectBody } from '../request-input.ts';
 
+/** A rotation's option, in the body or the query string (`?revokePrevious=true`). */
+const ROTATE_FLAGS = new Set(['revokePrevious']);
+
 /** Past the API's limit, how much more of a delivery the edge reads and drops so that its sender gets the 413 rather than a reset connection. */
 const DRAIN_BYTES = 8 * 1024 * 1024;
 
@@ -58,8 +61,8 @@ export function v4WebhookRoutes(cp: ControlPlane, calls: RequestCalls) {
       await cp.mutation(calls.of(request, params.tenantId), 'webhooks', 'deleteEndpoint', { source: params.source });
       set.status = 204;
     })
-    .post('/webhooks/:tenantId/endpoints/:source/rotate-secret', ({ request, params }) =>
-      cp.mutation(calls.of(request, params.tenantId), 'webhooks', 'rotateSecret', { source: params.source }),
+    .post('/webhooks/:tenantId/endpoints/:source/rotate-secret', ({ request, params, body }) =>
+      cp.mutation(calls.of(request, params.tenantId), 'webhooks', 'rotateSecret', bodyWithPath(bodyAndQueryOptions(request, body, ROTATE_FLAGS), { source: params.source })),
     )
     .get('/webhooks/:tenantId/endpoints/:source/deliveries', ({ request, params }) =>
       cp.query(calls.of(request, params.tenantId), 'webhooks', 'listDeliveries', bodyWithPath(bodyAndQueryOptions(request, undefined), { source: params.source })),

@@ -76,6 +76,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (printf "%s-sign-in" (include "platform.componentName" (dict "root" . "component" "edge"))) .Values.edge.signInKey.existingSecret.name -}}
 {{- end -}}
 
+{{/* The Secret holding the control plane's secrets key: the one given, else the chart's own. */}}
+{{- define "platform.secretsKeySecretName" -}}
+{{- default (printf "%s-secrets-key" (include "platform.componentName" (dict "root" . "component" "control-plane"))) .Values.controlPlane.secretsKey.existingSecret.name -}}
+{{- end -}}
+
 {{/* The operator's ServiceAccount. */}}
 {{- define "platform.operatorServiceAccountName" -}}
 {{- default (include "platform.componentName" (dict "root" . "component" "operator")) .Values.operator.serviceAccount.name -}}
