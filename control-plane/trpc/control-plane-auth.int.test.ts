@@ -1,6 +1,10 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JSONWebKeySet } from 'jose';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { generateSigningJwks } from '../../api-edge/identity/dev-provider.ts';
+import { startPlatform } from '../../scripts/stack/platform.ts';
+import { freePort } from '../../scripts/stack/process.ts';
 import { ADMIN, startTestStack, type TestStack } from '../../test/harness/stack.ts';
 import { encodeUploadMeta, UPLOAD_META_HEADER } from './upload-body.ts';
 
@@ -22,6 +26,8 @@ describe('the control plane port authenticates its caller', { timeout: 120_000 }
   let url: string;
   let client: { id: string; secret: string };
   let userToken: string;
+  /** The built-in provider's keys, shared with a second edge below, which then accepts the stack's tokens. */
+  let devSigningKeys: JSONWebKeySet;
 
   /** A raw tRPC call to the control plane, with the credential when given. */
   const call = (procedure: string, init: { credential?: string; headers?: Record<string, string>; body?: string; method?: string } = {}) =>
@@ -52,7 +58,8 @@ describe('the control plane port authenticates its caller', { timeout: 120_000 }
   };
 
   beforeAll(async () => {
-    stack = await startTestStack({ controlPlane: 'http' });
+    devSigningKeys = await generateSigningJwks();
+    stack = await startTestStack({ controlPlane: 'http', devSigningKeys });
     url = stack.controlPlane!.url;
     userToken = await stack.token(ADMIN);
     // A real client whose secret the provider checks with scrypt.
@@ -102,6 +109,22 @@ describe('the control plane port authenticates its caller', { timeout: 120_000 }
 
     // And the edge, which holds it, serves its routes through the port.
     expect((await stack.request('GET', '/v4/identity/me', { as: ADMIN })).status).toBe(200);
+  });
+
+  it('keeps an edge with another credential out of service: not ready, and no call runs', async () => {
+    // It serves the stack's origin (the tokens' issuer) on a port of its own.
+    const port = await freePort();
+    const stray = await startPlatform({ role: 'edge', databaseUrl: inject('databaseUrl'), port, publicUrl: stack.url, devSigningKeys, controlPlaneUrl: url, controlPlaneToken: 'y'.repeat(44) });
+    const strayUrl = `http://127.0.0.1:${port}`;
+    try {
+      const health = await fetch(`${strayUrl}/health`);
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({ status: 'unavailable', checks: { controlPlane: 'unreachable' } });
+      const read = await fetch(`${strayUrl}/v4/identity/me`, { headers: { authorization: `Bearer ${userToken}` } });
+      expect(read.status).toBe(500);
+    } finally {
+      await stray.close();
+    }
   });
 
   it('keeps the probe and the metrics open: GET /health.check and GET /metrics need no credential', async () => {
