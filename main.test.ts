@@ -88,7 +88,7 @@ describe('main.ts (the production entry point)', () => {
   });
 
   it('exits with code 2 in production when SECRETS_KEY is missing or malformed, for a role that serves the API', { timeout: 90_000 }, async () => {
-    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks' };
+    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64') };
     const cases = [
       ['control-plane', production, 'SECRETS_KEY is required for role control-plane in production: 32 bytes, base64-encoded'],
       ['all', { ...production, SECRETS_KEY: randomBytes(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes, base64-encoded'],
@@ -104,11 +104,32 @@ describe('main.ts (the production entry point)', () => {
     expect(readdirSync(stateDir)).toEqual([]);
   });
 
+  it('refuses to run the control-plane role in production without the credential of its port, with one line and exit code 2', async () => {
+    const port = await freePort();
+    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: 'http://127.0.0.1:1', SVC_DEV_SEED: 'false', AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', SECRETS_KEY: randomBytes(32).toString('base64') };
+    const missing = runMain(['--role', 'control-plane'], production);
+    started.push(missing.child);
+    expect(await missing.exited).toBe(2);
+    expect(missing.output().trim().split('\n')).toHaveLength(1);
+    expect(missing.output()).toContain('CONTROL_PLANE_TOKEN is required for the control-plane role in production');
+    const short = runMain(['--role', 'control-plane'], { ...production, CONTROL_PLANE_TOKEN: 'secret' });
+    started.push(short.child);
+    expect(await short.exited).toBe(2);
+    expect(short.output()).toContain('CONTROL_PLANE_TOKEN must be at least 32 bytes');
+    // An edge pointed at a control plane cannot call it without the credential, in any mode.
+    const edge = runMain(['--role', 'edge'], { ...bareEnv(stateDir), DATABASE_URL: inject('databaseUrl'), CONTROL_PLANE_URL: `http://127.0.0.1:${port}` });
+    started.push(edge.child);
+    expect(await edge.exited).toBe(2);
+    expect(edge.output()).toContain('CONTROL_PLANE_TOKEN is required with CONTROL_PLANE_URL');
+  });
+
   it('runs the control-plane role from the environment, logs JSON lines in production, and stops on SIGTERM', async () => {
     const port = await freePort();
+    const controlPlaneToken = randomBytes(32).toString('base64');
     const run = runMain(['--role', 'control-plane'], {
       ...bareEnv(stateDir),
       NODE_ENV: 'production',
+      CONTROL_PLANE_TOKEN: controlPlaneToken,
       DATABASE_URL: inject('databaseUrl'),
       TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
       TEMPORAL_ADDRESS: inject('temporalAddress'),
@@ -127,6 +148,12 @@ describe('main.ts (the production entry point)', () => {
     expect(lines.at(-1)).toMatchObject({ level: 30, role: 'control-plane', msg: `control plane (tRPC) listening on http://127.0.0.1:${port}; point the edge at it with CONTROL_PLANE_URL=http://127.0.0.1:${port}` });
     const health = await fetch(`http://127.0.0.1:${port}/health.check`);
     expect(health.status).toBe(200);
+    // The credential it was given is never logged.
+    expect(run.output()).not.toContain(controlPlaneToken);
+    // Only the probe is open: the same procedure called as the edge calls it needs the credential.
+    const asEdge = (headers: Record<string, string>) => fetch(`http://127.0.0.1:${port}/health.check`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } });
+    expect((await asEdge({})).status).toBe(401);
+    expect((await asEdge({ 'x-control-plane-token': controlPlaneToken })).status).toBe(200);
     run.child.kill('SIGTERM');
     expect(await run.exited).toBe(0);
   });

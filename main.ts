@@ -14,6 +14,7 @@ import { migrate } from './control-plane/db/migrate.ts';
 import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './scripts/stack/node-roles.ts';
 import { startPlatform, type PlatformOptions, type PlatformRole } from './scripts/stack/platform.ts';
 import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.ts';
+import { controlPlaneTokenProblem } from './control-plane/trpc/control-plane-token.ts';
 
 /**
  * The production entry point: reads the configuration from the environment and runs one role (or
@@ -41,6 +42,8 @@ export interface LocalSettings {
   devSigningKeys?: JSONWebKeySet;
   /** The Temporal dev server's web UI, shown in the ready message. */
   temporalUiUrl?: string;
+  /** The credential of the control plane's port that the local roles share, when `CONTROL_PLANE_TOKEN` is unset (never in production). */
+  controlPlaneToken?: string;
 }
 
 /** The process's log: lines on stderr, JSON (pino) in production; `announce` is the ready message. */
@@ -197,6 +200,26 @@ function identitySettings(role: PlatformRole, env: NodeJS.ProcessEnv): PlatformO
   };
 }
 
+/**
+ * The credential of the control plane's port (`CONTROL_PLANE_TOKEN`), for the roles that use it: the
+ * control plane requires it of every caller, and in production will not start without one (elsewhere
+ * it makes one and says so); an edge with `CONTROL_PLANE_URL` sends it, and needs it everywhere.
+ */
+function controlPlaneTokenSetting(role: PlatformRole, env: NodeJS.ProcessEnv, local: LocalSettings): string | undefined {
+  const calls = role === 'edge' && !!env.CONTROL_PLANE_URL;
+  if (role !== 'control-plane' && !calls) return undefined;
+  const production = env.NODE_ENV === 'production';
+  const token = env.CONTROL_PLANE_TOKEN || (production ? undefined : local.controlPlaneToken);
+  if (token) {
+    const problem = controlPlaneTokenProblem(token);
+    if (problem) throw new ConfigError(`CONTROL_PLANE_TOKEN ${problem}`);
+    return token;
+  }
+  if (calls) throw new ConfigError("CONTROL_PLANE_TOKEN is required with CONTROL_PLANE_URL: the control plane's credential, the same value it was given (or printed when it made one)");
+  if (production) throw new ConfigError('CONTROL_PLANE_TOKEN is required for the control-plane role in production: the credential the edge calls it with, at least 32 bytes (openssl rand -base64 32)');
+  return undefined;
+}
+
 /** The platform's options for `role` from the environment; throws {@link ConfigError} on a missing or malformed setting. */
 export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: LocalSettings = {}): Omit<PlatformOptions, 'log' | 'runWorker'> {
   const databaseUrl = env.DATABASE_URL;
@@ -217,6 +240,7 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     port,
     publicUrl: env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`),
     controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
+    controlPlaneToken: controlPlaneTokenSetting(role, env, local),
     identity,
     bff: bffSettings(env),
     secretsKey: secretsKeySetting(role, env),
@@ -367,7 +391,9 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
   } else if (role === 'worker') {
     log.announce(`worker running on task queue ${temporal!.taskQueue}`, { ...temporalLine, health: `${platform.url}/health`, metrics });
   } else if (role === 'control-plane') {
-    log.announce(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}`, { metrics });
+    // A credential made here is shown once, so that a local edge can be pointed at it; a given one never is.
+    const made = config.controlPlaneToken ? '' : ` CONTROL_PLANE_TOKEN=${platform.controlPlaneToken}`;
+    log.announce(`control plane (tRPC) listening on ${platform.url}; point the edge at it with CONTROL_PLANE_URL=${platform.url}${made}`, { metrics });
   } else {
     // `npm run token` asks http://localhost:8080 unless SVC_URL names another issuer.
     const tokenCommand = `${publicUrl === 'http://localhost:8080' ? '' : `SVC_URL=${publicUrl} `}npm run -s token -- admin@acme.test`;

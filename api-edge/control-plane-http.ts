@@ -1,16 +1,25 @@
 import { createTRPCUntypedClient, httpLink, httpSubscriptionLink, splitLink, TRPCClientError, type TRPCLink } from '@trpc/client';
 import type { AnyRouter } from '@trpc/server';
 import { observable } from '@trpc/server/observable';
-import { detachedByteStream, encodeUploadMeta, unstorableInputError, UPLOAD_META_HEADER, type CallContext, type ControlPlane, type UploadBody } from '../control-plane/contracts.ts';
+import {
+  CONTROL_PLANE_TOKEN_HEADER,
+  detachedByteStream,
+  encodeUploadMeta,
+  unstorableInputError,
+  UPLOAD_META_HEADER,
+  type CallContext,
+  type ControlPlane,
+  type UploadBody,
+} from '../control-plane/contracts.ts';
 import { FetchEventSource } from './fetch-event-source.ts';
 
 /**
- * The caller's token, tenant, request id and trace as headers (the tenant percent-encoded: it
- * comes from a path or header of the request and may hold any text; the request id is printable
- * ASCII, checked by the edge).
+ * The edge's credential, and the caller's token, tenant, request id and trace as headers (the
+ * tenant percent-encoded: it comes from a path or header of the request and may hold any text; the
+ * request id is printable ASCII, checked by the edge).
  */
-function callHeaders(call: CallContext): Record<string, string> {
-  const headers: Record<string, string> = {};
+function callHeaders(credential: string, call: CallContext): Record<string, string> {
+  const headers: Record<string, string> = { [CONTROL_PLANE_TOKEN_HEADER]: credential };
   if (call.token) headers.authorization = `Bearer ${call.token}`;
   if (call.tenantHint) headers['x-tenant-id'] = encodeURIComponent(call.tenantHint);
   if (call.requestId) headers['x-request-id'] = call.requestId;
@@ -41,13 +50,15 @@ const endOnError: TRPCLink<AnyRouter> =
     });
 
 /**
- * The control plane over tRPC's HTTP link: the caller's token and tenant travel as headers.
+ * The control plane over tRPC's HTTP link: the edge's `credential` (`CONTROL_PLANE_TOKEN`), which
+ * the control plane requires of every call, and the caller's token and tenant travel as headers.
  * Queries are sent as POST too, so that a query's input (a long filter list) is not limited by the
  * length of a URL. Subscriptions go over server-sent events (tRPC's `httpSubscriptionLink`, with an
  * EventSource that sends the same headers). An upload is the request's body, sent as tRPC sends a
  * binary input (application/octet-stream) but streamed, with its `meta` in the `x-upload-meta` header.
  */
-export function createHttpControlPlane(url: string): ControlPlane {
+export function createHttpControlPlane(url: string, credential: string): ControlPlane {
+  const headersOf = (call: CallContext) => callHeaders(credential, call);
   const client = createTRPCUntypedClient({
     links: [
       splitLink({
@@ -57,10 +68,10 @@ export function createHttpControlPlane(url: string): ControlPlane {
           httpSubscriptionLink({
             url,
             EventSource: FetchEventSource,
-            eventSourceOptions: ({ op }) => ({ headers: callHeaders(callOf(op)) }),
+            eventSourceOptions: ({ op }) => ({ headers: headersOf(callOf(op)) }),
           }),
         ],
-        false: httpLink({ url, methodOverride: 'POST', headers: ({ op }) => callHeaders(callOf(op)) }),
+        false: httpLink({ url, methodOverride: 'POST', headers: ({ op }) => headersOf(callOf(op)) }),
       }),
     ],
   });
@@ -86,7 +97,7 @@ export function createHttpControlPlane(url: string): ControlPlane {
     upload: async (call: CallContext, domain: string, procedure: string, body: UploadBody) => {
       const response = await fetch(`${base}/${domain}.${procedure}`, {
         method: 'POST',
-        headers: { ...callHeaders(call), 'content-type': 'application/octet-stream', [UPLOAD_META_HEADER]: encodeUploadMeta(body.meta) },
+        headers: { ...headersOf(call), 'content-type': 'application/octet-stream', [UPLOAD_META_HEADER]: encodeUploadMeta(body.meta) },
         body: detachedByteStream(body.stream),
         duplex: 'half',
       } as RequestInit);

@@ -10,6 +10,7 @@ export { toAppErrorBody } from './trpc/error-map.ts';
 export { AppErrorBodySchema, ERROR_CODES, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, StorageQuotaError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
 export { untrusted, type ControlPlane, type CallContext, type PortInput, type UploadBody, type Untrusted } from './trpc/control-plane.ts';
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
+export { CONTROL_PLANE_TOKEN_HEADER } from './trpc/control-plane-token.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';
 export { metricsText, observeHttp, rateLimitRefusals } from './telemetry/metrics.ts';
 export { newTraceparent, parseTraceparent, requestIdFrom, traceIdOf, withTrace, REQUEST_ID_HEADER, TRACEPARENT_HEADER, type TraceFields } from './telemetry/trace-context.ts';

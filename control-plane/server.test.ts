@@ -9,6 +9,7 @@ import { createLocalDirectoryBlobStore } from './blobs/local-directory.ts';
 import { createDb, type Db } from './db/client.ts';
 import { createControlPlaneServer } from './server.ts';
 import { createServices } from './services.ts';
+import { generateControlPlaneToken } from './trpc/control-plane-token.ts';
 
 /** The control plane's own process answers its health check with a status code probes can read. */
 describe('control plane server health', () => {
@@ -23,13 +24,14 @@ describe('control plane server health', () => {
   async function healthOf(databaseUrl: string): Promise<{ status: number; body: any; edge: { status: number; body: any } }> {
     const db = createDb(databaseUrl, { max: 1, systemMax: 1, readConnections: 1 });
     dbs.push(db);
-    const server = createControlPlaneServer({ services: createServices({ db, blobs: createLocalDirectoryBlobStore(blobRoot) }), verifyToken: () => Promise.reject(new Error('no tokens here')) });
+    const callerToken = generateControlPlaneToken();
+    const server = createControlPlaneServer({ services: createServices({ db, blobs: createLocalDirectoryBlobStore(blobRoot) }), verifyToken: () => Promise.reject(new Error('no tokens here')), callerToken });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const response = await fetch(`${url}/health.check`);
       const edge = createEdgeApp({
-        controlPlane: createHttpControlPlane(url),
+        controlPlane: createHttpControlPlane(url, callerToken),
         verifyToken: () => Promise.reject(new Error('no tokens here')),
         rateLimit: () => Promise.reject(new Error('health is not rate-limited')),
       });

@@ -6,6 +6,7 @@ import type { Identity } from './identity/identity.schema.ts';
 import type { Context, Services } from './trpc/context.ts';
 import { metricsText } from './telemetry/metrics.ts';
 import { parseTraceparent, requestIdFrom } from './telemetry/trace-context.ts';
+import { CONTROL_PLANE_TOKEN_HEADER, controlPlaneTokenCheck, controlPlaneTokenProblem } from './trpc/control-plane-token.ts';
 import { appRouter } from './trpc/root-router.ts';
 import { decodeUploadMeta, nodeByteStream, UPLOAD_META_HEADER } from './trpc/upload-body.ts';
 
@@ -37,12 +38,24 @@ const header = (req: IncomingMessage, name: string) => {
   return typeof value === 'string' ? value : undefined;
 };
 
+/** The health probe, which kubelet sends without credentials; it runs only `health.check`. */
+const isProbe = (req: IncomingMessage) => req.method === 'GET' && req.url?.split('?')[0] === '/health.check';
+
+/** 401 before anything runs: the body is not read, and the connection closes after the answer. */
+function refuseCaller(res: ServerResponse): void {
+  const body = JSON.stringify({ error: { code: 'UNAUTHORIZED', message: `this port answers the platform's edge only: the ${CONTROL_PLANE_TOKEN_HEADER} header is missing or wrong` } });
+  res.writeHead(401, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), connection: 'close' });
+  res.end(body);
+}
+
 const isUpload = (req: IncomingMessage) => req.method === 'POST' && /^application\/octet-stream\s*(;|$)/i.test(header(req, 'content-type') ?? '');
 
 /**
- * The control plane as its own process, reached over tRPC's HTTP link. It verifies the forwarded
- * bearer token itself, so a caller cannot claim an identity it does not hold; subscriptions (SSE)
- * carry the same headers as queries.
+ * The control plane as its own process, reached over tRPC's HTTP link. Every call must carry the
+ * edge's credential (`callerToken`, in the `x-control-plane-token` header), else it is refused with
+ * 401 before any procedure runs or any body is read; only the probe `GET /health.check` and
+ * `GET /metrics` are open. It then verifies the forwarded bearer token itself, so a caller cannot
+ * claim an identity it does not hold; subscriptions (SSE) carry the same headers as queries.
  *
  * Uploads (application/octet-stream) bypass the Node adapter, whose request body reads the socket
  * as fast as it arrives whatever the procedure consumes: they go to tRPC's fetch adapter with a
@@ -52,9 +65,14 @@ const isUpload = (req: IncomingMessage) => req.method === 'POST' && /^applicatio
 export function createControlPlaneServer(deps: {
   services: Services;
   verifyToken: (token: string) => Promise<Identity>;
+  /** The credential every caller must present (`CONTROL_PLANE_TOKEN`). */
+  callerToken: string;
   /** False when the process serves `GET /metrics` on a port of its own (`METRICS_PORT`). */
   serveMetrics?: boolean;
 }): Server {
+  const weak = controlPlaneTokenProblem(deps.callerToken);
+  if (weak) throw new Error(`the control plane's caller credential ${weak}`);
+  const isCaller = controlPlaneTokenCheck(deps.callerToken);
   const contextOf = async (req: IncomingMessage): Promise<Context> => {
     const token = BEARER.exec(header(req, 'authorization') ?? '')?.[1];
     const identity = token ? await deps.verifyToken(token).catch(() => null) : null;
@@ -105,6 +123,7 @@ export function createControlPlaneServer(deps: {
 
   return createServer((req, res) => {
     if (deps.serveMetrics !== false && req.method === 'GET' && req.url?.split('?')[0] === '/metrics') return void serveMetrics(res);
+    if (!isProbe(req) && !isCaller(header(req, CONTROL_PLANE_TOKEN_HEADER))) return refuseCaller(res);
     if (!isUpload(req)) return handle(req, res);
     upload(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

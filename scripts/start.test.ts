@@ -172,6 +172,7 @@ describe('npm start (scripts/start.ts on Bun)', () => {
           HOST: '127.0.0.1',
           PUBLIC_URL: edgeUrl,
           CONTROL_PLANE_URL: controlPlane.url,
+          CONTROL_PLANE_TOKEN: controlPlane.controlPlaneToken!,
           SIGN_IN_KEY: signInKey.toString('base64'),
           BFF_CLIENT_ID: 'portal-bff',
           BFF_SCOPE: 'openid api',

@@ -6,6 +6,7 @@ import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
 import { bunRuntime } from '../api-edge/server.ts';
 import { migrate } from '../control-plane/db/migrate.ts';
 import { ensureTenantLogin } from '../control-plane/db/tenant-login.ts';
+import { generateControlPlaneToken } from '../control-plane/trpc/control-plane-token.ts';
 import { ConfigError, parseRole, runMain } from '../main.ts';
 import { handOffToNode, isNodeRole } from './stack/node-roles.ts';
 import type { PlatformRole } from './stack/platform.ts';
@@ -16,7 +17,7 @@ import { stateDir } from './stack/state-dir.ts';
 /**
  * `npm start`: ensures the local services a development machine lacks (a private PostgreSQL with a
  * `svc` database and the tenant login, the Temporal dev server, the built-in provider's signing
- * keys, the migrations), then runs `main.ts` with their settings. A setting given in the
+ * keys, the control plane's credential shared by split roles, the migrations), then runs `main.ts` with their settings. A setting given in the
  * environment (`DATABASE_URL`, `TEMPORAL_ADDRESS`) is used instead of the local service.
  */
 
@@ -63,6 +64,15 @@ async function devSigningKeys() {
   return jwks;
 }
 
+/** The control plane's credential that `npm start -- --role control-plane` and `--role edge` share, kept in the state directory. */
+function localControlPlaneToken(): string {
+  const file = join(stateDir('control-plane'), 'token');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const token = generateControlPlaneToken();
+  writeFileSync(file, token, { mode: 0o600 });
+  return token;
+}
+
 const url = await databaseUrl();
 const temporal = role === 'edge' ? undefined : await ensurePlatformTemporal({ ...DEV_TEMPORAL, log: (m) => log(`[temporal] ${m}`) });
 if (role !== 'edge') {
@@ -83,5 +93,9 @@ await runMain(
     ...(tenantUrl ? { TENANT_DATABASE_URL: tenantUrl } : {}),
     ...(temporal ? { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_NAMESPACE: temporal.namespace } : {}),
   },
-  { devSigningKeys: externalIdentity ? undefined : await devSigningKeys(), temporalUiUrl: temporal?.uiUrl },
+  {
+    devSigningKeys: externalIdentity ? undefined : await devSigningKeys(),
+    temporalUiUrl: temporal?.uiUrl,
+    controlPlaneToken: role === 'control-plane' || role === 'edge' ? localControlPlaneToken() : undefined,
+  },
 );

@@ -104,6 +104,10 @@ describe('Helm chart charts/platform', () => {
         'Deployment/svc-platform-edge',
         'Deployment/svc-platform-operator',
         'Deployment/svc-platform-worker',
+        'NetworkPolicy/svc-platform-control-plane',
+        'NetworkPolicy/svc-platform-edge',
+        'NetworkPolicy/svc-platform-operator',
+        'NetworkPolicy/svc-platform-worker',
         'PodDisruptionBudget/svc-platform-control-plane',
         'PodDisruptionBudget/svc-platform-edge',
         'PodDisruptionBudget/svc-platform-operator',
@@ -111,6 +115,7 @@ describe('Helm chart charts/platform', () => {
         'Role/svc-platform-operator',
         'RoleBinding/svc-platform-operator',
         'Secret/svc-platform-control-plane-secrets-key',
+        'Secret/svc-platform-control-plane-token',
         'Secret/svc-platform-edge-sign-in',
         'Service/svc-platform-control-plane',
         'Service/svc-platform-edge',
@@ -242,6 +247,63 @@ describe('Helm chart charts/platform', () => {
     const given = await dryRunApply(await template(merge(REQUIRED_VALUES, { controlPlane: { secretsKey: { existingSecret: { name: 'platform-keys', key: 'secrets' } } } })));
     expect(given.map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain('Secret/svc-platform-control-plane-secrets-key');
     expect(controlPlaneEnv(given).SECRETS_KEY).toEqual({ secretKeyRef: { name: 'platform-keys', key: 'secrets' } });
+  });
+
+  it('gives the edge and the control plane one credential for the control plane\u2019s port, from a Secret', async () => {
+    const tokenEnv = (applied: Json[], role: string) =>
+      applied
+        .find((o) => o.kind === 'Deployment' && o.metadata.name === `svc-platform-${role}`)!
+        .spec.template.spec.containers[0].env.find((e: Json) => e.name === 'CONTROL_PLANE_TOKEN')?.valueFrom;
+    for (const role of ['edge', 'control-plane']) expect(tokenEnv(objects, role), role).toEqual({ secretKeyRef: { name: 'svc-platform-control-plane-token', key: 'token' } });
+    // The workers and the operator call no control plane: they run its services themselves.
+    for (const role of ['worker', 'operator']) expect(tokenEnv(objects, role), role).toBeUndefined();
+    // By default the chart keeps a Secret of its own: 32 random bytes, base64 (44 characters).
+    const token = Buffer.from(find('Secret', 'svc-platform-control-plane-token')!.data.token, 'base64').toString();
+    expect(token).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(token, 'base64')).toHaveLength(32);
+
+    const given = await dryRunApply(await template(merge(REQUIRED_VALUES, { controlPlane: { token: { existingSecret: { name: 'platform-internal', key: 'control-plane' } } } })));
+    expect(given.map((o) => `${o.kind}/${o.metadata.name}`)).not.toContain('Secret/svc-platform-control-plane-token');
+    for (const role of ['edge', 'control-plane']) expect(tokenEnv(given, role), role).toEqual({ secretKeyRef: { name: 'platform-internal', key: 'control-plane' } });
+  });
+
+  it('lets only the edge reach the control plane\u2019s port, and each component only on its own ports (NetworkPolicies)', async () => {
+    const policy = (applied: Json[], role: string) => applied.find((o) => o.kind === 'NetworkPolicy' && o.metadata.name === `svc-platform-${role}`)!;
+    const podLabels = (role: string) => find('Deployment', `svc-platform-${role}`)!.spec.template.metadata.labels as Record<string, string>;
+    const selects = (selector: Json, labels: Record<string, string>) => Object.entries(selector.matchLabels as Record<string, string>).every(([key, value]) => labels[key] === value);
+    const portNames = (role: string) => find('Deployment', `svc-platform-${role}`)!.spec.template.spec.containers[0].ports.map((p: Json) => p.name);
+    const roles = ['edge', 'control-plane', 'worker', 'operator'];
+    for (const role of roles) {
+      const { spec } = policy(objects, role);
+      // Ingress only: DNS, PostgreSQL, Temporal and the identity provider stay reachable.
+      expect(spec.policyTypes, role).toEqual(['Ingress']);
+      expect(spec.egress, role).toBeUndefined();
+      for (const other of roles) expect(selects(spec.podSelector, podLabels(other)), `${role} policy selects ${other} pods`).toBe(other === role);
+      // Every port a rule opens is one the container names.
+      for (const rule of spec.ingress) for (const port of rule.ports) expect(portNames(role), role).toContain(port.port);
+    }
+    const rules = (role: string, applied = objects) => Object.fromEntries(policy(applied, role).spec.ingress.map((rule: Json) => [rule.ports.map((p: Json) => p.port).join(','), rule.from]));
+    const controlPlane = rules('control-plane');
+    expect(Object.keys(controlPlane).sort()).toEqual(['http', 'metrics']);
+    expect(controlPlane.http).toHaveLength(1);
+    for (const other of roles) expect(selects(controlPlane.http[0].podSelector, podLabels(other)), `control-plane port admits ${other} pods`).toBe(other === 'edge');
+    expect(controlPlane.http[0].namespaceSelector).toBeUndefined();
+    expect(rules('edge')).toEqual({ http: undefined, metrics: undefined });
+    expect(rules('worker')).toEqual({ metrics: undefined });
+    expect(rules('operator')).toEqual({ metrics: undefined });
+
+    const monitoring = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'monitoring' } } };
+    const ingress = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ingress-nginx' } } };
+    const batch = { podSelector: { matchLabels: { app: 'nightly-import' } } };
+    const narrowed = await dryRunApply(await template(merge(REQUIRED_VALUES, { networkPolicy: { metricsFrom: [monitoring], edgeFrom: [ingress], controlPlaneExtraFrom: [batch] } })));
+    expect(rules('edge', narrowed)).toEqual({ http: [ingress], metrics: [monitoring] });
+    expect(rules('worker', narrowed)).toEqual({ metrics: [monitoring] });
+    expect(rules('control-plane', narrowed)).toEqual({ http: [controlPlane.http[0], batch], metrics: [monitoring] });
+
+    const off = await dryRunApply(await template(merge(REQUIRED_VALUES, { networkPolicy: { enabled: false } })));
+    expect(off.filter((o) => o.kind === 'NetworkPolicy')).toEqual([]);
+    expect(await refusal(merge(REQUIRED_VALUES, { networkPolicy: { enabled: 'yes' } }))).toMatch(/\/networkPolicy\/enabled[\s\S]*got string, want boolean/);
+    expect(await refusal(merge(REQUIRED_VALUES, { networkPolicy: { metricsFrom: 'monitoring' } }))).toMatch(/\/networkPolicy\/metricsFrom[\s\S]*got string, want array/);
   });
 
   it('gives the operator least privilege: what it reconciles, and nothing else', async () => {

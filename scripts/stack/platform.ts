@@ -17,6 +17,7 @@ import { createDb, createPool, type Db } from '../../control-plane/db/client.ts'
 import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
 import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
 import { createControlPlaneServer } from '../../control-plane/server.ts';
+import { generateControlPlaneToken } from '../../control-plane/trpc/control-plane-token.ts';
 import { createServices } from '../../control-plane/services.ts';
 import type { ControlPlane, IdentityProviderSettings, Services } from '../../control-plane/contracts.ts';
 import type { AiDeps } from '../../control-plane/services.ts';
@@ -44,6 +45,12 @@ export interface PlatformOptions {
   publicUrl?: string;
   /** The control plane's tRPC URL; the edge calls it over HTTP instead of in-process. */
   controlPlaneUrl?: string;
+  /**
+   * The credential of the control plane's port (`CONTROL_PLANE_TOKEN`): what role `control-plane`
+   * requires of every caller (default: one made for this process, see {@link RunningPlatform}), and
+   * what an edge with `controlPlaneUrl` sends (required there).
+   */
+  controlPlaneToken?: string;
   /** Temporal frontend, namespace and task queue; without it executions and provisioning are unavailable. */
   temporal?: TemporalSettings;
   /** Directory of the local blob store (tenant areas under `tenants/<id>/`); default `<state dir>/blobs`. */
@@ -100,6 +107,8 @@ export interface RunningPlatform {
   metricsUrl?: string;
   /** The built-in identity provider, when this process serves it. */
   identityProvider?: DevIdentityProvider;
+  /** Role `control-plane`: the credential its callers must present (the one given, or the one made). */
+  controlPlaneToken?: string;
   close(): Promise<void>;
 }
 
@@ -118,6 +127,9 @@ function registeredClientsOf(controlPlane: ControlPlane): RegisteredClients {
  * local default), `edge` (calls the control plane over HTTP), or `control-plane` (tRPC over HTTP).
  */
 export async function startPlatform(options: PlatformOptions): Promise<RunningPlatform> {
+  if (options.role !== 'control-plane' && options.controlPlaneUrl && !options.controlPlaneToken) {
+    throw new Error('an edge that calls the control plane over HTTP needs its credential (controlPlaneToken)');
+  }
   const host = options.host ?? '127.0.0.1';
   const audience = options.identity?.audience ?? options.audience ?? DEFAULT_AUDIENCE;
   const log = options.log ?? (() => {});
@@ -198,9 +210,10 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       jwksUrl: options.identity?.jwksUrl ?? `${issuer.replace(/\/$/, '')}/oauth2/v2.0/keys`,
       tenantClaim: options.identity?.tenantClaim,
     });
-    const server = asEdgeServer(createControlPlaneServer({ services: services!, verifyToken, serveMetrics: !ownMetricsPort }));
+    const callerToken = options.controlPlaneToken ?? generateControlPlaneToken();
+    const server = asEdgeServer(createControlPlaneServer({ services: services!, verifyToken, callerToken, serveMetrics: !ownMetricsPort }));
     const port = await server.listen(options.port, host);
-    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, close: async () => (await server.close(), await closeBackground(), await db!.close()) };
+    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, controlPlaneToken: callerToken, close: async () => (await server.close(), await closeBackground(), await db!.close()) };
   }
 
   const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];
@@ -211,7 +224,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ...DEFAULT_POLICIES,
     ...options.rateLimits?.policies,
   });
-  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl) : createInProcessControlPlane(services!);
+  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl, options.controlPlaneToken!) : createInProcessControlPlane(services!);
   const verifyToken = (token: string) => verify(token);
   let publicUrl = options.publicUrl ?? '';
   const signInKey = options.bff?.secret ?? randomBytes(32);

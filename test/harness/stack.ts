@@ -44,6 +44,8 @@ export interface TestStack {
   blobRoot: string;
   /** The Temporal server, namespace and this stack's own task queue. */
   temporal: { address: string; namespace: string; taskQueue: string };
+  /** In the `http` mode: the control plane's tRPC URL, and the credential the edge calls it with. */
+  controlPlane?: { url: string; token?: string };
   /** A real access token from the running identity provider (PKCE login), cached per email. */
   token(email: string): Promise<string>;
   /**
@@ -99,6 +101,7 @@ export async function startTestStack(
   const blobRoot = await mkdtemp(join(tmpdir(), 'svc-blobs-'));
   const ai = { ai: options.ai, chatStreams: options.chatStreams };
   let edge: RunningPlatform;
+  let controlPlaneOfStack: TestStack['controlPlane'];
   if ((options.controlPlane ?? inject('controlPlaneMode')) === 'http') {
     // The control plane must know the edge's origin (the token issuer) before the edge listens, so
     // the edge's port is picked first; another socket may take it meanwhile, so then start again.
@@ -116,6 +119,7 @@ export async function startTestStack(
           port: edgePort,
           publicUrl,
           controlPlaneUrl: controlPlane.url,
+          controlPlaneToken: controlPlane.controlPlaneToken,
           accessLog: options.accessLog,
           rateLimits,
           devUsers: options.devUsers,
@@ -124,6 +128,7 @@ export async function startTestStack(
           identity: options.identity,
           sseHeartbeatMs: options.sseHeartbeatMs,
         });
+        controlPlaneOfStack = { url: controlPlane.url, token: controlPlane.controlPlaneToken };
         break;
       } catch (error) {
         for (const platform of started.splice(0).reverse()) await platform.close();
@@ -185,6 +190,7 @@ export async function startTestStack(
     url: edge.url,
     blobRoot,
     temporal,
+    controlPlane: controlPlaneOfStack,
     token,
     async request(method, path, { token: bearer, as, body, rawBody, headers = {}, conformance = true } = {}) {
       const auth = bearer ?? (as ? await token(as) : undefined);

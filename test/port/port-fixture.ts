@@ -15,6 +15,7 @@ import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
 import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
 import { createControlPlaneServer } from '../../control-plane/server.ts';
 import { createServices } from '../../control-plane/services.ts';
+import { generateControlPlaneToken } from '../../control-plane/trpc/control-plane-token.ts';
 
 export interface PortFixture {
   db: Db;
@@ -24,8 +25,9 @@ export interface PortFixture {
   application: string;
   tenantIds: Map<string, string>;
   uploadLimitBytes: number;
-  /** The control-plane HTTP server's URL. */
+  /** The control-plane HTTP server's URL, and the credential it requires of callers. */
   url: string;
+  callerToken: string;
   /** Both implementations of the port, over the same services. */
   ports: { 'in-process': ControlPlane; http: ControlPlane };
   /** The call context of a development user, with a real signed token (verified by the HTTP server) and its identity. */
@@ -54,7 +56,8 @@ export async function startPortFixture(options: { databaseUrl: string; uploadLim
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'port-test', alg: 'ES256', use: 'sig' };
   const verifyToken = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [publicJwk] } });
-  const server = createControlPlaneServer({ services, verifyToken });
+  const callerToken = generateControlPlaneToken();
+  const server = createControlPlaneServer({ services, verifyToken, callerToken });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -66,7 +69,8 @@ export async function startPortFixture(options: { databaseUrl: string; uploadLim
     tenantIds,
     uploadLimitBytes: options.uploadLimitBytes,
     url: serverUrl,
-    ports: { 'in-process': createInProcessControlPlane(services), http: createHttpControlPlane(serverUrl) },
+    callerToken,
+    ports: { 'in-process': createInProcessControlPlane(services), http: createHttpControlPlane(serverUrl, callerToken) },
     async as(email, tenantHint) {
       const user = DEV_USERS.find((u) => u.email === email);
       if (!user) throw new Error(`no development user ${email}`);

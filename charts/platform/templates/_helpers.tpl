@@ -81,6 +81,20 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (printf "%s-secrets-key" (include "platform.componentName" (dict "root" . "component" "control-plane"))) .Values.controlPlane.secretsKey.existingSecret.name -}}
 {{- end -}}
 
+{{/* The Secret holding the credential the edge calls the control plane with: the one given, else the chart's own. */}}
+{{- define "platform.controlPlaneTokenSecretName" -}}
+{{- default (printf "%s-token" (include "platform.componentName" (dict "root" . "component" "control-plane"))) .Values.controlPlane.token.existingSecret.name -}}
+{{- end -}}
+
+{{/* CONTROL_PLANE_TOKEN, for the edge (which sends it) and the control plane (which requires it). */}}
+{{- define "platform.env.controlPlaneToken" -}}
+- name: CONTROL_PLANE_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "platform.controlPlaneTokenSecretName" . }}
+      key: {{ .Values.controlPlane.token.existingSecret.key }}
+{{- end -}}
+
 {{/* The operator's ServiceAccount. */}}
 {{- define "platform.operatorServiceAccountName" -}}
 {{- default (include "platform.componentName" (dict "root" . "component" "operator")) .Values.operator.serviceAccount.name -}}
@@ -213,6 +227,35 @@ livenessProbe:
   periodSeconds: 20
   timeoutSeconds: 5
   failureThreshold: 6
+{{- end -}}
+
+{{/*
+A component's NetworkPolicy: ingress only on the listed ports, each from its peers ([] admits any
+source). Egress is not restricted. Call with (dict "root" $ "component" "edge" "rules" (list (dict "port" "http" "from" list))).
+*/}}
+{{- define "platform.networkPolicy" -}}
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: {{ include "platform.componentName" . }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "platform.labels" . | nindent 4 }}
+spec:
+  podSelector:
+    matchLabels:
+      {{- include "platform.selectorLabels" . | nindent 6 }}
+  policyTypes: [Ingress]
+  ingress:
+    {{- range .rules }}
+    - ports:
+        - port: {{ .port }}
+          protocol: TCP
+      {{- with .from }}
+      from:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+    {{- end }}
 {{- end -}}
 
 {{/* A component's PodDisruptionBudget. Call with (dict "root" $ "component" "edge" "values" .Values.edge). */}}
