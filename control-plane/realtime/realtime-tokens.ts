@@ -105,11 +105,14 @@ export function createRealtimeTokens(deps: { db: Db; keys?: Partial<KeyPolicy>; 
       }
     },
 
-    /** Takes the grant's ticket for one connection; 401 when a connection took it before, on any instance. */
+    /**
+     * Takes the grant's ticket for one connection; 401 when a connection took it before, on any
+     * instance. Once a minute it first deletes the tickets of expired tokens.
+     */
     async consume(grant: ConnectionGrant): Promise<void> {
       if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
         lastPrune = Date.now();
-        void pruneTickets(sql).catch((error: unknown) => deps.log?.('realtime: pruning expired tickets failed', error));
+        await pruneTickets(sql).catch((error: unknown) => deps.log?.('realtime: pruning expired tickets failed', error));
       }
       if (!(await consumeTicket(sql, grant.ticket, grant.expiresAt))) {
         throw new UnauthorizedError('this realtime token has already been used to connect: a token opens one connection; negotiate a new one');
