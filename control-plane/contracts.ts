@@ -75,7 +75,17 @@ export {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities/capabilities.schema.ts';
-export { AlertsSchema, NegotiateInputSchema, NegotiationSchema, RealtimeEventSchema, EventIdSchema, StreamInputSchema, type StreamMessage } from './realtime/realtime.schema.ts';
+export {
+  AlertsSchema,
+  NegotiateInputSchema,
+  NegotiationSchema,
+  RealtimeEventSchema,
+  EventIdSchema,
+  RotatedSigningKeysSchema,
+  RotateSigningKeysInputSchema,
+  StreamInputSchema,
+  type StreamMessage,
+} from './realtime/realtime.schema.ts';
 export {
   CreateEndpointInputSchema,
   DeliveryDetailSchema,

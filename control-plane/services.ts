@@ -138,7 +138,7 @@ export function createServices(
     idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
     verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
     search,
-    realtime: createRealtimeService({ db: deps.db, capabilities }),
+    realtime: createRealtimeService({ db: deps.db, capabilities, identity }),
     webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate, secrets: deps.secrets }),
     answering,
     chat,

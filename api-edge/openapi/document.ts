@@ -283,7 +283,7 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
             scheme: 'bearer',
             bearerFormat: 'JWT',
             description:
-              'A connection token of `POST /realtime/negotiate`: one tenant, its channels, short-lived; verified as RFC 8725 recommends (HS256 under a key only the platform holds, issuer, audience and expiry checked). Browsers send it as `?token=`, as EventSource sends no header.',
+              'A connection token of `POST /realtime/negotiate`: one tenant, its channels, one connection within a minute; verified as RFC 8725 recommends (HS256 under the platform key its `kid` names, which only the platform holds and which rotates, issuer, audience and expiry checked). Browsers send it as `?token=`, as EventSource sends no header.',
           },
           webhookSignature: {
             type: 'apiKey',

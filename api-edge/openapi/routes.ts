@@ -122,6 +122,8 @@ import {
   REFUSED_SAMPLE_SIZE,
   RotatedEndpointSchema,
   RotateWebhookSecretInputSchema,
+  RotatedSigningKeysSchema,
+  RotateSigningKeysInputSchema,
   SourceSchema,
   StreamInputSchema,
   WEBHOOK_HEADERS,
@@ -841,7 +843,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: 'Negotiate a realtime connection',
     tag: 'Realtime',
     description:
-      "A signed token for the tenant's resource changes on the channels named (`resources`, `resources:<type>`, `resources:<type>:<id>`), which opens connections for 5 minutes, and the URL to connect with it. The tenant is `tenant_id` in the body or query string, else the caller's. Needs `resources.read` and the `realtime` capability; the tenant's changes are recorded from its first negotiation on.",
+      "A signed token for the tenant's resource changes on the channels named (`resources`, `resources:<type>`, `resources:<type>:<id>`), which opens one connection within a minute (a second connection with it is refused: negotiate again to reconnect), and the URL to connect with it. The tenant is `tenant_id` in the body or query string, else the caller's. Needs `resources.read` and the `realtime` capability; the tenant's changes are recorded from its first negotiation on.",
     query: tenantQuery,
     body: { schema: NegotiateInputSchema.extend({ tenant_id: tenantQuery.tenant_id.schema.optional() }) },
     responses: { 200: { description: 'The token and the URL to connect to', schema: NegotiationSchema.extend({ url: z.string() }) } },
@@ -851,7 +853,7 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     summary: "The tenant's resource changes as server-sent events",
     tag: 'Realtime',
     description:
-      'Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `expired` after an hour. `Last-Event-ID` (or `?lastEventId=`) resumes after that event.',
+      'Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `revoked` (data `{reason}`) when the user of the token loses the tenant membership or `resources.read`, checked every few seconds; `expired` after an hour. Both end the stream. A token opens one connection: a second one with it is 401; to reconnect, negotiate again and resume. `Last-Event-ID` (or `?lastEventId=`) resumes after that event.',
     security: 'realtimeToken',
     query: {
       token: param(StreamInputSchema.shape.token, { required: false, description: 'The negotiated token (or send it as a bearer token)' }),
@@ -859,6 +861,15 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     },
     headers: { 'Last-Event-ID': param(EventIdSchema, { required: false, description: 'Resume after this event' }) },
     responses: { 200: { description: 'The event stream', eventStream: true } },
+  },
+  [`POST ${V4_BASE}/platform/realtime/signing-keys/rotate`]: {
+    operationId: 'rotateRealtimeSigningKeys',
+    summary: 'Rotate the key that signs realtime connection tokens',
+    tag: 'Realtime',
+    description:
+      'For platform administrators (`platform.tenants.manage`). A new key signs connection tokens from now on; earlier keys still verify the tokens they signed for ten minutes, or no more with `retirePrevious` (a key that may have leaked: connections not yet opened with its tokens are refused). Keys also rotate by themselves once a day.',
+    body: { schema: RotateSigningKeysInputSchema },
+    responses: { 201: { description: 'The new key and the earlier keys still verifying', schema: RotatedSigningKeysSchema } },
   },
   [`GET ${V4_BASE}/realtime/alerts`]: {
     operationId: 'realtimeAlerts',

@@ -89,6 +89,21 @@ export async function membershipPermissions(tx: Tx, userId: string, tenantId: st
   return rows[0]?.permissions;
 }
 
+/**
+ * Of these (tenant, user) pairs, those whose user holds `permission` through an active membership
+ * of an active tenant that is not deleted: what resolving the user as an actor there would grant.
+ */
+export async function holdersOf(tx: Tx, pairs: Array<{ tenantId: string; userId: string }>, permission: string): Promise<Array<{ tenantId: string; userId: string }>> {
+  if (pairs.length === 0) return [];
+  return tx<Array<{ tenantId: string; userId: string }>>`
+    select p.tenant_id::text as "tenantId", p.user_id::text as "userId"
+    from unnest(${pairs.map((p) => p.tenantId)}::uuid[], ${pairs.map((p) => p.userId)}::uuid[]) as p (tenant_id, user_id)
+    where exists (
+      select 1 from memberships m join tenants t on t.id = m.tenant_id join roles r on r.tenant_id = m.tenant_id and r.name = any(m.roles)
+      where m.tenant_id = p.tenant_id and m.user_id = p.user_id and m.status = 'active' and t.deleted_at is null and t.status = 'active'
+        and ${permission} = any(r.permissions))`;
+}
+
 export async function updateUserProfile(tx: Tx, id: string, changes: { name?: string; preferences?: Record<string, unknown> }): Promise<void> {
   await tx.unsafe(
     `update users set name = coalesce($2, name), preferences = coalesce($3::text::jsonb, preferences), updated_at = ${NOW_MS} where id = $1::uuid`,

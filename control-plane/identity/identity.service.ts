@@ -6,6 +6,7 @@ import {
   claimUserByEmail,
   findMe,
   findUserBySubject,
+  holdersOf,
   insertUser,
   listActiveMemberships,
   lockUserPreferences,
@@ -17,7 +18,7 @@ import {
 } from './identity.repo.ts';
 import { ensureDefaultRoles } from './default-roles.ts';
 import { APP_TOKEN_ELSEWHERE, type Actor, type Identity, type Me, type Principal, type ProfileChanges, type UpdateProfileInput } from './identity.schema.ts';
-import { platformPermissionsOf } from './permissions.ts';
+import { platformPermissionsOf, type Permission } from './permissions.ts';
 import { UUID } from '../ids.ts';
 
 
@@ -186,6 +187,11 @@ export function createIdentityService(deps: {
      */
     async permissionsIn(userId: string, tenantId: string): Promise<string[] | undefined> {
       return db.system((tx) => membershipPermissions(tx, userId, tenantId));
+    },
+
+    /** Of these (tenant, user) pairs, those whose user may act in the tenant with `permission` now: one query for all. */
+    async holding(pairs: Array<{ tenantId: string; userId: string }>, permission: Permission): Promise<Array<{ tenantId: string; userId: string }>> {
+      return db.system((tx) => holdersOf(tx, pairs, permission));
     },
 
     /** Gives a tenant the built-in roles with the built-in permissions, in the caller's transaction `tx`; idempotent. */

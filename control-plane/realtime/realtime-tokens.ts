@@ -1,58 +1,130 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../db/client.ts';
 import { UnauthorizedError } from '../errors.ts';
-import { signingKey } from './realtime.repo.ts';
+import { UUID } from '../ids.ts';
+import { consumeTicket, currentSigningKey, pruneTickets, rotateSigningKey, verifyingKey, type SigningKeys } from './realtime.repo.ts';
 
 const ISSUER = 'svc-realtime';
 const AUDIENCE = 'svc-realtime-connect';
+/** Tokens signed before keys had ids carry no `kid`: the one key there was, number 1. */
+const FIRST_KID = '1';
+const KID = /^[1-9]\d{0,8}$/;
+const PRUNE_EVERY_MS = 60_000;
 
-/** What a connection token grants: one tenant's events on these channels, until it expires. */
+/** When the signing key is replaced (at the next negotiation after it), and how long a replaced key still verifies. */
+export interface KeyPolicy {
+  rotateAfterMs: number;
+  /** Longer than a token lives, so that every token signed before a rotation is still accepted. */
+  overlapMs: number;
+}
+
+/** A day per signing key; a replaced key verifies for ten minutes more. */
+export const DEFAULT_KEY_POLICY: KeyPolicy = { rotateAfterMs: 24 * 60 * 60 * 1000, overlapMs: 10 * 60 * 1000 };
+
+/** What a connection token grants: one tenant's events on these channels, once, until it expires. */
 export interface ConnectionGrant {
   tenantId: string;
   userId: string;
   channels: string[];
   expiresAt: Date;
+  /** The token's own id: the ticket a connection consumes. */
+  ticket: string;
 }
 
 /**
- * Connection tokens: JWTs signed with HS256 by a key kept in the database, so that any instance
- * verifies a token another one issued, without a setting every instance must share.
+ * Connection tokens: one-time tickets, JWTs signed with HS256 by keys kept in the database, so
+ * that any instance verifies a token another one issued and a ticket one instance took is taken
+ * for all. The newest key signs and names itself in the `kid` header; it is replaced after
+ * `rotateAfterMs` (or on demand, `rotate`), and a replaced key verifies for `overlapMs` more.
  */
-export function createRealtimeTokens(deps: { db: Db }) {
-  let key: Promise<Uint8Array> | undefined;
-  const keyOf = () => (key ??= signingKey(deps.db.sql, randomBytes(32)).catch((error: unknown) => ((key = undefined), Promise.reject(error))));
+export function createRealtimeTokens(deps: { db: Db; keys?: Partial<KeyPolicy>; log?: (message: string, error: unknown) => void }) {
+  const { sql } = deps.db;
+  const policy = { ...DEFAULT_KEY_POLICY, ...deps.keys };
+  let lastPrune = 0;
+
+  async function signingKey() {
+    const current = await currentSigningKey(sql);
+    if (current && current.ageMs < policy.rotateAfterMs) return current;
+    return (await rotateSigningKey(sql, randomBytes(32), { overlapMs: policy.overlapMs, unlessYoungerThanMs: policy.rotateAfterMs })).current;
+  }
+
+  function kidOf(token: string): string {
+    try {
+      const { kid = FIRST_KID } = decodeProtectedHeader(token);
+      if (typeof kid === 'string' && KID.test(kid)) return kid;
+    } catch {
+      // not a JWT at all
+    }
+    throw new UnauthorizedError('invalid realtime token');
+  }
 
   return {
-    async issue(grant: Omit<ConnectionGrant, 'expiresAt'>, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+    async issue(grant: Omit<ConnectionGrant, 'expiresAt' | 'ticket'>, ttlSeconds: number): Promise<{ token: string; expiresAt: Date }> {
+      const key = await signingKey();
       const expiresAt = new Date((Math.floor(Date.now() / 1000) + ttlSeconds) * 1000);
       const token = await new SignJWT({ tid: grant.tenantId, ch: grant.channels })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: String(key.id) })
         .setIssuer(ISSUER)
         .setAudience(AUDIENCE)
         .setSubject(grant.userId)
         .setJti(randomUUID())
         .setIssuedAt()
         .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-        .sign(await keyOf());
+        .sign(key.secret);
       return { token, expiresAt };
     },
 
-    /** The grant of a valid token; 401 for one that is expired, tampered with or not a connection token. */
+    /**
+     * The grant of a valid token; 401 for one that is expired, tampered with, signed with a
+     * retired or unknown key, or not a connection token. It does not consume the ticket.
+     */
     async verify(token: string): Promise<ConnectionGrant> {
+      const key = await verifyingKey(sql, Number(kidOf(token)));
+      if (!key) throw new UnauthorizedError('invalid realtime token');
       try {
-        const { payload } = await jwtVerify(token, await keyOf(), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+        const { payload } = await jwtVerify(token, key.secret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
         const channels = payload.ch;
-        if (typeof payload.tid !== 'string' || typeof payload.sub !== 'string' || !Array.isArray(channels) || !channels.every((c) => typeof c === 'string')) {
+        if (
+          typeof payload.tid !== 'string' ||
+          typeof payload.sub !== 'string' ||
+          typeof payload.jti !== 'string' ||
+          !UUID.test(payload.jti) ||
+          !Array.isArray(channels) ||
+          !channels.every((c) => typeof c === 'string')
+        ) {
           throw new UnauthorizedError('not a realtime connection token');
         }
-        return { tenantId: payload.tid, userId: payload.sub, channels: channels as string[], expiresAt: new Date(payload.exp! * 1000) };
+        if (key.retired) throw new UnauthorizedError('the realtime token was signed with a retired key: negotiate a new one');
+        return { tenantId: payload.tid, userId: payload.sub, channels: channels as string[], expiresAt: new Date(payload.exp! * 1000), ticket: payload.jti };
       } catch (error) {
         if (error instanceof UnauthorizedError) throw error;
         if (error instanceof errors.JWTExpired) throw new UnauthorizedError('the realtime token has expired: negotiate a new one');
         if (error instanceof errors.JOSEError) throw new UnauthorizedError('invalid realtime token');
         throw error;
       }
+    },
+
+    /**
+     * Takes the grant's ticket for one connection; 401 when a connection took it before, on any
+     * instance. Once a minute it first deletes the tickets of expired tokens.
+     */
+    async consume(grant: ConnectionGrant): Promise<void> {
+      if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
+        lastPrune = Date.now();
+        await pruneTickets(sql).catch((error: unknown) => deps.log?.('realtime: pruning expired tickets failed', error));
+      }
+      if (!(await consumeTicket(sql, grant.ticket, grant.expiresAt))) {
+        throw new UnauthorizedError('this realtime token has already been used to connect: a token opens one connection; negotiate a new one');
+      }
+    },
+
+    /**
+     * A new signing key, now. The keys before it verify for the overlap, or not at all with
+     * `retirePrevious` (a key that may have leaked). Answers the new key and those still verifying.
+     */
+    async rotate(options: { retirePrevious?: boolean } = {}): Promise<SigningKeys> {
+      return rotateSigningKey(sql, randomBytes(32), { overlapMs: options.retirePrevious ? 0 : policy.overlapMs });
     },
   };
 }

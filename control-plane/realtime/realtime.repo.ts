@@ -1,4 +1,4 @@
-import type { PendingQuery, Row, Sql } from 'postgres';
+import type { PendingQuery, Row, Sql, TransactionSql } from 'postgres';
 import type { Tx } from '../db/client.ts';
 import { isoTimestamp } from '../db/sql-fragments.ts';
 import type { EventKind } from './realtime.schema.ts';
@@ -101,9 +101,72 @@ export function freshReports(tx: Tx, freshSeconds: number) {
     from realtime_deliveries where tenant_id = current_tenant_id() and reported_at > now() - make_interval(secs => ${freshSeconds})`;
 }
 
-/** Platform work: the key that signs connection tokens, made on first use by whichever instance comes first. */
-export async function signingKey(sql: Sql, fresh: Uint8Array): Promise<Uint8Array> {
-  await sql`insert into realtime_signing_keys (id, secret) values (1, ${Buffer.from(fresh)}) on conflict (id) do nothing`;
-  const [row] = await sql<{ secret: Buffer }[]>`select secret from realtime_signing_keys where id = 1`;
-  return new Uint8Array(row!.secret);
+/** A signing key: its number (the tokens' `kid`), secret and age by the database's clock. */
+export interface SigningKey {
+  id: number;
+  secret: Uint8Array;
+  ageMs: number;
+}
+
+/** The signing key after a rotation, and the keys before it that still verify, until when. */
+export interface SigningKeys {
+  current: SigningKey & { createdAt: string };
+  verifying: Array<{ id: number; retiresAt: string }>;
+}
+
+/** Platform work: the key that signs new tokens (the newest not retiring), if any. */
+export async function currentSigningKey(sql: Sql | TransactionSql): Promise<SigningKey | undefined> {
+  const [row] = await sql<{ id: number; secret: Buffer; ageMs: number }[]>`
+    select id, secret, extract(epoch from now() - created_at)::float8 * 1000 as "ageMs"
+    from realtime_signing_keys where retires_at is null order by id desc limit 1`;
+  return row && { id: row.id, secret: new Uint8Array(row.secret), ageMs: row.ageMs };
+}
+
+/** Platform work: the key numbered `id`, and whether it no longer verifies; undefined for one unknown or deleted. */
+export async function verifyingKey(sql: Sql, id: number): Promise<{ secret: Uint8Array; retired: boolean } | undefined> {
+  const [row] = await sql<{ secret: Buffer; retired: boolean }[]>`
+    select secret, coalesce(retires_at <= now(), false) as retired from realtime_signing_keys where id = ${id}`;
+  return row && { secret: new Uint8Array(row.secret), retired: row.retired };
+}
+
+/**
+ * Platform work: makes `fresh` the signing key; the keys before it verify for `overlapMs` more
+ * (none shortened if it retires sooner), and keys retired a day ago are deleted. With
+ * `unlessYoungerThanMs`, a signing key younger than that (another instance rotated meanwhile)
+ * stays and nothing changes. Rotations of all instances take turns (a table lock that readers pass).
+ */
+export async function rotateSigningKey(sql: Sql, fresh: Uint8Array, options: { overlapMs: number; unlessYoungerThanMs?: number }): Promise<SigningKeys> {
+  return sql.begin(async (tx) => {
+    await tx`lock table realtime_signing_keys in exclusive mode`;
+    const current = options.unlessYoungerThanMs === undefined ? undefined : await currentSigningKey(tx);
+    let made: SigningKey & { createdAt: string };
+    if (current && current.ageMs < options.unlessYoungerThanMs!) {
+      const [row] = await tx<{ createdAt: string }[]>`select ${tx.unsafe(isoTimestamp('created_at'))} as "createdAt" from realtime_signing_keys where id = ${current.id}`;
+      made = { ...current, createdAt: row!.createdAt };
+    } else {
+      const [row] = await tx<{ id: number; createdAt: string }[]>`
+        insert into realtime_signing_keys (id, secret) select coalesce(max(id), 0) + 1, ${Buffer.from(fresh)} from realtime_signing_keys
+        returning id, ${tx.unsafe(isoTimestamp('created_at'))} as "createdAt"`;
+      made = { id: row!.id, secret: fresh, ageMs: 0, createdAt: row!.createdAt };
+      await tx`
+        update realtime_signing_keys set retires_at = now() + make_interval(secs => ${options.overlapMs / 1000})
+        where id <> ${made.id} and (retires_at is null or retires_at > now() + make_interval(secs => ${options.overlapMs / 1000}))`;
+      await tx`delete from realtime_signing_keys where retires_at < now() - interval '1 day'`;
+    }
+    const verifying = await tx<{ id: number; retiresAt: string }[]>`
+      select id, ${tx.unsafe(isoTimestamp('retires_at'))} as "retiresAt" from realtime_signing_keys
+      where id <> ${made.id} and retires_at > now() order by id`;
+    return { current: made, verifying: [...verifying] };
+  });
+}
+
+/** Platform work: records that the ticket opened a connection; false when one did before. */
+export async function consumeTicket(sql: Sql, ticket: string, expiresAt: Date): Promise<boolean> {
+  const rows = await sql`insert into realtime_tickets (jti, expires_at) values (${ticket}::uuid, ${expiresAt}) on conflict (jti) do nothing returning 1`;
+  return rows.length === 1;
+}
+
+/** Platform work: forgets tickets whose tokens have expired (those cannot connect anyway). */
+export async function pruneTickets(sql: Sql): Promise<void> {
+  await sql`delete from realtime_tickets where expires_at < now()`;
 }

@@ -1,6 +1,14 @@
 import { t } from '../trpc/init.ts';
-import { publicProcedure, tenantProcedure } from '../trpc/procedures.ts';
-import { AlertsInputSchema, AlertsSchema, NegotiateInputSchema, NegotiationSchema, StreamInputSchema } from './realtime.schema.ts';
+import { platformProcedure, publicProcedure, tenantProcedure } from '../trpc/procedures.ts';
+import {
+  AlertsInputSchema,
+  AlertsSchema,
+  NegotiateInputSchema,
+  NegotiationSchema,
+  RotatedSigningKeysSchema,
+  RotateSigningKeysInputSchema,
+  StreamInputSchema,
+} from './realtime.schema.ts';
 
 export const realtimeRouter = t.router({
   negotiate: tenantProcedure('resources.read')
@@ -13,4 +21,8 @@ export const realtimeRouter = t.router({
     .input(AlertsInputSchema)
     .output(AlertsSchema)
     .query(({ ctx }) => ctx.services.realtime.alerts(ctx.actor)),
+  rotateSigningKeys: platformProcedure('platform.tenants.manage')
+    .input(RotateSigningKeysInputSchema)
+    .output(RotatedSigningKeysSchema)
+    .mutation(({ ctx, input }) => ctx.services.realtime.rotateSigningKeys(input)),
 });

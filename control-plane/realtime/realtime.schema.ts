@@ -27,7 +27,7 @@ export type NegotiateInput = z.infer<typeof NegotiateInputSchema>;
 export const NegotiationSchema = z.object({
   tenantId: z.string(),
   channels: z.array(z.string()),
-  /** Signed, for this tenant and these channels; opens connections until `expiresAt`. */
+  /** Signed, for this tenant and these channels; opens one connection, until `expiresAt`. */
   token: z.string(),
   expiresAt: z.string(),
 });
@@ -60,7 +60,7 @@ export const RealtimeEventSchema = z.object({
 });
 export type RealtimeEvent = z.infer<typeof RealtimeEventSchema>;
 
-/** What a connection yields, in order: `ready` first, then events, resets and heartbeats; `expired` ends it. */
+/** What a connection yields, in order: `ready` first, then events, resets and heartbeats; `revoked` or `expired` ends it. */
 export type StreamMessage =
   /** `lastEventId`: the newest event before the connection's first, which a client resumes after if it gets none. */
   | { type: 'ready'; connectionId: string; tenantId: string; channels: string[]; lastEventId: string; resumed: boolean; expiresAt: string }
@@ -68,6 +68,8 @@ export type StreamMessage =
   /** Events after `after` up to `resumedAt` were no longer in the log: the client should reload what it shows. */
   | { type: 'reset'; after: string; resumedAt: string; dropped: number }
   | { type: 'heartbeat' }
+  /** The user lost the membership or permission the connection was opened with; it ends. */
+  | { type: 'revoked'; reason: string }
   | { type: 'expired'; reason: string };
 
 export const AlertsInputSchema = z.object({}).strict();
@@ -102,3 +104,20 @@ export const AlertsSchema = z.object({
   at: z.string(),
 });
 export type Alerts = z.infer<typeof AlertsSchema>;
+
+export const RotateSigningKeysInputSchema = z
+  .object({
+    /** Stop verifying tokens of every earlier key at once (a key that may have leaked), instead of after the overlap. */
+    retirePrevious: z.boolean().optional(),
+  })
+  .strict();
+export type RotateSigningKeysInput = z.infer<typeof RotateSigningKeysInputSchema>;
+
+export const RotatedSigningKeysSchema = z.object({
+  /** The new signing key's id, as tokens name it in their `kid` header. */
+  kid: z.string(),
+  createdAt: z.string(),
+  /** Earlier keys that still verify tokens, until `retiresAt`. */
+  verifying: z.array(z.object({ kid: z.string(), retiresAt: z.string() })),
+});
+export type RotatedSigningKeys = z.infer<typeof RotatedSigningKeysSchema>;

@@ -3,13 +3,17 @@ import type { CapabilitiesService } from '../capabilities/capabilities.service.t
 import type { Db } from '../db/client.ts';
 import { DomainError, type AppErrorBody } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
+import type { IdentityService } from '../identity/identity.service.ts';
+import { createAccessWatch, REVOKED_REASON } from './realtime-access.ts';
 import { createRealtimeHub, type HubOptions, type RealtimeHub } from './realtime-hub.ts';
-import { createRealtimeTokens } from './realtime-tokens.ts';
+import { createRealtimeTokens, type KeyPolicy } from './realtime-tokens.ts';
 import { connectionsElsewhere, ensureStream, freshReports, streamHead, type LoggedEvent } from './realtime.repo.ts';
-import type { Alerts, NegotiateInput, Negotiation, RealtimeEvent, StreamInput, StreamMessage } from './realtime.schema.ts';
+import type { Alerts, NegotiateInput, Negotiation, RealtimeEvent, RotateSigningKeysInput, RotatedSigningKeys, StreamInput, StreamMessage } from './realtime.schema.ts';
 
-/** How long a negotiated token opens connections. */
-export const TOKEN_TTL_SECONDS = 300;
+/** How long a negotiated token can open its one connection. */
+export const TOKEN_TTL_SECONDS = 60;
+/** How often the users of open connections are checked for the membership and permission they connected with. */
+export const ACCESS_CHECK_MS = 3_000;
 /** How long one connection lasts at most; it then ends with `expired` and the client negotiates again. */
 export const CONNECTION_MAX_MS = 60 * 60 * 1000;
 /** A comment line on an idle connection this often, so that proxies and the client know it is alive. */
@@ -49,15 +53,30 @@ const toEvent = (logged: LoggedEvent): RealtimeEvent => ({
 
 /**
  * Realtime resource change events. A member who may read the tenant's resources negotiates a
- * short-lived token for some channels; a connection opened with it (the edge serves it as
- * server-sent events) gets the tenant's events on those channels as they commit, through this
- * instance's hub, and can resume after the last event it saw while the log still holds it.
+ * short-lived, one-time token for some channels; the connection opened with it (the edge serves
+ * it as server-sent events) gets the tenant's events on those channels as they commit, through
+ * this instance's hub, and can resume after the last event it saw while the log still holds it.
+ * It lasts while its user keeps that membership and permission (checked every few seconds).
  * Negotiating starts the recording of the tenant's changes. Both steps need the `realtime`
  * capability; a connection is refused past the plan's `maxConnections`.
  */
-export function createRealtimeService(deps: { db: Db; capabilities: Pick<CapabilitiesService, 'require'>; hub?: HubOptions }) {
+export function createRealtimeService(deps: {
+  db: Db;
+  capabilities: Pick<CapabilitiesService, 'require'>;
+  identity: Pick<IdentityService, 'holding'>;
+  hub?: HubOptions;
+  /** How often open connections' access is checked; default `ACCESS_CHECK_MS`. */
+  accessCheckMs?: number;
+  keys?: Partial<KeyPolicy>;
+  log?: (message: string, error: unknown) => void;
+}) {
   const { db } = deps;
   const tokens = createRealtimeTokens(deps);
+  const access = createAccessWatch({
+    stillPermitted: (holders) => deps.identity.holding(holders, 'resources.read'),
+    intervalMs: deps.accessCheckMs ?? ACCESS_CHECK_MS,
+    log: deps.log,
+  });
   let hub: RealtimeHub | undefined;
   const hubOf = () => (hub ??= createRealtimeHub({ db, ...deps.hub }));
 
@@ -78,20 +97,26 @@ export function createRealtimeService(deps: { db: Db; capabilities: Pick<Capabil
 
     /**
      * A connection: `ready` at once, then the events of its channels (after `lastEventId` when it
-     * resumes), `reset` when some are no longer in the log, heartbeats while idle, and `expired`
-     * after an hour. 401 for a bad or expired token, 403 without the capability, 429 past the limit.
+     * resumes), `reset` when some are no longer in the log, heartbeats while idle, `revoked` when
+     * its user loses the membership or permission, and `expired` after an hour. 401 for a bad,
+     * expired or already used token, 403 for a user no longer allowed or without the capability,
+     * 429 past the limit (a refused token is not used up).
      */
     async *stream(input: StreamInput, signal?: AbortSignal): AsyncGenerator<StreamMessage, void> {
       const grant = await tokens.verify(input.token);
+      await access.assert(grant);
       const decision = await deps.capabilities.require(grant.tenantId, 'realtime');
       await assertBelowLimit(grant.tenantId, decision.limits.maxConnections);
+      await tokens.consume(grant);
       const connection = await hubOf().open(grant.tenantId, {
         matches: channelFilter(grant.channels),
         afterSeq: input.lastEventId === undefined ? undefined : Number(input.lastEventId),
       });
       const expiry = new AbortController();
       const expires = setTimeout(() => expiry.abort(), CONNECTION_MAX_MS);
-      const ended = signal ? AbortSignal.any([signal, expiry.signal]) : expiry.signal;
+      const revocation = new AbortController();
+      const unwatch = access.watch(grant, () => revocation.abort());
+      const ended = AbortSignal.any([expiry.signal, revocation.signal, ...(signal ? [signal] : [])]);
       try {
         yield {
           type: 'ready',
@@ -107,11 +132,23 @@ export function createRealtimeService(deps: { db: Db; capabilities: Pick<Capabil
           else if (message.type === 'reset') yield { type: 'reset', after: String(message.after), resumedAt: String(message.resumedAt), dropped: message.dropped };
           else yield message;
         }
-        if (expiry.signal.aborted && !signal?.aborted) yield { type: 'expired', reason: 'the connection reached its maximum duration: negotiate again and resume' };
+        if (signal?.aborted) return;
+        if (revocation.signal.aborted) yield { type: 'revoked', reason: REVOKED_REASON };
+        else if (expiry.signal.aborted) yield { type: 'expired', reason: 'the connection reached its maximum duration: negotiate again and resume' };
       } finally {
+        unwatch();
         clearTimeout(expires);
         await connection.close();
       }
+    },
+
+    /**
+     * A new key signs connection tokens from now on; the keys before it verify tokens for the
+     * overlap, or no more with `retirePrevious` (a key that may have leaked). Platform operators.
+     */
+    async rotateSigningKeys(input: RotateSigningKeysInput): Promise<RotatedSigningKeys> {
+      const { current, verifying } = await tokens.rotate({ retirePrevious: input.retirePrevious });
+      return { kid: String(current.id), createdAt: current.createdAt, verifying: verifying.map((k) => ({ kid: String(k.id), retiresAt: k.retiresAt })) };
     },
 
     /** Delivery diagnostics of the tenant's events across every instance, with what needs attention. */

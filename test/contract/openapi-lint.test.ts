@@ -61,7 +61,7 @@ const ACCEPTED: Acceptance[] = [
   {
     rule: 'owasp:api2:2023-no-credentials-in-url',
     reason:
-      "Browsers' EventSource sends no header, so the realtime connection token may come as `?token=` (a bearer header works too): it opens one tenant's event stream on the negotiated channels for five minutes and nothing else, and the access log and traces record the route, never the query string.",
+      "Browsers' EventSource sends no header, so the realtime connection token may come as `?token=` (a bearer header works too): it opens one connection to one tenant's event stream on the negotiated channels, within a minute, and nothing else (a replay is refused), and the access log and traces record the route, never the query string.",
     names: ['token'],
     at: /realtime\/connect/,
   },

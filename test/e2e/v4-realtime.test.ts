@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { decodeJwt, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
@@ -356,7 +356,9 @@ describe('v4 realtime', () => {
       expect(second.status).toBe(429);
       expect(second.error.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 1 }, retryAfter: 30 });
       first.close();
-      await until(() => connect(url), (s) => (s.status === 200 ? (streams.push(s), true) : false));
+      // A token opens one connection: the next one is negotiated anew.
+      const again = async () => connect((await own.request('POST', '/v4/realtime/negotiate', { as: limited.member.email, body: { tenant_id: limited.id, channels: ['resources'] } })).body.url);
+      await until(again, (s) => (s.status === 200 ? (streams.push(s), true) : false));
     } finally {
       await own.close();
     }
@@ -388,5 +390,169 @@ describe('v4 realtime', () => {
     expect(bad.error.error.details.field).toBe('lastEventId');
     expect((await stack.request('GET', `/v4/realtime/alerts?tenant_id=${north.id}&verbose=1`, { as: north.member.email })).status).toBe(400);
     expect((await stack.request('GET', `/v4/realtime/alerts?tenant_id=${north.id}`, { as: GLOBEX_ADMIN })).status).toBe(403);
+  });
+});
+
+/**
+ * v4 realtime access over a connection's life: a member who loses access loses the open stream; a
+ * connection token opens one connection only; the signing keys rotate with an overlap.
+ */
+describe('v4 realtime: access, one-time tickets and signing keys', () => {
+  const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  let stack: TestStack;
+  let other: TestStack;
+  let east: TenantFixture;
+  let west: TenantFixture;
+  let doomed: TenantFixture;
+  const streams: EventStream[] = [];
+  const data = (event: EventSourceMessage) => JSON.parse(event.data);
+
+  const negotiate = async (tenant: TenantFixture, as = tenant.member.email, on = stack): Promise<{ token: string; url: string }> => {
+    const negotiated = await on.request('POST', '/v4/realtime/negotiate', { as, body: { tenant_id: tenant.id, channels: ['resources'] } });
+    expect(negotiated.status, JSON.stringify(negotiated.body)).toBe(200);
+    return negotiated.body;
+  };
+  /** Connects to `on` (default the first instance) with the negotiated URL's path and query. */
+  const connectTo = async (url: string, on = stack): Promise<EventStream> => {
+    const { pathname, search } = new URL(url);
+    const stream = await connect(`${on.url}${pathname}${search}`);
+    streams.push(stream);
+    return stream;
+  };
+  const rotate = (body: Record<string, unknown> = {}) => stack.request('POST', '/v4/platform/realtime/signing-keys/rotate', { as: PLATFORM_ADMIN, body });
+
+  beforeAll(async () => {
+    east = await createTenantFixture(sql, 'rt-east', { plan: 'team' });
+    west = await createTenantFixture(sql, 'rt-west', { plan: 'team' });
+    doomed = await createTenantFixture(sql, 'rt-doomed', { plan: 'team' });
+    const devUsers = [...DEV_USERS, ...[east, west, doomed].flatMap((t) => [t.admin, t.member])];
+    stack = await startTestStack({ devUsers });
+    other = await startTestStack({ devUsers, worker: false });
+  });
+  afterAll(async () => {
+    for (const stream of streams) stream.close();
+    await sql.end();
+    await other?.close();
+    await stack?.close();
+  });
+
+  it("ends a removed member's open stream with a revoked event, and refuses the member's next connection", async () => {
+    const { url } = await negotiate(east);
+    const stream = await connectTo(url);
+    expect(stream.status, JSON.stringify(stream.error)).toBe(200);
+    await stream.next((e) => e.event === 'ready');
+    const unused = await negotiate(east);
+    // No route removes one member today: the membership ends as an administrator's tool would end it.
+    await sql`update memberships set status = 'inactive' where tenant_id = ${east.id}::uuid and user_id = (select id from users where email = ${east.member.email})`;
+    const revoked = await stream.next((e) => e.event === 'revoked');
+    expect(data(revoked).reason).toContain('membership');
+    await until(async () => stream.events.length, () => stream.events.at(-1) === revoked);
+    // A token negotiated before the removal opens nothing now.
+    const refused = await connectTo(unused.url);
+    expect(refused.status).toBe(403);
+    expect(refused.error.error.code).toBe('FORBIDDEN');
+    // The admin's stream of the same tenant goes on.
+    const admin = await connectTo((await negotiate(east, east.admin.email)).url);
+    expect(admin.status).toBe(200);
+    await admin.next((e) => e.event === 'ready');
+  });
+
+  it('ends every stream of a tenant its administrator deletes (POST /v4/platform/tenants/:id/delete)', async () => {
+    const memberStream = await connectTo((await negotiate(doomed)).url, other);
+    expect(memberStream.status).toBe(200);
+    await memberStream.next((e) => e.event === 'ready');
+    const deleted = await stack.request('POST', `/v4/platform/tenants/${doomed.id}/delete`, { as: doomed.admin.email });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(204);
+    const revoked = await memberStream.next((e) => e.event === 'revoked');
+    expect(data(revoked).reason).toContain('membership');
+  });
+
+  it('opens one connection per token: a replay is refused with 401 on every instance, open or closed', async () => {
+    const { url } = await negotiate(west);
+    const first = await connectTo(url);
+    expect(first.status).toBe(200);
+    await first.next((e) => e.event === 'ready');
+    for (const on of [stack, other]) {
+      const replay = await connectTo(url, on);
+      expect(replay.status).toBe(401);
+      expect(replay.error.error).toMatchObject({ code: 'UNAUTHORIZED', message: expect.stringContaining('already been used') });
+      assertConforms({ method: 'GET', path: '/v4/realtime/connect', status: replay.status, headers: replay.headers, body: replay.error });
+    }
+    first.close();
+    const afterClose = await connectTo(url, other);
+    expect(afterClose.status).toBe(401);
+    // Sent twice at once, a fresh token opens one connection.
+    const fresh = await negotiate(west);
+    const both = await Promise.all([connectTo(fresh.url), connectTo(fresh.url, other)]);
+    expect(both.map((s) => s.status).sort()).toEqual([200, 401]);
+    // The consumed tickets are recorded with their expiry, for every instance to see.
+    const [{ jti, exp }] = [decodeJwt(fresh.token)] as [{ jti: string; exp: number }];
+    const [row] = await sql<{ expiresAt: Date }[]>`select expires_at as "expiresAt" from realtime_tickets where jti = ${jti}::uuid`;
+    expect(row?.expiresAt.getTime()).toBe(exp * 1000);
+  });
+
+  it('verifies a token signed with the previous key during the overlap and signs new ones with the new key', async () => {
+    const before = await negotiate(west);
+    const beforeOther = await negotiate(west, west.member.email, other);
+    const rotated = await rotate();
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
+    const previousKid = decodeProtectedHeader(before.token).kid;
+    expect(previousKid).toEqual(expect.any(String));
+    expect(rotated.body.kid).not.toBe(previousKid);
+    expect(rotated.body.verifying).toContainEqual({ kid: previousKid, retiresAt: expect.any(String) });
+    expect(Date.parse(rotated.body.verifying.find((k: any) => k.kid === previousKid).retiresAt)).toBeGreaterThan(Date.now());
+    const after = await negotiate(west, west.member.email, other);
+    expect(decodeProtectedHeader(after.token).kid).toBe(rotated.body.kid);
+    for (const [token, on] of [[before, other], [beforeOther, stack], [after, stack]] as const) {
+      const stream = await connectTo(token.url, on);
+      expect(stream.status, JSON.stringify(stream.error)).toBe(200);
+      await stream.next((e) => e.event === 'ready');
+    }
+    // No tenant or user below the platform rotates the keys.
+    expect((await stack.request('POST', '/v4/platform/realtime/signing-keys/rotate', { as: west.admin.email, body: {} })).status).toBe(403);
+  });
+
+  it('refuses a token signed with a retired key', async () => {
+    const before = await negotiate(west);
+    const spare = await negotiate(west, west.member.email, other);
+    const rotated = await rotate({ retirePrevious: true });
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
+    expect(rotated.body.verifying).toEqual([]);
+    for (const [token, on] of [[before, stack], [spare, other]] as const) {
+      const refused = await connectTo(token.url, on);
+      expect(refused.status).toBe(401);
+      expect(refused.error.error.message).toContain('retired');
+    }
+    // A well-formed, unexpired token under the retired key (as one who stole that key would make it) opens nothing.
+    const kid = decodeProtectedHeader(before.token).kid!;
+    const [{ secret }] = await sql<[{ secret: Buffer }]>`select secret from realtime_signing_keys where id = ${Number(kid)}`;
+    const claims = decodeJwt(before.token);
+    const forged = await new SignJWT({ ...claims, jti: randomUUID() }).setProtectedHeader({ alg: 'HS256', kid }).sign(new Uint8Array(secret));
+    const stolen = await connect(`${stack.url}/v4/realtime/connect`, { authorization: `Bearer ${forged}` });
+    expect(stolen.status).toBe(401);
+    expect(stolen.error.error.message).toContain('retired');
+    const fresh = await connectTo((await negotiate(west)).url, other);
+    expect(fresh.status).toBe(200);
+  });
+
+  it('keeps the signing keys and the consumed tickets from tenant connections (svc_app)', async () => {
+    const tenantLogin = postgres(inject('tenantDatabaseUrl'), { max: 1, onnotice: () => {} });
+    try {
+      for (const table of ['realtime_signing_keys', 'realtime_tickets']) {
+        const outcome = await tenantLogin.begin(async (tx) => {
+          await tx`select set_config('role', 'svc_app', true)`;
+          await tx`select set_config('svc.tenant_id', ${west.id}, true)`;
+          return tx
+            .savepoint((sp) => sp.unsafe(`select * from ${table}`))
+            .then(
+              () => 'read',
+              (error: { code?: string }) => error.code,
+            );
+        });
+        expect(outcome, table).toBe('42501');
+      }
+    } finally {
+      await tenantLogin.end();
+    }
   });
 });

@@ -87,6 +87,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   // Authenticated by a negotiated token that names its tenant, not by the caller: test/e2e/v4-realtime.test.ts covers its isolation.
   'GET /v4/realtime/connect': { tenantFrom: 'none' },
   'GET /v4/realtime/alerts': { tenantFrom: 'query' },
+  'POST /v4/platform/realtime/signing-keys/rotate': { tenantFrom: 'none', body: {} },
   'POST /v4/webhooks/:tenantId/endpoints': { tenantFrom: 'path', body: { source: 'route-case', workflowId: 'project-briefing' } },
   'GET /v4/webhooks/:tenantId/endpoints': { tenantFrom: 'path' },
   'GET /v4/webhooks/:tenantId/endpoints/:source': { tenantFrom: 'path', sample: { source: 'route-case' } },

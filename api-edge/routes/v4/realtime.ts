@@ -3,7 +3,7 @@ import { UnauthorizedError, untrusted, type ControlPlane, type StreamMessage } f
 import { toErrorResponse } from '../../errors.ts';
 import type { RequestCalls } from '../../request-context.ts';
 import { V4_BASE } from '../bases.ts';
-import { bodyAndQueryOptions, jsonObjectBody, queryValue, tenantOption } from '../request-input.ts';
+import { bodyAndQueryOptions, jsonObjectBody, optionalObject, queryValue, tenantOption } from '../request-input.ts';
 
 /** How long a client waits before it reconnects (the SSE `retry` field), in milliseconds. */
 const RECONNECT_MS = 3_000;
@@ -25,16 +25,18 @@ export function sseText(message: StreamMessage): string {
     }
     case 'heartbeat':
       return ': heartbeat\n\n';
+    case 'revoked':
     case 'expired':
-      return `event: expired\ndata: ${JSON.stringify({ reason: message.reason })}\n\n`;
+      return `event: ${message.type}\ndata: ${JSON.stringify({ reason: message.reason })}\n\n`;
   }
 }
 
 /**
- * v4 realtime: a member negotiates a short-lived token for some channels (`tenant_id` in the body
- * or query string, else the caller's tenant) and opens `GET /v4/realtime/connect?token=...` with
- * it (or `Authorization: Bearer <token>`): server-sent events of the tenant's resource changes,
- * resumed after `Last-Event-ID` (or `?lastEventId=`). Alerts report how delivery goes.
+ * v4 realtime: a member negotiates a short-lived, one-time token for some channels (`tenant_id` in
+ * the body or query string, else the caller's tenant) and opens `GET /v4/realtime/connect?token=...`
+ * with it (or `Authorization: Bearer <token>`): server-sent events of the tenant's resource
+ * changes, resumed after `Last-Event-ID` (or `?lastEventId=`). Alerts report how delivery goes;
+ * platform operators rotate the key that signs the tokens.
  */
 export function v4RealtimeRoutes(cp: ControlPlane, calls: RequestCalls) {
   return new Elysia({ name: 'v4-realtime' })
@@ -85,5 +87,10 @@ export function v4RealtimeRoutes(cp: ControlPlane, calls: RequestCalls) {
     .get('/realtime/alerts', ({ request }) => {
       const { tenant_id: tenantId, ...options } = bodyAndQueryOptions(request, undefined);
       return cp.query(calls.of(request, typeof tenantId === 'string' ? tenantId : undefined), 'realtime', 'alerts', untrusted(options));
+    })
+    .post('/platform/realtime/signing-keys/rotate', async ({ request, body, set }) => {
+      const rotated = await cp.mutation(calls.of(request), 'realtime', 'rotateSigningKeys', optionalObject(body));
+      set.status = 201;
+      return rotated;
     });
 }
