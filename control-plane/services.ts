@@ -27,7 +27,7 @@ import type { Embedder } from './search/embeddings.ts';
 import type { VectorStore } from './search/vector-store.ts';
 import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { createStorageService, type StorageService } from './storage/storage.service.ts';
-import { createStorageUsage, meteredBlobStore } from './storage/storage-usage.ts';
+import { createStorageUsage, meteredBlobStore } from './capabilities/storage-usage.ts';
 import { createTenantsService, type TenantsService } from './tenants/tenants.service.ts';
 import { createUploadsService, type UploadsService } from './uploads/uploads.service.ts';
 import { createUsersService, type UsersService } from './users/users.service.ts';

@@ -9,7 +9,7 @@ import { ConflictError, DomainError, FileTooLargeError, NotFoundError, RateLimit
 import { createExtractor, type Extractor, type Segment } from '../extract/extractor.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
-import { assertStorageRoom, type StorageAllowance, type StorageUsage } from '../storage/storage-usage.ts';
+import { assertStorageRoom, type StorageAllowance, type StorageUsage } from '../capabilities/storage-usage.ts';
 import { INDEX_DOCUMENT } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { UploadMeta } from '../trpc/upload-body.ts';

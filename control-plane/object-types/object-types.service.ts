@@ -11,7 +11,7 @@ import {
   type UpdateObjectTypeInput,
 } from './object-types.schema.ts';
 import { schemaCheck, schemaProblem, validateAgainstSchema } from './schema-validator.ts';
-import { indexedPaths } from '../storage/indexes.ts';
+import { indexedPaths } from './indexed-fields.ts';
 
 export type ObjectTypesService = ReturnType<typeof createObjectTypesService>;
 

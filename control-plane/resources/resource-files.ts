@@ -9,7 +9,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { FileProperty, ObjectType } from '../object-types/object-types.schema.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
-import { assertStorageRoom, type StorageUsage } from '../storage/storage-usage.ts';
+import { assertStorageRoom, type StorageUsage } from '../capabilities/storage-usage.ts';
 import { UploadMetaSchema } from '../trpc/upload-body.ts';
 import { resourceOps, type ResourceSearchIndex } from './resource-ops.ts';
 import { FileRefSchema, type Resource } from './resources.schema.ts';

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { fieldsOf, resolveField } from '../query/fields.ts';
 import { RESOURCE_TABLE } from '../resources/resource-table.ts';
-import { indexedPaths, indexSpecs } from './indexes.ts';
+import { indexedPaths } from '../object-types/indexed-fields.ts';
+import { indexSpecs } from './indexes.ts';
 
 const TENANT = '00000000-0000-4000-8000-00000000000a';
 const OTHER_TENANT = '00000000-0000-4000-8000-00000000000b';

@@ -1,19 +1,10 @@
 import { createHash } from 'node:crypto';
 import { fieldsOf, resolveField } from '../query/fields.ts';
+import { indexedPaths, type JsonSchemaNode } from '../object-types/indexed-fields.ts';
 import { RESOURCE_TABLE } from '../resources/resource-table.ts';
-
-/** The JSON Schema keyword that asks for an index on a field: `{"type": "string", "maxLength": 100, "x-indexed": true}`. */
-export const INDEXED_KEYWORD = 'x-indexed';
 
 /** Longest text a `maxLength` may allow for a field to be indexed: its values must fit a btree entry (about 2.7 kB). */
 export const MAX_INDEXED_TEXT_LENGTH = 500;
-
-type JsonSchemaNode = {
-  type?: string | string[];
-  maxLength?: number;
-  properties?: Record<string, JsonSchemaNode>;
-  [INDEXED_KEYWORD]?: unknown;
-};
 
 /** An expression index on `resources` serving one object type's field. */
 export interface IndexSpec {
@@ -37,18 +28,6 @@ export interface SkippedField {
   objectType: string;
   field: string;
   reason: string;
-}
-
-/** Paths (dot-joined) of the properties that a schema marks indexed, nested objects included. */
-export function indexedPaths(schema: JsonSchemaNode | undefined, prefix: string[] = []): string[][] {
-  const paths: string[][] = [];
-  for (const [name, node] of Object.entries(schema?.properties ?? {})) {
-    if (!node || typeof node !== 'object') continue;
-    const path = [...prefix, name];
-    if (node[INDEXED_KEYWORD] === true) paths.push(path);
-    if (node.properties) paths.push(...indexedPaths(node, path));
-  }
-  return paths;
 }
 
 function nodeAt(schema: JsonSchemaNode | undefined, path: string[]): JsonSchemaNode | undefined {

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { tenantBlobPrefix, type BlobStore } from '../blobs/blob-store.ts';
 import { FileTooLargeError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { assertStorageRoom, type StorageUsage } from '../storage/storage-usage.ts';
+import { assertStorageRoom, type StorageUsage } from '../capabilities/storage-usage.ts';
 import type { UploadMeta } from '../trpc/upload-body.ts';
 import { MAX_UPLOAD_BYTES, type Upload } from './uploads.schema.ts';
 

@@ -1,5 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.ts';
-import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
+import type { CapabilitiesService } from './capabilities.service.ts';
 import type { Db } from '../db/client.ts';
 import { StorageQuotaError } from '../errors.ts';
 import { systemActor } from '../identity/system-actor.ts';
