@@ -46,7 +46,11 @@ describe('AI chat and a prompt-injection document', () => {
     await create('shared-workflow-config', { workflowKey: 'offline', status: 'active', stages: [{ id: 'ask' }], aiProfileKey: 'local-profile' });
     await create('shared-ai-profile', { profileKey: 'local-profile', provider: 'local', maxTokens: 200 });
     await create('shared-chatbot-config', { workflowKey: 'offline', status: 'active', systemPrompt: 'You answer questions about projects.' });
-    for (const doc of [budget, named, injection]) await indexChunks(tenantId, { kind: 'document', id: doc.id, type: 'note' }, [{ content: doc.text }]);
+    for (const doc of [budget, injection]) await indexChunks(tenantId, { kind: 'document', id: doc.id, type: 'note' }, [{ content: doc.text }]);
+    // The document the injection names exists, in a tenant of its own: retrieval, which may find any
+    // of this tenant's documents by similarity once they are embedded, can never quote it.
+    const other = await createTenantWithUsers(sql, { slug: `${slug}-other`, users: {} });
+    await indexChunks(other.tenantId, { kind: 'document', id: named.id, type: 'note' }, [{ content: named.text }]);
   });
   afterAll(async () => {
     await sql.end();
