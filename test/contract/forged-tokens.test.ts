@@ -94,24 +94,31 @@ describe('tokens issued to an app that another tenant registered', () => {
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
   afterAll(() => sql.end());
 
-  /** A genuine token of acme's admin, as if issued to a client registered by a tenant acme's admin is no member of. */
-  async function foreignClientToken(): Promise<string> {
+  /**
+   * A genuine token of a tenant's administrator (a tenant of this file's own: the profile route
+   * may change them), as if issued to a client registered by a tenant the user is no member of.
+   */
+  async function foreignClientToken(): Promise<{ token: string; tenantId: string }> {
+    const victim = await createTenantFixture(sql, 'foreign-victim');
     const other = await createTenantFixture(sql, 'foreign-app');
     const [client] = await sql<{ clientId: string }[]>`
       insert into idp_apps (client_id, tenant_id, app_key, display_name, redirect_uris, token_endpoint_auth_method, provider, issuer)
       values (gen_random_uuid()::text, ${other.id}::uuid, 'foreign', 'Foreign', '{https://foreign.example/cb}', 'none', 'built-in', ${stack.url})
       returning client_id as "clientId"`;
-    return signed({ ...genuine.claims, client_id: client!.clientId });
+    const { admin } = victim;
+    const token = await signed({ ...genuine.claims, sub: admin.sub, email: admin.email, email_verified: true, name: admin.name, tid: victim.slug, client_id: client!.clientId });
+    return { token, tenantId: victim.id };
   }
 
   it('reach nothing but the user\'s own profile, on every documented operation that takes a bearer token', { timeout: 120_000 }, async () => {
-    const token = await foreignClientToken();
-    const tenants = await stack.request('GET', '/v4/identity/tenants', { as: ADMIN });
-    const acme: string = tenants.body.data.find((t: { slug: string }) => t.slug === 'acme').id;
+    const { token, tenantId } = await foreignClientToken();
+    // Without the client's binding the same token acts in the user's tenant.
+    const own = await stack.request('GET', `/v4/data/resources/${tenantId}/project`, { token: await signed({ ...decodeJwt(token), client_id: undefined }) });
+    expect(own.status).toBe(200);
     const operations = documentedOperations().filter((op) => op.schemes.some((scheme) => BEARER_SCHEMES.includes(scheme)));
     const reached: string[] = [];
     for (const operation of operations) {
-      const path = fillPath(operation.template, { ...operation.case?.sample, tenantId: acme, ...Object.fromEntries(operation.parameters.filter((p) => p.in === 'path').map((p) => [p.name, operation.case?.sample?.[p.name] ?? acme])) });
+      const path = fillPath(operation.template, { ...operation.case?.sample, tenantId, ...Object.fromEntries(operation.parameters.filter((p) => p.in === 'path').map((p) => [p.name, operation.case?.sample?.[p.name] ?? tenantId])) });
       const query = operation.case?.query ? `?${operation.case.query}` : '';
       const answer = await stack.request(operation.method, path + query, { token, body: operation.body?.mediaType === 'application/json' ? (operation.case?.body ?? {}) : undefined, conformance: false });
       const refused = answer.status === 401 || answer.status === 403;
