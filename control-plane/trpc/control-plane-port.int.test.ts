@@ -82,11 +82,12 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
 
 /**
  * The control-plane server reads an upload only as fast as the blob store writes it: its peak memory
- * grows by what the garbage collector lets pile up (about 10 MiB for 10 MB, 30 MiB for 50 MB or
- * 200 MB, measured), not by the body's size.
+ * grows by what the garbage collector lets pile up (about 10 MiB for 10 MB, 30 MiB for 50 MB, 200 MB
+ * or 400 MB on Node; 36 to 66 MiB on Bun for 200 or 400 MB, measured), not by the body's size. The
+ * body is large enough that this constant slack stays well inside a quarter of it.
  */
 describe('a streamed upload through the HTTP port', () => {
-  const UPLOAD = 200 * 1024 * 1024;
+  const UPLOAD = 400 * 1024 * 1024;
   for (const runtime of ['node', 'bun'] as const) {
     it(`leaves the control plane's peak memory far below the body's size (${runtime})`, async () => {
       const script = fileURLToPath(new URL('../../test/port/control-plane-child.ts', import.meta.url));
