@@ -109,8 +109,9 @@ describe('svc login', { timeout: 90_000 }, () => {
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  it('logs in with PKCE through a localhost callback, saves the tokens 0600, selects the tenant, and logs out', async () => {
-    const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: home, BASE_URL_PUBLIC_API: stack.url };
+  /** Starts `svc login --browser` with `dir` as its home; resolves with the process and the sign-in address it prints. */
+  async function startBrowserLogin(dir: string) {
+    const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: dir, BASE_URL_PUBLIC_API: stack.url };
     const login = execa('node', [BIN, 'login', '--browser', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
     let stderr = '';
     const address = await new Promise<string>((resolve, reject) => {
@@ -121,6 +122,11 @@ describe('svc login', { timeout: 90_000 }, () => {
       });
       void login.then(() => reject(new Error(`login exited first: ${stderr}`)));
     });
+    return { login, address };
+  }
+
+  it('logs in with PKCE through a localhost callback, saves the tokens 0600, selects the tenant, and logs out', async () => {
+    const { login, address } = await startBrowserLogin(home);
     expect(new URL(address).searchParams.get('code_challenge_method')).toBe('S256');
     expect(new URL(address).searchParams.get('redirect_uri')).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
     const callback = await browse(address, ADMIN);
@@ -163,17 +169,7 @@ describe('svc login', { timeout: 90_000 }, () => {
 
   /** Logs in through the browser flow into `dir` as `email`; resolves once the tokens are saved. */
   async function loginInto(dir: string, email = ADMIN) {
-    const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: dir, BASE_URL_PUBLIC_API: stack.url };
-    const login = execa('node', [BIN, 'login', '--browser', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
-    let stderr = '';
-    const address = await new Promise<string>((resolve, reject) => {
-      login.stderr!.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        const found = /^(http\S+\/oauth2\/\S+)$/m.exec(stderr)?.[1];
-        if (found) resolve(found);
-      });
-      void login.then(() => reject(new Error(`login exited first: ${stderr}`)));
-    });
+    const { login, address } = await startBrowserLogin(dir);
     expect((await browse(address, email)).status).toBe(200);
     const done = await login;
     expect(done.exitCode, done.stderr).toBe(0);
