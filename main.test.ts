@@ -80,6 +80,13 @@ describe('main.ts (the production entry point)', () => {
     );
   });
 
+  it('exits with code 2 on a DEFAULT_PLAN that is not a plan', async () => {
+    const run = runMain([], { ...bareEnv(stateDir), DATABASE_URL: inject('databaseUrl'), DEFAULT_PLAN: 'platinum' });
+    started.push(run.child);
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toContain('DEFAULT_PLAN must be one of free, team, enterprise, not "platinum"');
+  });
+
   it('refuses half an identity provider setting instead of falling back to the built-in sign-in', async () => {
     const run = runMain([], { ...bareEnv(stateDir), DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'https://id.example' });
     started.push(run.child);

@@ -14,6 +14,7 @@ import { migrate } from './control-plane/db/migrate.ts';
 import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './scripts/stack/node-roles.ts';
 import { startPlatform, type PlatformOptions, type PlatformRole } from './scripts/stack/platform.ts';
 import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.ts';
+import { PLANS, type Plan } from './control-plane/capabilities/capabilities.schema.ts';
 import { controlPlaneTokenProblem } from './control-plane/trpc/control-plane-token.ts';
 
 /**
@@ -260,7 +261,16 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     // Unset: GET /metrics is served on the API port (edge, control plane) or the health port (worker, operator).
     metricsPort: env.METRICS_PORT ? portSetting(env, 'METRICS_PORT', 0) : undefined,
     ai: role === 'edge' && env.CONTROL_PLANE_URL ? undefined : aiSettings(env),
+    defaultPlan: defaultPlanSetting(env),
   };
+}
+
+/** `DEFAULT_PLAN`: the plan of tenants a platform administrator set none for, when set. */
+function defaultPlanSetting(env: NodeJS.ProcessEnv): Plan | undefined {
+  const plan = env.DEFAULT_PLAN;
+  if (plan === undefined || plan === '') return undefined;
+  if (!(PLANS as readonly string[]).includes(plan)) throw new ConfigError(`DEFAULT_PLAN must be one of ${PLANS.join(', ')}, not "${plan}"`);
+  return plan as Plan;
 }
 
 /** `url` without its password, for messages. */

@@ -14,6 +14,7 @@ import { createHealthService, type HealthService } from './health/health.service
 import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from './idp-apps/idp-apps.service.ts';
 import { findClientTenantId } from './idp-apps/idp-apps.repo.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
+import type { Plan } from './capabilities/capabilities.schema.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
 import { createIdentityService, type IdentityService } from './identity/identity.service.ts';
@@ -84,6 +85,8 @@ export function createServices(
     workflows?: WorkflowsPort;
     blobs: BlobStore;
     uploadLimitBytes?: number;
+    /** The plan of tenants none was set for (the operator's `DEFAULT_PLAN`); default the catalog's. */
+    defaultPlan?: Plan;
     /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
     identityProvider?: IdentityProviderSettings;
     /** Seals the secrets the platform keeps usable (webhook secrets) with the operator key; only processes that serve the API need it. */

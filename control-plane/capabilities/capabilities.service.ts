@@ -4,7 +4,7 @@ import type { Actor, Principal } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
 import { deleteOverride, setTenantPlan, tenantOverrides, tenantPlanFacts, upsertOverride } from './capabilities.repo.ts';
 import { PLANS, type Decision, type EvaluateInput, type Evaluation, type Override, type OverrideInput, type Plan } from './capabilities.schema.ts';
-import { CATALOG, planOfTemplate } from './catalog.ts';
+import { CATALOG, DEFAULT_PLAN, planOfTemplate } from './catalog.ts';
 
 export type CapabilitiesService = ReturnType<typeof createCapabilitiesService>;
 
@@ -30,18 +30,19 @@ function decide(key: string, plan: Plan, region: string | null, override: Overri
 
 /**
  * What each tenant may use: the catalog of capabilities per plan, a tenant's plan (set by a
- * platform administrator, else the one its starter template comes with), and per-tenant overrides.
- * Other features call `require` before they act.
+ * platform administrator, else the one its starter template comes with, else `defaultPlan`), and
+ * per-tenant overrides. Other features call `require` before they act.
  */
-export function createCapabilitiesService(deps: { db: Db }) {
+export function createCapabilitiesService(deps: { db: Db; defaultPlan?: Plan }) {
   const { db } = deps;
+  const defaultPlan = deps.defaultPlan ?? DEFAULT_PLAN;
 
   async function evaluateFor(tenantId: string, input: EvaluateInput): Promise<Evaluation> {
     const keys = input.capabilities ?? CATALOG.map((c) => c.key);
     keys.forEach((key, i) => knownCapability(key, `capabilities.${i}`));
     const { facts, overrides } = await db.inTenant(tenantId, async (tx) => ({ facts: await tenantPlanFacts(tx), overrides: await tenantOverrides(tx) }));
     if (!facts) throw new NotFoundError('tenant');
-    const plan = facts.plan ?? planOfTemplate(facts.starterTemplate);
+    const plan = facts.plan ?? planOfTemplate(facts.starterTemplate, defaultPlan);
     const region = input.context.region ?? facts.homeRegion;
     const decisions = Object.fromEntries(keys.map((key) => [key, decide(key, plan, region, overrides.find((o) => o.capability === key))]));
     return { tenantId, plan, decisions };

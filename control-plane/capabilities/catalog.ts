@@ -30,11 +30,14 @@ export const CATALOG: readonly Capability[] = [
   { key: 'geo', description: 'Place lookup and tenant geodata.', plans: { free: none, team: none, enterprise: all() }, regions: ['au', 'ca', 'eu'] },
 ];
 
-/** The plan a tenant has when none was set for it: what its starter template comes with. */
+/** The plan of a tenant none was set for whose starter template names none: the operator's `DEFAULT_PLAN`, else this one, which holds everything the API describes. */
+export const DEFAULT_PLAN: Plan = 'enterprise';
+
+/** Starter templates that come with a plan of their own. */
 export const TEMPLATE_PLANS: Readonly<Record<string, Plan>> = {
-  'blank-vertical-template': 'free',
   'team-vertical-template': 'team',
   'enterprise-vertical-template': 'enterprise',
 };
 
-export const planOfTemplate = (template: string): Plan => (Object.hasOwn(TEMPLATE_PLANS, template) ? TEMPLATE_PLANS[template]! : 'free');
+/** The plan a tenant has when none was set for it: its starter template's, else the platform's default plan. */
+export const planOfTemplate = (template: string, defaultPlan: Plan): Plan => (Object.hasOwn(TEMPLATE_PLANS, template) ? TEMPLATE_PLANS[template]! : defaultPlan);

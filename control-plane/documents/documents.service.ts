@@ -95,8 +95,8 @@ export interface DocumentsDeps {
 
 export type DocumentsService = ReturnType<typeof createDocumentsService>;
 
-/** Images whose text is read by OCR (GIF is stored, but not read). */
-const OCR_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp']);
+/** Images whose text is read by OCR (a GIF's first frame). */
+const OCR_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 
 const INDEX_WAIT_MS = 25_000;
 
@@ -177,16 +177,11 @@ export function createDocumentsService(deps: DocumentsDeps) {
     const key = keys(tenantId, document.id).extraction;
     const kept = await readJson<StoredExtraction>(key);
     if (kept?.sha256 === document.sha256) return kept;
-    let result: StoredExtraction;
-    if (document.contentType === 'image/gif') {
-      result = { sha256: document.sha256, pages: 1, segments: [] };
-    } else {
-      const bytes = await blobs.get(document.storagePath);
-      if (!bytes) throw new NotFoundError('document file');
-      if (OCR_TYPES.has(document.contentType)) await meterOcr(tenantId, 1);
-      const extracted = await extractorOf().extract({ bytes, filename: document.filename });
-      result = { sha256: document.sha256, pages: extracted.pages ?? null, segments: extracted.segments };
-    }
+    const bytes = await blobs.get(document.storagePath);
+    if (!bytes) throw new NotFoundError('document file');
+    if (OCR_TYPES.has(document.contentType)) await meterOcr(tenantId, 1);
+    const extracted = await extractorOf().extract({ bytes, filename: document.filename });
+    const result: StoredExtraction = { sha256: document.sha256, pages: extracted.pages ?? null, segments: extracted.segments };
     await blobs.put(key, JSON.stringify(result));
     await db.inTenant(tenantId, (tx) => setPages(tx, document.id, result.pages));
     return result;

@@ -26,6 +26,7 @@ export const ACCEPTED_CONTENT_TYPES = [
   'image/tiff',
   'image/bmp',
   'image/webp',
+  'image/gif',
 ] as const;
 
 const BY_EXTENSION: Record<string, ExtractFormat> = {
@@ -38,6 +39,7 @@ const BY_EXTENSION: Record<string, ExtractFormat> = {
   tif: 'image',
   bmp: 'image',
   webp: 'image',
+  gif: 'image',
 };
 
 const unsupported = (contentType: string) => new UnsupportedFileTypeError(contentType, ACCEPTED_CONTENT_TYPES);

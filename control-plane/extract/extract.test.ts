@@ -159,10 +159,15 @@ describe('extract', () => {
   });
 
   it('refuses a file of a type it does not read', async () => {
-    const gif = new TextEncoder().encode('GIF89a\x01\x00\x01\x00\x00\x00\x00;');
-    await expect(extract('picture.gif', gif)).rejects.toMatchObject({ code: 'UNSUPPORTED_FILE_TYPE', details: { contentType: 'image/gif' } });
+    const photoshop = new Uint8Array([...new TextEncoder().encode('8BPS'), 0, 1, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 1, 0, 8, 0, 3]);
+    await expect(extract('picture.psd', photoshop)).rejects.toMatchObject({ code: 'UNSUPPORTED_FILE_TYPE', details: { contentType: 'image/vnd.adobe.photoshop' } });
     await expect(extract('program.bin', new Uint8Array([0x7f, 0x45, 0x4c, 0x46, 0, 0, 0, 0, 1, 2, 3]))).rejects.toBeInstanceOf(UnsupportedFileTypeError);
     await expect(extract('blob.txt', new Uint8Array([1, 0, 2, 0, 3]))).rejects.toMatchObject({ details: { contentType: 'application/octet-stream' } });
+  });
+
+  it('refuses a GIF without a readable frame with a clear error', async () => {
+    const empty = new TextEncoder().encode('GIF89a\x01\x00\x01\x00\x00\x00\x00;');
+    await expect(extract('picture.gif', empty)).rejects.toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'file', format: 'image', issue: 'is not a readable image' } });
   });
 
   it('refuses a damaged PDF with a clear error', async () => {
@@ -239,6 +244,13 @@ describe('extract', () => {
   it('reads the words in an image by OCR', { timeout: 60_000 }, async () => {
     const image = await extract('ocr.png');
     expect(image).toMatchObject({ format: 'image', contentType: 'image/png', pages: 1 });
+    expect(image.text.toLowerCase()).toContain('invoice 4711 total 99.50');
+    expect(image.segments[0]?.position).toEqual({ page: 1 });
+  });
+
+  it("reads the words in a GIF's first frame by OCR, as page 1", { timeout: 60_000 }, async () => {
+    const image = await extract('ocr.gif');
+    expect(image).toMatchObject({ format: 'image', contentType: 'image/gif', pages: 1 });
     expect(image.text.toLowerCase()).toContain('invoice 4711 total 99.50');
     expect(image.segments[0]?.position).toEqual({ page: 1 });
   });

@@ -20,8 +20,6 @@ export const DEV_SEED_USERS: readonly SeedUser[] = [
   { email: 'admin@globex.test', name: 'Globex Admin', tenant: 'globex', roles: ['admin', 'tenant-admin'] },
 ];
 
-const DEV_AI_CHAT_REASON = 'development tenant: chat and the ai_chat steps of its example workflows';
-
 /** Development users with platform roles and no tenant: `platform-admin` may create root tenants. */
 export const DEV_PLATFORM_USERS = [{ email: 'platform@svc.test', name: 'Platform Admin', platformRoles: ['platform-admin'] }] as const;
 
@@ -37,10 +35,6 @@ export async function seedDevelopmentData(db: Db): Promise<Map<string, string>> 
       tenantIds.set(tenant.slug, row!.id);
       await ensureDefaultRoles(tx, row!.id);
     }
-    // Acme's starter plan (free) has no AI chat; its example workflow `project-briefing` ends with an `ai_chat` step, which needs it.
-    await tx`insert into capability_overrides (tenant_id, capability, allowed, limits, reason)
-             values (${tenantIds.get('acme')!}::uuid, 'ai.chat', true, '{}'::jsonb, ${DEV_AI_CHAT_REASON})
-             on conflict (tenant_id, capability) do nothing`;
     for (const user of DEV_SEED_USERS) {
       const [row] = await tx<{ id: string }[]>`
         insert into users (email, name) values (${user.email}, ${user.name})

@@ -21,6 +21,7 @@ import { generateControlPlaneToken } from '../../control-plane/trpc/control-plan
 import { createServices } from '../../control-plane/services.ts';
 import type { ControlPlane, IdentityProviderSettings, Services } from '../../control-plane/contracts.ts';
 import type { AiDeps } from '../../control-plane/services.ts';
+import type { Plan } from '../../control-plane/capabilities/capabilities.schema.ts';
 import { createTemporalWorkflows, type TemporalSettings } from '../../control-plane/temporal/temporal-workflows.ts';
 import { startWorker } from '../../workers/worker.ts';
 import type { ActivityLog } from '../../workers/activity-trace.ts';
@@ -97,6 +98,8 @@ export interface PlatformOptions {
   ai?: AiDeps['ai'];
   /** How answer streams are kept (leases, polling); the defaults suit production. */
   chatStreams?: AiDeps['chatStreams'];
+  /** The plan of tenants none was set for (`DEFAULT_PLAN`); default the catalog's, which holds everything the API describes. */
+  defaultPlan?: Plan;
   /** The edge's SSE heartbeat comment interval in milliseconds (default 15 s). */
   sseHeartbeatMs?: number;
 }
@@ -154,6 +157,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       secrets: servesApi ? createSecretBox(options.secretsKey ?? devSecretsKey()) : undefined,
       ai: options.ai,
       chatStreams: options.chatStreams,
+      defaultPlan: options.defaultPlan,
     });
     if (servesApi) {
       const sealed = await services.webhooks.sealStoredSecrets();

@@ -87,8 +87,6 @@ export async function startContractFixture(options: { devSigningKeys?: JSONWebKe
       await until(() => sql`select 1 from tenants where id = ${id}::uuid and status = 'active'`, (rows) => rows.length === 1);
       const me = await stack.request('GET', '/v4/identity/me', { as: user.email });
       await sql`insert into memberships (tenant_id, user_id, roles) values (${id}::uuid, ${me.body.id}::uuid, '{admin,tenant-admin}')`;
-      // The example workflow planted below ends with an ai_chat step, which the free plan's tenants are refused.
-      await sql`insert into capability_overrides (tenant_id, capability, allowed, limits, reason) values (${id}::uuid, 'ai.chat', true, '{}'::jsonb, 'contract fixture')`;
       tenants.push({ id, slug: user.tenant!, side: index === 0 ? 'a' : 'b', admin: { email: user.email, id: me.body.id }, marker: `marker-${run}-${index}-${randomUUID()}`, names: {} });
     }
     for (const tenant of tenants) await plant(stack, tenant);

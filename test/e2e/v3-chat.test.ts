@@ -25,6 +25,8 @@ describe('v3 chat', () => {
   let apollo: any;
   let zephyr: any;
   let users: DevUser[];
+  /** The administrator of a tenant on the free plan, which does not include ai.chat. */
+  let freeAdmin: string;
 
   beforeAll(async () => {
     const fixture = await createTenantWithUsers(sql, { slug, plan: 'team', users: { alice: ['admin'], bob: ['member'], carol: ['chatter'] } });
@@ -34,7 +36,9 @@ describe('v3 chat', () => {
     bob = fixture.users.bob!.email;
     carol = fixture.users.carol!.email;
     users = Object.values(fixture.users);
-    stack = await startTestStack({ devUsers: [...DEV_USERS, ...users] });
+    const free = await createTenantWithUsers(sql, { slug: `${slug}-free`, plan: 'free', users: { admin: ['admin'] } });
+    freeAdmin = free.users.admin!.email;
+    stack = await startTestStack({ devUsers: [...DEV_USERS, ...users, free.users.admin!] });
     const project = async (body: object) => (await stack.request('POST', `${V3}/resources/project`, { as: alice, body })).body;
     apollo = await project({ name: 'Apollo', status: 'active', budget: 900, metadata: { goal: 'Apollo builds the lunar lander.' } });
     zephyr = await project({ name: 'Zephyr', status: 'completed', budget: 120 });
@@ -229,7 +233,7 @@ describe('v3 chat', () => {
   });
 
   it('refuses a tenant without ai.chat (403, naming it) and a resume of an id that is not an event id (400)', async () => {
-    const free = await openSse(stack, 'POST', `${V3}/chat`, { as: GLOBEX_ADMIN, body: { message: 'Hello?' } });
+    const free = await openSse(stack, 'POST', `${V3}/chat`, { as: freeAdmin, body: { message: 'Hello?' } });
     expect(free.status).toBe(403);
     expect(free.json.error.message).toContain('capability ai.chat');
     const stream = await ask({ message: 'Budget of Apollo?', options: { context: context() } });

@@ -307,6 +307,15 @@ describe('v3 documents', () => {
     expect((await search({ query: 'invoice 4711 total' }, GLOBEX_ADMIN)).body.results.map((r: any) => r.documentId)).not.toContain(created.body.id);
   }, 180_000);
 
+  it("reads a GIF's first frame by OCR like the other images, and finds its text on page 1", async () => {
+    const created = await upload([{ filename: 'scan.gif', bytes: await fixture('ocr.gif') }, ['autoIndex', 'true']]);
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const done = await waitForJob(created.body.id);
+    expect(done.body).toMatchObject({ status: 'ready', indexed: true, chunkCount: 1 });
+    const found = await search({ query: 'invoice 4711 total', limit: 10 });
+    expect(found.body.results.find((r: any) => r.documentId === created.body.id)).toMatchObject({ filename: 'scan.gif', metadata: { pageNumber: 1 } });
+  }, 180_000);
+
   it('ends a job failed, with the reason, for a file that cannot be read', async () => {
     const damaged = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 0x41)]);
     const created = await upload([{ filename: 'damaged.pdf', bytes: damaged }, ['autoIndex', 'true']]);

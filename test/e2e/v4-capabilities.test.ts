@@ -46,10 +46,26 @@ describe('v4 capabilities', () => {
     expect((await stack.request('GET', '/v4/platform/capabilities/catalog')).status).toBe(401);
   });
 
-  it("decides from the tenant's plan, by default the one its starter template comes with", async () => {
+  it("decides from the tenant's plan, by default the platform's, which includes everything the API describes", async () => {
     const decided = await evaluate({ tenant_id: tenantId, capabilities: ['workflows.runtime', 'ai.chat'] });
     expect(decided.status, JSON.stringify(decided.body)).toBe(200);
     expect(decided.body).toEqual({
+      tenantId,
+      plan: 'enterprise',
+      decisions: {
+        'workflows.runtime': { allowed: true, reason: 'included in the enterprise plan', limits: {} },
+        'ai.chat': { allowed: true, reason: 'included in the enterprise plan', limits: {} },
+      },
+    });
+    const all = await evaluate({}, member.email);
+    expect(Object.keys(all.body.decisions)).toContain('geo');
+    expect(Object.values(all.body.decisions).every((decision: any) => decision.allowed)).toBe(true);
+    const inRegion = await evaluate({ capabilities: ['geo'], context: { region: 'us' } });
+    expect(inRegion.body.decisions.geo.allowed).toBe(false);
+
+    const free = await stack.request('PUT', `/v4/platform/tenants/${tenantId}/plan`, { as: PLATFORM_ADMIN, body: { plan: 'free' } });
+    expect(free.status, JSON.stringify(free.body)).toBe(200);
+    expect((await evaluate({ capabilities: ['workflows.runtime', 'ai.chat'] })).body).toEqual({
       tenantId,
       plan: 'free',
       decisions: {
@@ -57,10 +73,6 @@ describe('v4 capabilities', () => {
         'ai.chat': { allowed: false, reason: 'the free plan does not include ai.chat', limits: {} },
       },
     });
-    const all = await evaluate({}, member.email);
-    expect(Object.keys(all.body.decisions)).toContain('geo');
-    const inRegion = await evaluate({ capabilities: ['geo'], context: { region: 'us' } });
-    expect(inRegion.body.decisions.geo.allowed).toBe(false);
 
     const team = await stack.request('PUT', `/v4/platform/tenants/${tenantId}/plan`, { as: PLATFORM_ADMIN, body: { plan: 'team' } });
     expect(team.status, JSON.stringify(team.body)).toBe(200);

@@ -35,7 +35,7 @@ describe('v4 geo', () => {
 
   beforeAll(async () => {
     for (const key of Object.keys(tenants) as Array<keyof typeof tenants>) {
-      const plan = key === 'free' ? null : 'enterprise';
+      const plan = key === 'free' ? 'free' : 'enterprise';
       const [row] = await sql<{ id: string }[]>`insert into tenants (slug, name, home_region, plan) values (${tenants[key]}, ${tenants[key]}, 'eu', ${plan}) returning id::text as id`;
       ids[key] = row!.id;
       for (const [name, permissions] of Object.entries(DEFAULT_ROLES)) {

@@ -20,7 +20,8 @@ describe('v4 workflow runtime', () => {
   let member: string;
 
   beforeAll(async () => {
-    const fixture = await createTenantWithUsers(sql, { slug, users: { admin: ['admin', 'tenant-admin'], member: ['member'] } });
+    // The free plan, which does not include ai.chat, until a test sets another.
+    const fixture = await createTenantWithUsers(sql, { slug, plan: 'free', users: { admin: ['admin', 'tenant-admin'], member: ['member'] } });
     tenantId = fixture.tenantId;
     admin = fixture.users.admin!.email;
     member = fixture.users.member!.email;

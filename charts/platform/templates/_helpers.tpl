@@ -168,6 +168,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ .Values.temporal.taskQueue | quote }}
 - name: SVC_BLOB_DIR
   value: /var/lib/svc/blobs
+{{- with .Values.plans.defaultPlan }}
+- name: DEFAULT_PLAN
+  value: {{ . | quote }}
+{{- end }}
 {{- with .Values.qdrant.url }}
 - name: QDRANT_URL
   value: {{ . | quote }}
