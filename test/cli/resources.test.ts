@@ -122,6 +122,39 @@ describe('svc resources', { timeout: 90_000 }, () => {
     expect(deleted.stdout).toBe(`Deleted project ${id}\n`);
   });
 
+  it("searches the tenant's resources in the mode asked for, and lists the published schema", async () => {
+    const type = await stack.request('POST', `/v4/data/resources/object-types?tenant_id=${acme}`, {
+      as: ADMIN,
+      body: { name: `Ticket${run.replace(/-/g, '')}`, schema: { type: 'object', properties: { title: { type: 'string' } } }, searchFields: ['title'] },
+    });
+    expect(type.status, JSON.stringify(type.body)).toBe(201);
+    const word = `zq${run.replace(/[^a-z]/g, '')}printer`;
+    const jammed = await svc(['resources', 'create', type.body.key, '--tenant-id', acme, '--data', JSON.stringify({ title: `${word} jams on every page` }), '--format', 'json'], env);
+    await svc(['resources', 'create', type.body.key, '--tenant-id', acme, '--data', JSON.stringify({ title: `${word} is out of toner` }), '--format', 'json'], env);
+
+    const found = await svc(['resources', 'search', `${word} jams`, '--tenant-id', acme, '--types', type.body.key, '--fulltext', '--limit', '1', '--format', 'json'], env);
+    expect(found.exitCode, found.stderr).toBe(0);
+    expect(found.json).toMatchObject({ mode: 'fulltext' });
+    expect(found.json.data.map((hit: any) => hit.id)).toEqual([jammed.json.id]);
+    const both = await svc(['resources', 'search', word, '--tenant-id', acme, '--types', type.body.key, '--mode', 'fulltext', '--format', 'json'], env);
+    expect(both.json.data).toHaveLength(2);
+    for (const [flags, mode] of [[[], 'hybrid'], [['--vector'], 'vector'], [['--hybrid'], 'hybrid'], [['--mode', 'vector', '--fulltext'], 'fulltext']] as const) {
+      const searched = await svc(['resources', 'search', word, '--tenant-id', acme, ...flags, '--format', 'json'], env);
+      expect(searched.exitCode, `${flags.join(' ')}: ${searched.stderr}`).toBe(0);
+      expect(searched.json.mode, flags.join(' ')).toBe(mode);
+    }
+    const badMode = await svc(['resources', 'search', word, '--tenant-id', acme, '--mode', 'fuzzy'], env);
+    expect(badMode.exitCode).toBe(2);
+
+    const schema = await svc(['resources', 'schema', '--tenant-id', acme, '--format', 'json'], env);
+    expect(schema.exitCode, schema.stderr).toBe(0);
+    expect(schema.json).toEqual((await stack.request('GET', `/v4/data/resources/schema/${acme}`, { as: ADMIN })).body);
+    expect(schema.json.data.map((t: any) => t.key)).toContain(type.body.key);
+    const schemaText = await svc(['resources', 'schema', '--tenant-id', acme], env);
+    expect(schemaText.stdout).toMatch(/^KEY\s+NAME\s+VERSION\s+FIELDS\n/);
+    expect(schemaText.stdout).toMatch(new RegExp(`^${type.body.key}\\s+${type.body.name}\\s+1\\s+title$`, 'm'));
+  });
+
   it('reports an unknown id as E202 with its exit code, in text and JSON', async () => {
     const missing = randomUUID();
     const text = await svc(['resources', 'get', 'project', missing, '--tenant-id', acme], env);
