@@ -129,28 +129,36 @@ describe('svc resources', { timeout: 90_000 }, () => {
     });
     expect(type.status, JSON.stringify(type.body)).toBe(201);
     const word = `zq${run.replace(/[^a-z]/g, '')}printer`;
-    const jammed = await svc(['resources', 'create', type.body.key, '--tenant-id', acme, '--data', JSON.stringify({ title: `${word} jams on every page` }), '--format', 'json'], env);
-    await svc(['resources', 'create', type.body.key, '--tenant-id', acme, '--data', JSON.stringify({ title: `${word} is out of toner` }), '--format', 'json'], env);
+    const create = (title: string) => svc(['resources', 'create', type.body.key, '--tenant-id', acme, '--data', JSON.stringify({ title }), '--format', 'json'], env);
+    const [jammed, toner] = await Promise.all([create(`${word} jams on every page`), create(`${word} is out of toner`)]);
+    expect([jammed.exitCode, toner.exitCode], jammed.stderr + toner.stderr).toEqual([0, 0]);
 
-    const found = await svc(['resources', 'search', `${word} jams`, '--tenant-id', acme, '--types', type.body.key, '--fulltext', '--limit', '1', '--format', 'json'], env);
+    const search = (...args: string[]) => svc(['resources', 'search', ...args, '--tenant-id', acme, '--format', 'json'], env);
+    // Independent runs, side by side.
+    const [found, both, byDefault, vector, hybrid, overridden, badMode, schema, schemaText] = await Promise.all([
+      search(`${word} jams`, '--types', type.body.key, '--fulltext', '--limit', '1'),
+      search(word, '--types', type.body.key, '--mode', 'fulltext'),
+      search(word),
+      search(word, '--vector'),
+      search(word, '--hybrid'),
+      search(word, '--mode', 'vector', '--fulltext'),
+      search(word, '--mode', 'fuzzy'),
+      svc(['resources', 'schema', '--tenant-id', acme, '--format', 'json'], env),
+      svc(['resources', 'schema', '--tenant-id', acme], env),
+    ]);
     expect(found.exitCode, found.stderr).toBe(0);
     expect(found.json).toMatchObject({ mode: 'fulltext' });
     expect(found.json.data.map((hit: any) => hit.id)).toEqual([jammed.json.id]);
-    const both = await svc(['resources', 'search', word, '--tenant-id', acme, '--types', type.body.key, '--mode', 'fulltext', '--format', 'json'], env);
     expect(both.json.data).toHaveLength(2);
-    for (const [flags, mode] of [[[], 'hybrid'], [['--vector'], 'vector'], [['--hybrid'], 'hybrid'], [['--mode', 'vector', '--fulltext'], 'fulltext']] as const) {
-      const searched = await svc(['resources', 'search', word, '--tenant-id', acme, ...flags, '--format', 'json'], env);
-      expect(searched.exitCode, `${flags.join(' ')}: ${searched.stderr}`).toBe(0);
-      expect(searched.json.mode, flags.join(' ')).toBe(mode);
+    for (const [searched, mode] of [[byDefault, 'hybrid'], [vector, 'vector'], [hybrid, 'hybrid'], [overridden, 'fulltext']] as const) {
+      expect(searched.exitCode, searched.stderr).toBe(0);
+      expect(searched.json.mode).toBe(mode);
     }
-    const badMode = await svc(['resources', 'search', word, '--tenant-id', acme, '--mode', 'fuzzy'], env);
     expect(badMode.exitCode).toBe(2);
 
-    const schema = await svc(['resources', 'schema', '--tenant-id', acme, '--format', 'json'], env);
     expect(schema.exitCode, schema.stderr).toBe(0);
     expect(schema.json).toEqual((await stack.request('GET', `/v4/data/resources/schema/${acme}`, { as: ADMIN })).body);
     expect(schema.json.data.map((t: any) => t.key)).toContain(type.body.key);
-    const schemaText = await svc(['resources', 'schema', '--tenant-id', acme], env);
     expect(schemaText.stdout).toMatch(/^KEY\s+NAME\s+VERSION\s+FIELDS\n/);
     expect(schemaText.stdout).toMatch(new RegExp(`^${type.body.key}\\s+${type.body.name}\\s+1\\s+title$`, 'm'));
   });

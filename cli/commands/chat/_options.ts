@@ -1,14 +1,12 @@
 import { Command } from '@commander-js/extra-typings';
 import { randomUUID } from 'node:crypto';
-import { formatOption, jsonOption, tenantIdOption } from '../../command.ts';
+import { collect, formatOption, jsonOption, tenantIdOption } from '../../command.ts';
 import type { CommandContext } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
 import { parseParam } from '../../services/publicapi.service.ts';
 import { DEFAULT_STAGE, type ChatRequest } from '../../services/chat.service.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const collect = (value: string, previous: string[]) => [...previous, value];
-
 /** `--param key=value`: a number, `true`, `false` or `null` as that JSON value, anything else as text. */
 function paramValue(text: string): string | number | boolean | null {
   if (text === 'true' || text === 'false' || text === 'null') return JSON.parse(text) as boolean | null;

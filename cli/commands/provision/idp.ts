@@ -1,5 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
-import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
+import { collect, formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { IDP_ENV, readableByOthers, readEnvLocal, VERTICAL_KEY_ENV, writeEnvLocal } from '../../env-local.ts';
 import { CliError } from '../../errors.ts';
@@ -9,8 +9,6 @@ import { checkAppKey } from '../../services/verticals.service.ts';
 
 /** The redirect URI of the app's dev server when none is given (`svc dev` serves on port 3000). */
 export const DEFAULT_REDIRECT_URI = 'http://localhost:3000/auth/callback';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** What the command did, without the secret: that goes to .env.local only. */
 type IdpOutcome = {
