@@ -89,6 +89,9 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** The parser of a repeatable option: each use adds its value (`--param a=1 --param b=2`). */
+export const collect = (value: string, previous: string[]) => [...previous, value];
+
 /** A comma-separated list, empty entries dropped. */
 export const csv = (value: string | undefined) =>
   value === undefined

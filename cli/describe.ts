@@ -24,6 +24,8 @@ export interface CommandDescription {
   calls: string[];
   destructive: boolean;
   plainText: boolean;
+  /** The command does something itself (a leaf, or a group such as `verify` that runs its own checks), rather than only holding subcommands. */
+  runnable: boolean;
   commands: CommandDescription[];
 }
 
@@ -63,6 +65,7 @@ function describeCommand(command: CommandUnknownOpts, parents: string[]): Comman
     calls: meta?.calls ?? [],
     destructive: meta?.destructive ?? false,
     plainText: meta?.plainText ?? false,
+    runnable: (command as unknown as { _actionHandler: unknown })._actionHandler != null,
     commands: command.commands.map((c) => describeCommand(c, path)),
   };
 }

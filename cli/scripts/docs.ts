@@ -31,6 +31,7 @@ function commandSection(c: CommandDescription): string[] {
     lines.push('');
   }
   lines.push(`Calls: ${c.calls.length ? c.calls.map((call) => `\`${call}\``).join(', then ') : 'none'}.`);
+  if (c.commands.length) lines.push('', `Subcommands: ${c.commands.map((s) => `\`svc ${s.path}\``).join(', ')}.`);
   if (c.destructive) lines.push('', 'Destructive: asks for confirmation, or takes `--force`; without a terminal (or in CI, or with `--no-input`) it fails with E305 naming `--force`.');
   if (c.plainText) lines.push('', 'Output: plain text only.');
   lines.push('');
@@ -43,7 +44,8 @@ const EXIT_MEANING: Record<number, string> = Object.fromEntries(
 
 /** The Markdown reference of the client, from its command tree. */
 export function renderDocs(d: ProgramDescription): string {
-  const flat = (list: CommandDescription[]): CommandDescription[] => list.flatMap((c) => (c.commands.length ? flat(c.commands) : [c]));
+  // Every command that runs: the leaves, and groups with an action of their own (the bare `svc verify`).
+  const flat = (list: CommandDescription[]): CommandDescription[] => list.flatMap((c) => [...(c.runnable || !c.commands.length ? [c] : []), ...flat(c.commands)]);
   const out = [
     '# svc command-line client',
     '',
@@ -58,6 +60,7 @@ export function renderDocs(d: ProgramDescription): string {
     '- No colour when the stream is not a terminal, with `NO_COLOR`, `TERM=dumb` or `--no-color`; `--color` forces it.',
     '- No prompt without a terminal on stdin, in CI (`CI` set), or with `--no-input`: the command fails naming the flag it needs.',
     '- The base URL is `BASE_URL_PUBLIC_API`, else the profile\'s `baseUrl` in `~/.svc/profiles.json`; it must be `https:`, except on this machine (`http://localhost`, `http://127.0.0.1`, `http://[::1]`): a plain `http:` address of another host is refused with E006 before any call, as is an identity provider at one. The token is `SVC_TOKEN`, else the profile\'s in `~/.svc/tokens.json` (mode 0600). The tenant is `--tenant-id`, else `SVC_TENANT_ID`, else the one chosen with `tenant select` (`~/.svc/context.json`).',
+    '- `.env.local` is the project\'s file in the current directory. `vertical select` (and `vertical provision --select`) set `SVC_VERTICAL_KEY` there; `provision idp` reads the app key from `SVC_VERTICAL_KEY` (the environment, else `.env.local`) and writes the app\'s identity-provider client as `SVC_IDP_CLIENT_ID`, `SVC_IDP_CLIENT_SECRET` and `SVC_IDP_ISSUER`. A variable set is replaced where it stands (an `export ` prefix kept); other lines and comments stay; a new file is made with mode 0600. Secrets are written there, never printed.',
     '- A failure prints `Error <code>: <message>` and a suggestion on stderr; with `--format json` it prints `{"error": {"code", "message", "suggestion", "exitCode"}}` on stdout. The exit code follows the table below.',
     '',
     '## Global options',

@@ -16,8 +16,13 @@ export interface RequestOptions {
   auth?: boolean;
   /** A body sent as it is (a file's bytes), instead of `body` as JSON. */
   raw?: { body: ReadableStream<Uint8Array> | Uint8Array; contentType: string; length?: number };
-  /** `bytes`: the answer's body is returned as bytes, not parsed. */
-  response?: 'bytes';
+  /**
+   * `bytes`: the answer's body is returned as bytes, not parsed. `stream`: a successful answer's
+   * body is returned unread, as a stream (the time limit then covers only the wait for the headers).
+   */
+  response?: 'bytes' | 'stream';
+  /** Ends the call, and the reading of a streamed answer, when aborted. */
+  signal?: AbortSignal;
 }
 
 export interface ApiClient {
@@ -122,20 +127,32 @@ export function createApiClient(options: { baseUrl: string; token?: string; debu
       }
       debug?.(`${method} ${url.pathname}${url.search}`);
       let response: Response;
+      const deadline = new AbortController();
+      let timer: ReturnType<typeof setTimeout> | undefined;
       try {
         fetching ??= fetchFunction();
         // A streamed body goes out as it is read (`duplex: 'half'`); uploads get longer than other calls.
-        const init = { method, headers, body, signal: AbortSignal.timeout(request.raw ? UPLOAD_TIMEOUT_MS : TIMEOUT_MS), duplex: 'half' };
+        const limit = request.raw ? UPLOAD_TIMEOUT_MS : TIMEOUT_MS;
+        const init = { method, headers, body, signal: request.signal ? AbortSignal.any([request.signal, deadline.signal]) : deadline.signal, duplex: 'half' };
+        timer = setTimeout(() => deadline.abort(new DOMException(`no answer within ${limit / 1000} s`, 'TimeoutError')), limit).unref();
         response = await (await fetching)(url.toString(), init as RequestInit);
       } catch (error) {
+        clearTimeout(timer);
         throw new CliError('E201', { url: baseUrl }, { cause: error });
+      }
+      if (request.response === 'stream' && response.ok && response.body) {
+        clearTimeout(timer);
+        debug?.(`-> ${response.status} (streamed)`);
+        return { status: response.status, headers: Object.fromEntries(response.headers), body: response.body as T };
       }
       if (request.response === 'bytes' && response.ok) {
         const bytes = new Uint8Array(await response.arrayBuffer());
+        clearTimeout(timer);
         debug?.(`-> ${response.status}`);
         return { status: response.status, headers: Object.fromEntries(response.headers), body: bytes as T };
       }
       const text = await response.text();
+      clearTimeout(timer);
       let parsed: unknown = text;
       if (text && (response.headers.get('content-type') ?? '').includes('json')) {
         try {

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { CliError, type ErrorBody } from '../errors.ts';
 import type { ApiClient } from './api-client.ts';
+import { createChatService } from './chat.service.ts';
 
 export interface VerifyCheck {
   name: string;
@@ -170,10 +172,8 @@ export function createVerifyService(api: ApiClient) {
         const { workflow, stage, message } = options.chat;
         checks.push(
           await check('chat', chatCall, async () => {
-            const path = `/v4/ai/chat/${seg(tenantId)}/${seg(workflow)}/${seg(stage)}`;
-            const answer = (await api.request<Record<string, unknown>>('POST', path, { body: { message }, subject: `Workflow ${workflow} stage ${stage}` })).body;
-            const text = typeof answer['answer'] === 'string' ? answer['answer'] : JSON.stringify(answer);
-            return `answered ${text.length} characters`;
+            const answer = await createChatService(api).send({ tenantId, workflow, stage, message, conversationId: randomUUID(), params: {} });
+            return `answered ${answer.answer.length} characters in conversation ${answer.conversationId}`;
           }),
         );
       } else checks.push(skip('chat', chatCall, 'no --include-chat'));

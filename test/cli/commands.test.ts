@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -79,6 +80,51 @@ describe('svc tenant, publicapi, verify, whoami', { timeout: 90_000 }, () => {
       SVC_TOKEN: await stack.token(MEMBER),
     });
     expect(forbidden.json).toEqual({ error: { code: 'E204', message: 'Permission denied', suggestion: 'lacking permission; contact an administrator', exitCode: 6 } });
+  });
+
+  it('lists tenants: administered ones by default, every membership with --all, the children of --parent, each call on stderr with --debug', async () => {
+    const memberEnv = { ...env, SVC_TOKEN: await stack.token(MEMBER) };
+    const slug = `cli-list-${randomBytes(3).toString('hex')}`;
+    const child = await stack.request('POST', `/v4/platform/tenants/${acme}/children`, { as: ADMIN, body: { name: slug, slug } });
+    expect(child.status, JSON.stringify(child.body)).toBe(201);
+    expect((await stack.request('POST', `/v4/platform/tenants/${acme}/children/${child.body.id}/bootstrap-admin`, { as: ADMIN })).status).toBeLessThan(300);
+
+    // Independent runs, side by side.
+    const [administered, all, byParentSlug, byParentId, ofChild, debug, quiet] = await Promise.all([
+      svc(['tenant', 'list', '--format', 'json'], memberEnv),
+      svc(['tenant', 'list', '--all', '--format', 'json'], memberEnv),
+      svc(['tenant', 'list', '--parent', 'acme', '--format', 'json'], env),
+      svc(['tenant', 'list', '--parent', acme, '--format', 'json'], env),
+      svc(['tenant', 'list', '--parent', slug, '--format', 'json'], env),
+      svc(['tenant', 'list', '--debug'], env),
+      svc(['tenant', 'list'], env),
+    ]);
+    expect(administered.exitCode, administered.stderr).toBe(0);
+    expect(administered.json.data.find((t: any) => t.slug === 'acme')).toBeUndefined();
+    expect(all.json.data).toContainEqual(expect.objectContaining({ slug: 'acme', roles: expect.not.arrayContaining(['tenant-admin']) }));
+    for (const children of [byParentSlug, byParentId]) {
+      expect(children.exitCode, children.stderr).toBe(0);
+      expect(children.json.data.map((t: any) => t.slug)).toContain(slug);
+      expect(children.json.data.every((t: any) => t.parentId === acme)).toBe(true);
+    }
+    expect(ofChild.json.data).toEqual([]);
+    expect(debug.exitCode).toBe(0);
+    expect(debug.stderr).toMatch(/^GET \/v4\/identity\/tenants\n-> 200\n$/m);
+    expect(quiet.stderr).toBe('');
+  });
+
+  it('changes an object type with publicapi patch, the body from --file', async () => {
+    const name = `Patched${randomBytes(3).toString('hex')}`;
+    const created = await stack.request('POST', `/v4/data/resources/object-types?tenant_id=${acme}`, { as: ADMIN, body: { name, schema: { type: 'object', properties: { title: { type: 'string' } } } } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const body = join(home, 'patch.json');
+    await writeFile(body, JSON.stringify({ schema: { type: 'object', properties: { title: { type: 'string' }, due: { type: 'string' } } } }));
+    const patched = await svc(['publicapi', 'patch', `/v4/data/resources/object-types/${created.body.objectTypeId}`, '--tenant-id', acme, '--file', body, '--format', 'json'], env);
+    expect(patched.exitCode, patched.stdout + patched.stderr).toBe(0);
+    expect(patched.json).toMatchObject({ objectTypeId: created.body.objectTypeId, name, version: created.body.version + 1 });
+    expect(Object.keys(patched.json.schema.properties).sort()).toEqual(['due', 'title']);
+    const listed = await stack.request('GET', `/v4/data/resources/object-types?tenant_id=${acme}`, { as: ADMIN });
+    expect(listed.body.data.find((t: any) => t.objectTypeId === created.body.objectTypeId).schema.properties.due).toEqual({ type: 'string' });
   });
 
   it('verifies health, object types and the schema in plain text', async () => {

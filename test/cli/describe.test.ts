@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -7,12 +7,20 @@ import { svc } from './svc.ts';
 
 const COMMANDS_DIR = fileURLToPath(new URL('../../cli/commands/', import.meta.url));
 
-/** Every command file under cli/commands, as its command path (`resources/list.ts` -> `resources list`). */
+/**
+ * Every command file under cli/commands, as its command path (`resources/list.ts` -> `resources list`).
+ * A folder's noun is assembled by its `index.ts`, or, when one of its verbs is `index`
+ * (`docs/index.ts`), by `<folder>.ts` beside it; neither is a command of its own.
+ */
 function commandFiles(dir = COMMANDS_DIR): string[] {
-  return readdirSync(dir).flatMap((name) => {
+  const names = readdirSync(dir);
+  return names.flatMap((name) => {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) return commandFiles(path);
-    if (name.startsWith('_') || name === 'index.ts' || !name.endsWith('.ts')) return [];
+    if (name.startsWith('_') || !name.endsWith('.ts')) return [];
+    const assemblesFolder = names.includes(name.replace(/\.ts$/, '')) && statSync(path.replace(/\.ts$/, '')).isDirectory();
+    const assembler = name === 'index.ts' ? !existsSync(`${dir}.ts`) : assemblesFolder;
+    if (assembler) return [];
     return [relative(COMMANDS_DIR, path).replace(/\.ts$/, '').split('/').join(' ')];
   });
 }

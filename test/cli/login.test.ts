@@ -1,9 +1,12 @@
 import { execa } from 'execa';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/stack/process.ts';
 import { ADMIN, startTestStack, type TestStack } from '../harness/stack.ts';
 import { svc } from './svc.ts';
 
@@ -110,9 +113,9 @@ describe('svc login', { timeout: 90_000 }, () => {
   });
 
   /** Starts `svc login --browser` with `dir` as its home; resolves with the process and the sign-in address it prints. */
-  async function startBrowserLogin(dir: string) {
+  async function startBrowserLogin(dir: string, args: string[] = ['--tenant-id', 'acme']) {
     const env = { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], HOME: dir, BASE_URL_PUBLIC_API: stack.url };
-    const login = execa('node', [BIN, 'login', '--browser', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const login = execa('node', [BIN, 'login', '--browser', ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
     let stderr = '';
     const address = await new Promise<string>((resolve, reject) => {
       login.stderr!.on('data', (chunk: Buffer) => {
@@ -165,6 +168,43 @@ describe('svc login', { timeout: 90_000 }, () => {
     await expect(stat(tokens)).rejects.toThrow();
     const after = await svc(['resources', 'list', 'project', '--tenant-id', 'acme', '--format', 'json'], { HOME: home, BASE_URL_PUBLIC_API: stack.url });
     expect(after.json.error).toMatchObject({ code: 'E101' });
+  });
+
+  it('asks for the --scope given, listens on the --callback-port given, and selects the tenant by --tenant-name', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-home-'));
+    try {
+      const acme = (await stack.request('GET', '/v4/identity/tenants', { as: ADMIN })).body.data.find((t: any) => t.slug === 'acme');
+      const port = await freePort();
+      const { login, address } = await startBrowserLogin(dir, ['--tenant-name', acme.name, '--scope', 'openid email profile api', '--callback-port', String(port)]);
+      const asked = new URL(address).searchParams;
+      expect(asked.get('scope')).toBe('openid email profile api');
+      expect(asked.get('redirect_uri')).toBe(`http://127.0.0.1:${port}/callback`);
+      expect((await browse(address, ADMIN)).status).toBe(200);
+      const done = await login;
+      expect(done.exitCode, done.stderr).toBe(0);
+      expect(done.stderr).toContain(`Active tenant: ${acme.name} (acme)`);
+      expect(JSON.parse(await readFile(join(dir, '.svc', 'context.json'), 'utf8')).default).toEqual({ tenantId: acme.id, tenantSlug: 'acme' });
+      // Without offline_access the provider gives no refresh token.
+      const saved = JSON.parse(await readFile(join(dir, '.svc', 'tokens.json'), 'utf8')).default;
+      expect(saved).toMatchObject({ accessToken: expect.any(String) });
+      expect(saved.refreshToken).toBeUndefined();
+
+      // A port already taken is refused before the browser is sent anywhere.
+      const busy = createServer().listen(port, '127.0.0.1');
+      await once(busy, 'listening');
+      try {
+        const refused = await svc(['login', '--browser', '--callback-port', String(port)], { HOME: dir, BASE_URL_PUBLIC_API: stack.url });
+        expect(refused.exitCode).toBe(2);
+        expect(refused.stderr).toContain(`cannot listen on 127.0.0.1:${port}`);
+        expect(refused.stderr).not.toContain('Open this address');
+      } finally {
+        busy.close();
+      }
+      const badPort = await svc(['login', '--callback-port', 'eighty'], { HOME: dir, BASE_URL_PUBLIC_API: stack.url });
+      expect(badPort.exitCode).toBe(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   /** Logs in through the browser flow into `dir` as `email`; resolves once the tokens are saved. */

@@ -119,6 +119,15 @@ describe('svc batches, files, storage, tenants, users and verify', { timeout: 12
     const provisionText = await svc(['provision', 'storage', '--tenant-id', acme, '--backend', 'blob', '--dry-run'], env);
     expect(provisionText.stdout).toMatch(/^blob: would make \d+ change\(s\)/);
 
+    // --rebuild-search asks for the whole search projection to be rebuilt: the plan says so.
+    const rebuild = await svc(['provision', 'storage', '--tenant-id', acme, '--backend', 'search', '--dry-run', '--rebuild-search', '--format', 'json'], env);
+    expect(rebuild.exitCode, rebuild.stderr).toBe(0);
+    expect(rebuild.json).toMatchObject({ backend: 'search', dryRun: true, rebuildSearch: true });
+    expect(rebuild.json.changes.map((c: any) => c.action)).toContain('rebuild');
+    const noRebuild = await svc(['provision', 'storage', '--tenant-id', acme, '--backend', 'search', '--dry-run', '--format', 'json'], env);
+    expect(noRebuild.json).toMatchObject({ rebuildSearch: false });
+    expect(noRebuild.json.changes.map((c: any) => c.action)).not.toContain('rebuild');
+
     const verified = await svc(['verify', 'storage', '--tenant-id', acme, '--format', 'json'], env);
     expect(verified.json.summary).toMatchObject({ total: 2, failed: verified.json.checks[1].ok ? 0 : 1 });
     expect(verified.exitCode).toBe(verified.json.summary.failed ? 9 : 0);

@@ -122,6 +122,47 @@ describe('svc resources', { timeout: 90_000 }, () => {
     expect(deleted.stdout).toBe(`Deleted project ${id}\n`);
   });
 
+  it("searches the tenant's resources in the mode asked for, and lists the published schema", async () => {
+    const type = await stack.request('POST', `/v4/data/resources/object-types?tenant_id=${acme}`, {
+      as: ADMIN,
+      body: { name: `Ticket${run.replace(/-/g, '')}`, schema: { type: 'object', properties: { title: { type: 'string' } } }, searchFields: ['title'] },
+    });
+    expect(type.status, JSON.stringify(type.body)).toBe(201);
+    const word = `zq${run.replace(/[^a-z]/g, '')}printer`;
+    const create = (title: string) => svc(['resources', 'create', type.body.key, '--tenant-id', acme, '--data', JSON.stringify({ title }), '--format', 'json'], env);
+    const [jammed, toner] = await Promise.all([create(`${word} jams on every page`), create(`${word} is out of toner`)]);
+    expect([jammed.exitCode, toner.exitCode], jammed.stderr + toner.stderr).toEqual([0, 0]);
+
+    const search = (...args: string[]) => svc(['resources', 'search', ...args, '--tenant-id', acme, '--format', 'json'], env);
+    // Independent runs, side by side.
+    const [found, both, byDefault, vector, hybrid, overridden, badMode, schema, schemaText] = await Promise.all([
+      search(`${word} jams`, '--types', type.body.key, '--fulltext', '--limit', '1'),
+      search(word, '--types', type.body.key, '--mode', 'fulltext'),
+      search(word),
+      search(word, '--vector'),
+      search(word, '--hybrid'),
+      search(word, '--mode', 'vector', '--fulltext'),
+      search(word, '--mode', 'fuzzy'),
+      svc(['resources', 'schema', '--tenant-id', acme, '--format', 'json'], env),
+      svc(['resources', 'schema', '--tenant-id', acme], env),
+    ]);
+    expect(found.exitCode, found.stderr).toBe(0);
+    expect(found.json).toMatchObject({ mode: 'fulltext' });
+    expect(found.json.data.map((hit: any) => hit.id)).toEqual([jammed.json.id]);
+    expect(both.json.data).toHaveLength(2);
+    for (const [searched, mode] of [[byDefault, 'hybrid'], [vector, 'vector'], [hybrid, 'hybrid'], [overridden, 'fulltext']] as const) {
+      expect(searched.exitCode, searched.stderr).toBe(0);
+      expect(searched.json.mode).toBe(mode);
+    }
+    expect(badMode.exitCode).toBe(2);
+
+    expect(schema.exitCode, schema.stderr).toBe(0);
+    expect(schema.json).toEqual((await stack.request('GET', `/v4/data/resources/schema/${acme}`, { as: ADMIN })).body);
+    expect(schema.json.data.map((t: any) => t.key)).toContain(type.body.key);
+    expect(schemaText.stdout).toMatch(/^KEY\s+NAME\s+VERSION\s+FIELDS\n/);
+    expect(schemaText.stdout).toMatch(new RegExp(`^${type.body.key}\\s+${type.body.name}\\s+1\\s+title$`, 'm'));
+  });
+
   it('reports an unknown id as E202 with its exit code, in text and JSON', async () => {
     const missing = randomUUID();
     const text = await svc(['resources', 'get', 'project', missing, '--tenant-id', acme], env);

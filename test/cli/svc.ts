@@ -54,6 +54,25 @@ export async function svc(args: string[], env: Record<string, string | undefined
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr, json };
 }
 
+/**
+ * Starts the real `svc` executable and hands back the running process, for tests that watch its
+ * output as it comes (a streamed answer) or give it a terminal; the same clean environment as `svc`.
+ */
+export function startSvc(args: string[], env: Record<string, string | undefined> = {}, cwd?: string) {
+  return execa('node', [BIN, ...args], {
+    env: { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], ...env },
+    extendEnv: false,
+    ...(cwd ? { cwd } : {}),
+    reject: false,
+    stripFinalNewline: false,
+    stdin: 'ignore',
+    timeout: 90_000,
+  });
+}
+
+/** The path of the executable, for commands run under another program (`script`, for a terminal). */
+export const SVC_BIN = BIN;
+
 const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 

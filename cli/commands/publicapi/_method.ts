@@ -1,9 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
-import { formatOption, jsonInput, jsonOption, withMeta } from '../../command.ts';
+import { collect, formatOption, jsonInput, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { createPublicApiService, parseParam, preparePath } from '../../services/publicapi.service.ts';
-
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `publicapi <method> <path>`: one command per HTTP method, all alike. */
 export function methodCommand(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE') {

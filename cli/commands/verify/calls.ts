@@ -2,6 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { EXIT_CODES, invalidInput } from '../../errors.ts';
+import { DEFAULT_STAGE } from '../../services/chat.service.ts';
 import { createVerifyService } from '../../services/verify.service.ts';
 import { renderReport } from './_render.ts';
 
@@ -12,7 +13,7 @@ export const command = withMeta(
     .option('--resource-type <type>', 'object type to list, query and read (default: the first published)')
     .option('--resource-id <id>', 'resource to read (default: the first listed)')
     .option('--workflow <id>', 'workflow of the chat check')
-    .option('--stage <stage>', 'stage of the chat check')
+    .option('--stage <stage>', 'stage of the chat check', DEFAULT_STAGE)
     .option('--tenant-record <id>', "tenant id or slug the user's memberships must include (default: the tenant)")
     .option('--user-email <email>', "look this user up and check the user's memberships")
     .option('--include-chat', 'also send a chat message (creates a conversation)')
@@ -21,7 +22,7 @@ export const command = withMeta(
     .addOption(jsonOption())
     .action(async (options, cmd) => {
       const ctx = contextOf(cmd);
-      if (options.includeChat && (!options.workflow || !options.stage)) throw invalidInput('--include-chat needs --workflow and --stage');
+      if (options.includeChat && !options.workflow) throw invalidInput('--include-chat needs --workflow');
       const tenantId = await ctx.tenantId(options.tenantId);
       const verify = createVerifyService(await ctx.api());
       const result = await ctx.out.spin('Verifying calls', () =>
@@ -31,7 +32,7 @@ export const command = withMeta(
           resourceId: options.resourceId,
           tenantRecord: options.tenantRecord,
           userEmail: options.userEmail,
-          chat: options.includeChat ? { workflow: options.workflow!, stage: options.stage!, message: options.chatMessage } : undefined,
+          chat: options.includeChat ? { workflow: options.workflow!, stage: options.stage, message: options.chatMessage } : undefined,
         }),
       );
       ctx.out.data(result, renderReport);

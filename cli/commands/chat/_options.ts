@@ -1,0 +1,48 @@
+import { Command } from '@commander-js/extra-typings';
+import { randomUUID } from 'node:crypto';
+import { collect, formatOption, jsonOption, tenantIdOption } from '../../command.ts';
+import type { CommandContext } from '../../context.ts';
+import { invalidInput } from '../../errors.ts';
+import { parseParam } from '../../services/publicapi.service.ts';
+import { DEFAULT_STAGE, type ChatRequest } from '../../services/chat.service.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** `--param key=value`: a number, `true`, `false` or `null` as that JSON value, anything else as text. */
+function paramValue(text: string): string | number | boolean | null {
+  if (text === 'true' || text === 'false' || text === 'null') return JSON.parse(text) as boolean | null;
+  if (/^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/.test(text)) return Number(text);
+  return text;
+}
+
+/** `chat send` and `chat stream`: the same argument and options. */
+export function chatCommand(name: 'send' | 'stream', description: string) {
+  return new Command(name)
+    .description(description)
+    .argument('<message>', 'the message to send')
+    .requiredOption('--workflow <id>', 'the workflow key to chat with')
+    .option('--stage <stage>', 'the stage of the workflow', DEFAULT_STAGE)
+    .option('--conversation-id <id>', 'continue this conversation (a UUID); a new one is generated when omitted and printed on stderr')
+    .option('--param <key=value>', 'a value for the stage prompt\'s {{key}}, or temperature / max_tokens (repeatable; numbers, true, false and null are sent as JSON)', collect, [] as string[])
+    .addOption(tenantIdOption())
+    .addOption(formatOption())
+    .addOption(jsonOption());
+}
+
+/** The request of the command's message and options; a conversation id that is not a UUID is E305 before any call. */
+export async function chatRequest(
+  ctx: CommandContext,
+  message: string,
+  options: { workflow: string; stage: string; conversationId?: string; param: string[]; tenantId?: string },
+): Promise<ChatRequest> {
+  if (options.conversationId !== undefined && !UUID.test(options.conversationId)) throw invalidInput(`--conversation-id must be a UUID, not "${options.conversationId}"`);
+  if (!message.trim()) throw invalidInput('the message is empty');
+  const params = Object.fromEntries(options.param.map((p) => parseParam(p)).map(([key, value]) => [key, paramValue(value)]));
+  return {
+    tenantId: await ctx.tenantId(options.tenantId),
+    workflow: options.workflow,
+    stage: options.stage,
+    message,
+    conversationId: options.conversationId ?? randomUUID(),
+    params,
+  };
+}
