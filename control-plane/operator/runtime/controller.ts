@@ -23,7 +23,7 @@ export interface ControllerOptions {
   concurrency: number;
   /** Changes outside Kubernetes that objects follow; without them, objects waiting for one are polled. */
   followed?: FollowedChanges;
-  log(message: string): void;
+  log: (message: string) => void;
 }
 
 export interface RunningController {

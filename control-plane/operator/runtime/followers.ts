@@ -5,7 +5,7 @@
 export function createFollowers() {
   const byTopic = new Map<string, Set<string>>();
   return {
-    follow(key: string, topics: string[]): void {
+    follow: (key: string, topics: string[]): void => {
       for (const topic of topics) byTopic.set(topic, (byTopic.get(topic) ?? new Set()).add(key));
     },
     of: (topic: string): Iterable<string> => byTopic.get(topic) ?? [],

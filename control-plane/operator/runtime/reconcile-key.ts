@@ -15,10 +15,10 @@ export interface ReconcileKeyDeps {
   echo: EchoSuppression;
   backoff: Backoff;
   /** Notes the followed topics of the object a queue key names. */
-  follow(key: string, topics: string[]): void;
+  follow: (key: string, topics: string[]) => void;
   /** Whether followed changes are heard of (else objects waiting for one are polled). */
-  notified(): boolean;
-  log(message: string): void;
+  notified: () => boolean;
+  log: (message: string) => void;
 }
 
 /** The finalizer on, then `reconcile`; or, for an object being deleted, `finalize`, then the finalizer off. */

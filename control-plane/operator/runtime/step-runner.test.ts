@@ -15,12 +15,14 @@ function recording() {
   const log: string[] = [];
   const patches: Record<string, unknown>[] = [];
   const writer: StatusWriter = {
-    async patch(status) {
+    patch(status) {
       log.push('patch');
       patches.push(status);
+      return Promise.resolve();
     },
-    async event(type, reason) {
+    event(type, reason) {
       log.push(`event ${type} ${reason}`);
+      return Promise.resolve();
     },
   };
   return { log, patches, writer };
@@ -28,12 +30,12 @@ function recording() {
 
 type Run = StepRun & { ran: string[] };
 const start = (target: CustomObject) => (status: Run['status']): Run => ({ object: target, status, ran: [] });
-const step = (name: string, body: (run: Run) => Promise<StepOutcome | void>, more: Partial<Step<Run>> = {}): Step<Run> => ({
+const step = (name: string, body: (run: Run) => StepOutcome | void, more: Partial<Step<Run>> = {}): Step<Run> => ({
   name,
   ...more,
-  async run(run) {
+  run(run) {
     run.ran.push(name);
-    return (await body(run)) ?? 'continue';
+    return Promise.resolve(body(run) ?? 'continue');
   },
 });
 
@@ -42,12 +44,12 @@ describe('step runner', () => {
     const { log, patches, writer } = recording();
     let ran: string[] = [];
     const steps = [
-      step('First', async ({ status }) => void status.set({ tenantId: 't-1' })),
-      step('Second', async ({ status }) => {
+      step('First', ({ status }) => void status.set({ tenantId: 't-1' })),
+      step('Second', ({ status }) => {
         status.condition(condition('BlobStorageProvisioned', 'True', 'StorageReady', 'blob is ready', 3));
         status.event('Normal', 'Provisioned', 'ready');
       }),
-      step('Third', async (run) => {
+      step('Third', (run) => {
         run.status.set({ phase: 'Ready', observedGeneration: 3 });
         ran = run.ran;
       }),
@@ -60,15 +62,15 @@ describe('step runner', () => {
 
   it('stops at a step that stops or requeues, still writing what was set, and returns the requeue', async () => {
     const { patches, writer } = recording();
-    const after = step('After', async () => {
+    const after = step('After', () => {
       throw new Error('must not run');
     });
-    const wait = step('Wait', async ({ status }) => {
+    const wait = step('Wait', ({ status }) => {
       status.set({ phase: 'Provisioning' });
       return requeueAfter(5_000, { untilNotified: true });
     });
     expect(await runSteps([wait, after], start(object()), writer)).toEqual({ requeueAfterMs: 5_000, untilNotified: true });
-    const done = step('Done', async ({ status }) => {
+    const done = step('Done', ({ status }) => {
       status.set({ phase: 'Failed' });
       return 'stop';
     });
@@ -78,13 +80,13 @@ describe('step runner', () => {
 
   it('writes nothing when no step set status, and nothing at all when a step throws', async () => {
     const { log, writer } = recording();
-    await runSteps([step('Quiet', async () => {})], start(object()), writer);
+    await runSteps([step('Quiet', () => {})], start(object()), writer);
     const failing = [
-      step('Sets', async ({ status }) => {
+      step('Sets', ({ status }) => {
         status.set({ phase: 'Ready' });
         status.event('Normal', 'Provisioned', 'ready');
       }),
-      step('Fails', async () => {
+      step('Fails', () => {
         throw new Error('the Namespace is missing');
       }),
     ];
@@ -95,8 +97,8 @@ describe('step runner', () => {
   it('writes the status after a step that asks for it, before the next runs, and only once', async () => {
     const { log, patches, writer } = recording();
     const steps = [
-      step('MarkDeleting', async ({ status }) => void status.set({ phase: 'Deleting' }), { writeStatusAfter: true }),
-      step('CleanUp', async ({ status }) => {
+      step('MarkDeleting', ({ status }) => void status.set({ phase: 'Deleting' }), { writeStatusAfter: true }),
+      step('CleanUp', ({ status }) => {
         log.push('clean up');
         status.event('Normal', 'Deleted', 'gone');
       }),
@@ -104,7 +106,7 @@ describe('step runner', () => {
     await runSteps(steps, start(object()), writer);
     expect(log).toEqual(['patch', 'clean up', 'event Normal Deleted']);
     expect(patches).toEqual([{ phase: 'Deleting' }]);
-    const late = [steps[0]!, step('Late', async ({ status }) => void status.set({ phase: 'Ready' }))];
+    const late = [steps[0]!, step('Late', ({ status }) => void status.set({ phase: 'Ready' }))];
     await expect(runSteps(late, start(object()), writer)).rejects.toThrow(/already written/);
   });
 
@@ -116,12 +118,12 @@ describe('step runner', () => {
       { ...condition('Degraded', 'False', 'AsExpected', 'no failures', 2), lastTransitionTime: before },
     ];
     const steps = [
-      step('Summary', async ({ status }) => {
+      step('Summary', ({ status }) => {
         status.condition(condition('Degraded', 'False', 'AsExpected', 'no failures', 3));
         status.condition(condition('Ready', 'False', 'Provisioning', 'first', 3));
         status.condition(condition('Ready', 'False', 'Provisioning', 'tenant is provisioning', 3));
       }),
-      step('Storage', async ({ status }) => void status.condition(condition('BlobStorageProvisioned', 'False', 'StoragePending', 'blob is provisioning', 3))),
+      step('Storage', ({ status }) => void status.condition(condition('BlobStorageProvisioned', 'False', 'StoragePending', 'blob is provisioning', 3))),
     ];
     await runSteps(steps, start(object(previous)), writer);
     const conditions = patches[0]!.conditions as Condition[];

@@ -74,9 +74,9 @@ describe('operator work queue requeues', () => {
     const started = Date.now();
     const queue = createWorkQueue({
       concurrency: 1,
-      run: async () => {
+      run: () => {
         runs.push(Date.now() - started);
-        return runs.length === 1 ? { delayMs: 150 } : undefined;
+        return Promise.resolve(runs.length === 1 ? { delayMs: 150 } : undefined);
       },
     });
     queue.setOpen(true);
