@@ -49,9 +49,3 @@ export function mergeConditions(previous: readonly Condition[] | undefined, next
     return { ...c, lastTransitionTime: before && before.status === c.status ? before.lastTransitionTime : now };
   });
 }
-
-/** The conditions of an object being deleted: `Ready` turns False (reason `Deleting`); the others stay as they were. */
-export function deletingConditions(previous: readonly Condition[] | undefined, message: string, generation: number, now: string): Condition[] {
-  const ready = condition(ConditionType.Ready, 'False', Reason.Deleting, message, generation);
-  return mergeConditions(previous, [ready, ...(previous ?? []).filter((c) => c.type !== ConditionType.Ready)], now);
-}

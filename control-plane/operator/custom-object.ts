@@ -21,8 +21,8 @@ export interface CustomObject {
 }
 
 /**
- * A reconcile step ensures one thing: `undefined` to go on, or when to look again. `untilNotified`:
- * the wait ends with a tenant status change, which the operator hears of, so the look is only a
- * fallback for a lost notification.
+ * What a reconcile tells the controller: `undefined` when done, or when to look again.
+ * `untilNotified`: the wait ends with a followed change (a tenant's status), which the controller
+ * hears of, so the look is only a fallback for a lost notification.
  */
 export type StepResult = undefined | { requeueAfterMs: number; untilNotified?: boolean };

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { createIfAbsent, type Ensured, type Kube } from '../kube.ts';
+import type { Step } from '../runtime/step-runner.ts';
 import type { TenantObject } from '../tenant-object.ts';
+import type { TenantRun } from '../tenant-run.ts';
 
 /** Longest Kubernetes Namespace name (an RFC 1123 label). */
 const MAX_NAMESPACE_LENGTH = 63;
@@ -49,3 +51,13 @@ export async function ensureNamespace(kube: Kube, tenant: TenantObject, ensured:
   ensured.set(ensuredNamespaceKey(name), tenant.metadata.uid);
   return undefined;
 }
+
+/** Step: the tenant's Namespace (see `ensureNamespace`), named in status. Idempotent. */
+export const ensureTenantNamespace: Step<TenantRun> = {
+  name: 'EnsureNamespace',
+  async run({ kube, object, deps, status }) {
+    await ensureNamespace(kube, object, deps.ensured);
+    status.set({ namespace: namespaceOf(object) });
+    return 'continue';
+  },
+};

@@ -1,6 +1,8 @@
 import { sameJson } from '../../json/same-json.ts';
 import { statusOf, type Ensured, type Kube } from '../kube.ts';
+import type { Step } from '../runtime/step-runner.ts';
 import type { TenantObject } from '../tenant-object.ts';
+import { declaredTenant, type TenantRun } from '../tenant-run.ts';
 import { ensuredNamespaceKey, namespaceOf, ownerReference } from './ensure-namespace.ts';
 
 export const SECRET_NAME = 'tenant-connection';
@@ -57,3 +59,28 @@ export async function ensureSecret(kube: Kube, tenant: TenantObject, details: Re
   ensured.set(`secret/${namespace}`, digest);
   return undefined;
 }
+
+/**
+ * Step: the connection Secret (see `ensureSecret`), written once provisioning has ended (the
+ * connection details are complete then) and named in status. Idempotent.
+ */
+export const ensureConnectionSecret: Step<TenantRun> = {
+  name: 'EnsureConnectionSecret',
+  async run(run) {
+    const { kube, object, deps, storage, status } = run;
+    const tenant = declaredTenant(run);
+    if (storage) {
+      const details = {
+        TENANT_ID: tenant.id,
+        TENANT_SLUG: tenant.slug,
+        HOME_REGION: tenant.homeRegion ?? '',
+        API_V4_URL: `${deps.publicUrl}/v4`,
+        API_V3_URL: `${deps.publicUrl}/api/svc/v3`,
+        ...Object.fromEntries(storage.map((b) => [`STORAGE_${b.backend.toUpperCase()}`, JSON.stringify(b.location)])),
+      };
+      await ensureSecret(kube, object, details, deps.ensured);
+    }
+    status.set({ secretName: storage ? SECRET_NAME : undefined });
+    return 'continue';
+  },
+};

@@ -67,3 +67,23 @@ describe('operator work queue', () => {
     expect(runs).toEqual(['now', 'later']);
   });
 });
+
+describe('operator work queue requeues', () => {
+  it('runs a key again after the delay its run asked for', async () => {
+    const runs: number[] = [];
+    const started = Date.now();
+    const queue = createWorkQueue({
+      concurrency: 1,
+      run: () => {
+        runs.push(Date.now() - started);
+        return Promise.resolve(runs.length === 1 ? { delayMs: 150 } : undefined);
+      },
+    });
+    queue.setOpen(true);
+    queue.add('a');
+    await tick(400);
+    queue.close();
+    expect(runs).toHaveLength(2);
+    expect(runs[1]! - runs[0]!).toBeGreaterThanOrEqual(150);
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Condition } from './conditions.ts';
-import type { CustomObject } from './custom-object.ts';
+import type { Condition } from '../conditions.ts';
+import type { CustomObject } from '../custom-object.ts';
 import { statusUnchanged } from './status-patch.ts';
 
 const object = (status: CustomObject['status']): CustomObject => ({

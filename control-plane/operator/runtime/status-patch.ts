@@ -1,6 +1,13 @@
-import { sameJson } from '../json/same-json.ts';
-import type { CustomObject } from './custom-object.ts';
-import { GROUP, mergePatch, statusOf, VERSION, FIELD_MANAGER, type Kube } from './kube.ts';
+import { sameJson } from '../../json/same-json.ts';
+import type { CustomObject } from '../custom-object.ts';
+import { FIELD_MANAGER, mergePatch, statusOf, type Kube } from '../kube.ts';
+
+/** The API resource of a kind of cluster-scoped custom object. */
+export interface Resource {
+  group: string;
+  version: string;
+  plural: string;
+}
 
 /** Whether merging `status` into the object's status would change nothing. */
 export function statusUnchanged(object: CustomObject, status: Record<string, unknown>): boolean {
@@ -10,16 +17,16 @@ export function statusUnchanged(object: CustomObject, status: Record<string, unk
 
 /**
  * Writes an object's status through the status subresource with a merge patch, the one way the
- * operator changes status; a patch that would change nothing is not sent (a settled object is
- * looked at again and again); the object's resource version becomes the answer's. A conflict (the object moved on) is retried a few times; an object
- * that is gone needs no status.
+ * controller changes status; a patch that would change nothing is not sent (a settled object is
+ * looked at again and again); the object's resource version becomes the answer's. A conflict (the
+ * object moved on) is retried a few times; an object that is gone needs no status.
  */
-export async function patchStatus(kube: Kube, plural: string, object: CustomObject, status: Record<string, unknown>): Promise<void> {
+export async function patchStatus(kube: Kube, resource: Resource, object: CustomObject, status: Record<string, unknown>): Promise<void> {
   if (statusUnchanged(object, status)) return;
   for (let attempt = 0; ; attempt++) {
     try {
       const answer = (await kube.custom.patchClusterCustomObjectStatus(
-        { group: GROUP, version: VERSION, plural, name: object.metadata.name, body: { status }, fieldManager: FIELD_MANAGER },
+        { group: resource.group, version: resource.version, plural: resource.plural, name: object.metadata.name, body: { status }, fieldManager: FIELD_MANAGER },
         mergePatch,
       )) as Partial<CustomObject> | undefined;
       // A later patch of the same reconcile that carries a resource version (the finalizer's) builds on this one.
