@@ -87,7 +87,7 @@ export async function insertAudit(tx: Tx, actor: { userId: string; email: string
   await tx.unsafe(
     `insert into config_audit (tenant_id, label, environment, key, action, secret, actor_id, actor_email)
      select current_tenant_id(), r.label, r.environment, r.key, r.action, r.secret, nullif($2, '')::uuid, nullif($3, '')
-     from jsonb_to_recordset($1::jsonb) as r(label text, environment text, key text, action text, secret boolean)`,
+     from jsonb_to_recordset($1::text::jsonb) as r(label text, environment text, key text, action text, secret boolean)`,
     [JSON.stringify(records), actor.userId, actor.email],
   );
 }
