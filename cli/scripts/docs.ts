@@ -58,6 +58,7 @@ export function renderDocs(d: ProgramDescription): string {
     '- No colour when the stream is not a terminal, with `NO_COLOR`, `TERM=dumb` or `--no-color`; `--color` forces it.',
     '- No prompt without a terminal on stdin, in CI (`CI` set), or with `--no-input`: the command fails naming the flag it needs.',
     '- The base URL is `BASE_URL_PUBLIC_API`, else the profile\'s `baseUrl` in `~/.svc/profiles.json`; it must be `https:`, except on this machine (`http://localhost`, `http://127.0.0.1`, `http://[::1]`): a plain `http:` address of another host is refused with E006 before any call, as is an identity provider at one. The token is `SVC_TOKEN`, else the profile\'s in `~/.svc/tokens.json` (mode 0600). The tenant is `--tenant-id`, else `SVC_TENANT_ID`, else the one chosen with `tenant select` (`~/.svc/context.json`).',
+    '- `.env.local` is the project\'s: in the folder of the nearest `svc.config.ts` at or above the current one, else of the nearest `package.json`, else the current folder. A comment line `# svc:secret` right above an entry marks it as a secret. An app\'s label in the platform\'s configuration store (`env`, `workflow provision --write-app-config`) defaults to the project\'s app name: the `name` of its `package.json` without an npm scope.',
     '- A failure prints `Error <code>: <message>` and a suggestion on stderr; with `--format json` it prints `{"error": {"code", "message", "suggestion", "exitCode"}}` on stdout. The exit code follows the table below.',
     '',
     '## Global options',
