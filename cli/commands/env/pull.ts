@@ -1,8 +1,8 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { resolveLabel } from '../../services/env-file.ts';
 import { createEnvService } from '../../services/env.service.ts';
+import { configSetOf, envOption, labelOption } from './_set.ts';
 import { renderPull } from './_render.ts';
 
 export const command = withMeta(
@@ -12,18 +12,17 @@ export const command = withMeta(
         'changed values are rewritten where they stand, new keys added at the end, comments and other lines kept. ' +
         'Secrets only with --include-secrets (tenant administrators; the read is audited), each marked "# svc:secret"; without it local values of secrets stay as they are.',
     )
-    .option('--env <environment>', 'the environment', 'dev')
-    .option('--label <label>', "the app's label (default: the project's app name, the name in its package.json without a scope)")
+    .addOption(envOption())
+    .addOption(labelOption())
     .option('--include-secrets', "write secrets' values too")
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
       const ctx = contextOf(cmd);
-      const label = await resolveLabel(options.label);
-      const set = { tenantId: await ctx.tenantId(), label, environment: options.env };
+      const set = await configSetOf(ctx, options);
       const api = await ctx.api();
-      const result = await ctx.out.spin(`Pulling ${label}/${options.env}`, () => createEnvService().pull(api, set, options.includeSecrets === true));
-      if (result.changes.length === 0 && result.skippedSecrets.length === 0) ctx.out.warn(`the store holds no configuration for ${label}/${options.env}`);
+      const result = await ctx.out.spin(`Pulling ${set.label}/${set.environment}`, () => createEnvService().pull(api, set, options.includeSecrets === true));
+      if (result.changes.length === 0 && result.skippedSecrets.length === 0) ctx.out.warn(`the store holds no configuration for ${set.label}/${set.environment}`);
       ctx.out.data(result, renderPull);
     }),
   { calls: ['GET /v4/platform/config/{tenantId}/{label}/{environment}'] },

@@ -1,8 +1,8 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { resolveLabel } from '../../services/env-file.ts';
 import { createEnvService } from '../../services/env.service.ts';
+import { configSetOf, envOption, labelOption } from './_set.ts';
 import { renderPush } from './_render.ts';
 
 export const command = withMeta(
@@ -12,17 +12,16 @@ export const command = withMeta(
         'An entry marked "# svc:secret" or named like a secret is stored as a secret (sealed at rest, masked when read); any other keeps the flag the store has (not a secret when new). ' +
         'Keys of the store that .env.local lacks are kept.',
     )
-    .option('--label <label>', "the app's label (default: the project's app name, the name in its package.json without a scope)")
+    .addOption(labelOption())
     .option('--key <key>', 'push only this key')
-    .option('--env <environment>', 'the environment', 'dev')
+    .addOption(envOption())
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
       const ctx = contextOf(cmd);
-      const label = await resolveLabel(options.label);
-      const set = { tenantId: await ctx.tenantId(), label, environment: options.env };
+      const set = await configSetOf(ctx, options);
       const api = await ctx.api();
-      const result = await ctx.out.spin(`Pushing to ${label}/${options.env}`, () => createEnvService().push(api, set, options.key));
+      const result = await ctx.out.spin(`Pushing to ${set.label}/${set.environment}`, () => createEnvService().push(api, set, options.key));
       ctx.out.data(result, renderPush);
     }),
   { calls: ['PATCH /v4/platform/config/{tenantId}/{label}/{environment}'] },
