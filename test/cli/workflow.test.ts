@@ -101,7 +101,7 @@ describe('svc workflow', { timeout: 180_000 }, () => {
       '--status', 'active',
       '--write-local-env',
       '--write-app-config',
-      '--env', 'dev',
+      '--env', 'staging',
     ];
     const bound = await inProject([...args, '--format', 'json']);
     expect(bound.exitCode, bound.stderr).toBe(0);
@@ -137,8 +137,8 @@ describe('svc workflow', { timeout: 180_000 }, () => {
     // .env.local keeps its own lines; the app's configuration (label: the project's name) holds the same values.
     const local = await readFile(join(project, '.env.local'), 'utf8');
     expect(local).toBe('# the app\nSVC_VERTICAL_KEY=helpdesk\nSVC_WORKFLOW_SUPPORT=support\nSVC_SUPPORT_WORKFLOW=support\nSVC_STAGE_INTAKE=intake\nSVC_STAGE_ANSWER=answer\n');
-    expect(bound.json.appConfig).toMatchObject({ label: 'helpdesk-app', environment: 'dev' });
-    const config = await stack.request('GET', `/v4/platform/config/${tenant.id}/helpdesk-app/dev`, { as: tenant.member.email });
+    expect(bound.json.appConfig).toMatchObject({ label: 'helpdesk-app', environment: 'staging' });
+    const config = await stack.request('GET', `/v4/platform/config/${tenant.id}/helpdesk-app/staging`, { as: tenant.member.email });
     expect(Object.fromEntries(config.body.data.map((e: any) => [e.key, e.value]))).toEqual(env);
 
     // Chat can use it now.
@@ -155,12 +155,12 @@ describe('svc workflow', { timeout: 180_000 }, () => {
       expect(again.stdout).toMatch(new RegExp(`^${type}\\s+unchanged\\s`, 'm'));
     }
     expect(again.stdout).toContain('.env.local: 0 of 4 value(s) written');
-    expect(again.stdout).toContain('configuration helpdesk-app/dev: 0 of 4 value(s) written');
+    expect(again.stdout).toContain('configuration helpdesk-app/staging: 0 of 4 value(s) written');
   });
 
   it('provisions a draft on another provider and scope, keeping what the options do not set', async () => {
     const draft = await inProject([
-      'workflow', 'provision', 'faq', '--vertical', 'helpdesk', '--status', 'draft', '--scope-key', 'custom:faq', '--label', 'faq-site',
+      'workflow', 'provision', 'faq', '--tenant', tenant.slug, '--vertical', 'helpdesk', '--status', 'draft', '--scope-key', 'custom:faq', '--label', 'faq-site',
       '--bind-ai-runtime', '--ai-provider', 'openai', '--ai-model', 'gpt-4o-mini', '--format', 'json',
     ]);
     expect(draft.exitCode, draft.stderr).toBe(0);
