@@ -2,6 +2,7 @@ import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-ty
 import { readFileSync } from 'node:fs';
 import { command as chat } from './commands/chat/index.ts';
 import { command as docs } from './commands/docs.ts';
+import { command as env } from './commands/env/index.ts';
 import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
 import { command as provision } from './commands/provision/index.ts';
@@ -13,6 +14,7 @@ import { command as user } from './commands/user/index.ts';
 import { command as verify } from './commands/verify/index.ts';
 import { command as vertical } from './commands/vertical/index.ts';
 import { command as whoami } from './commands/whoami.ts';
+import { command as workflow } from './commands/workflow/index.ts';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -47,7 +49,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, user, provision, chat, docs, vertical, publicapi, verify, login, whoami, logout]) program.addCommand(command as unknown as Command);
+  for (const command of [resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, login, whoami, logout]) program.addCommand(command as unknown as Command);
   for (const command of leaves(program as unknown as CommandUnknownOpts)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());

@@ -185,3 +185,19 @@ export {
   type Document,
 } from './documents/documents.schema.ts';
 export { MAX_UPLOAD_BYTES } from './uploads/uploads.schema.ts';
+export {
+  ConfigAuditPageSchema,
+  ConfigEntryRefSchema,
+  ConfigEntrySchema,
+  ConfigKeySchema,
+  ConfigSetSchema,
+  ConfigSetSummarySchema,
+  ConfigWriteOutcomeSchema,
+  EnvironmentSchema as ConfigEnvironmentSchema,
+  GetConfigInputSchema,
+  LabelSchema as ConfigLabelSchema,
+  ListConfigAuditInputSchema,
+  PutConfigEntryInputSchema,
+  WriteConfigBodySchema,
+  WriteConfigInputSchema,
+} from './config-store/config-store.schema.ts';

@@ -4,6 +4,7 @@ import { createAppsService, type AppsService } from './apps/apps.service.ts';
 import { createAnsweringService, retrieveFromSearch, type AnsweringService, type ReadDocument, type Retrieve } from './chat/answering.ts';
 import type { AnswerStreamSettings } from './chat/answer-streams.ts';
 import { createChatService, type ChatService } from './chat/chat.service.ts';
+import { createConfigStoreService, type ConfigStoreService } from './config-store/config-store.service.ts';
 import { createRuntimeService, type RuntimeService } from './runtime/runtime.service.ts';
 import type { BlobStore } from './blobs/blob-store.ts';
 import type { Db } from './db/client.ts';
@@ -61,6 +62,7 @@ export interface Services {
   answering: AnsweringService;
   chat: ChatService;
   runtime: RuntimeService;
+  configStore: ConfigStoreService;
 }
 
 /** The AI model settings: an OpenAI-compatible endpoint replaces the local model when given; how answer streams are kept. */
@@ -89,7 +91,7 @@ export function createServices(
     defaultPlan?: Plan;
     /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
     identityProvider?: IdentityProviderSettings;
-    /** Seals the secrets the platform keeps usable (webhook secrets) with the operator key; only processes that serve the API need it. */
+    /** Seals the secrets the platform keeps usable (webhook and configuration secrets) with the operator key; only processes that serve the API need it. */
     secrets?: SecretBox;
     /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
@@ -147,6 +149,7 @@ export function createServices(
     chat,
     runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),
     geo: createGeoService({ db: deps.db, capabilities }),
+    configStore: createConfigStoreService({ db: deps.db, secrets: deps.secrets }),
     documents,
   };
 }

@@ -66,6 +66,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
       { name: 'Integrations', description: 'Readiness for builders' },
       { name: 'Geo', description: 'Place lookup (GeoNames, CC BY 4.0) and GeoJSON datasets of a tenant' },
       { name: 'Identity-provider apps', description: "Apps' OAuth clients at the identity provider" },
+      { name: 'Configuration', description: "Apps' configuration per environment, secrets sealed at rest, audited" },
       { name: 'Verticals', description: "An enrolled app's surface: its enrollment, object types and resources" },
       { name: 'Documents', description: 'Document uploads, classification and indexing jobs' },
     ],

@@ -100,6 +100,20 @@ import {
 } from '../../control-plane/contracts.ts';
 import { ResourceSearchInputSchema, ResourceSearchResultSchema } from '../../control-plane/contracts.ts';
 import {
+  ConfigAuditPageSchema,
+  ConfigEntrySchema,
+  ConfigEnvironmentSchema,
+  ConfigKeySchema,
+  ConfigLabelSchema,
+  ConfigSetSchema,
+  ConfigSetSummarySchema,
+  ConfigWriteOutcomeSchema,
+  GetConfigInputSchema,
+  ListConfigAuditInputSchema,
+  PutConfigEntryInputSchema,
+  WriteConfigBodySchema,
+} from '../../control-plane/contracts.ts';
+import {
   AlertsSchema,
   CreateEndpointInputSchema,
   DeliveryDetailSchema,
@@ -219,6 +233,11 @@ const dryRunFlags = {
 };
 const resourcePath = { ...tenantPath, objectType: param(ResourceRefSchema.shape.type, { description: 'The object type, by key or PascalCase name' }), id: ResourceRefSchema.shape.id };
 const filePath = { ...resourcePath, propertyName: param(FileRefSchema.shape.property, { description: 'A file property the object type declares' }) };
+const configSetPath = {
+  ...tenantPath,
+  label: param(ConfigLabelSchema, { description: "The app's label (its name)" }),
+  environment: param(ConfigEnvironmentSchema, { description: 'The environment, such as dev' }),
+};
 const verticalTenantQuery = { tenant_id: param(TenantRefSchema, { description: "The app's company tenant or its child tenant, by id or slug; default: the caller's tenant" }) };
 const verticalTypePath = { key: param(VerticalKeySchema, { description: 'The key of an enrolled app' }), objectType: resourcePath.objectType };
 const verticalResourcePath = { ...verticalTypePath, id: ResourceRefSchema.shape.id };
@@ -1139,6 +1158,70 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     body: { schema: RotateClientSecretInputSchema.omit({ clientId: true }), required: false },
     responses: { 200: { description: 'The client with its new secret', schema: RotatedSecretSchema } },
     errors: [409, 501],
+  },
+  [`GET ${V4_BASE}/platform/config/:tenantId`]: {
+    operationId: 'listConfigSets',
+    summary: "The tenant's configuration sets: each app label and environment, with its counts",
+    tag: 'Configuration',
+    description: 'For members of the tenant (`resources.read`).',
+    path: tenantPath,
+    responses: { 200: { description: 'The sets, by label and environment', schema: listOf(ConfigSetSummarySchema) } },
+  },
+  [`GET ${V4_BASE}/platform/config/:tenantId/audit`]: {
+    operationId: 'listConfigAudit',
+    summary: "The audit of the tenant's configuration, newest first",
+    tag: 'Configuration',
+    description:
+      "For tenant administrators (`tenants.manage`). One event per key created, updated or deleted, and one per read of a set's secrets' values (`secrets_read`, no key): who, when, which key and whether it is a secret; never a value. A write that changes nothing leaves none.",
+    path: tenantPath,
+    query: {
+      label: ListConfigAuditInputSchema.shape.label,
+      environment: ListConfigAuditInputSchema.shape.environment,
+      key: ListConfigAuditInputSchema.shape.key,
+      limit: ListConfigAuditInputSchema.shape.limit,
+      offset: ListConfigAuditInputSchema.shape.offset,
+    },
+    responses: { 200: { description: 'A page of audit events', schema: ConfigAuditPageSchema } },
+  },
+  [`GET ${V4_BASE}/platform/config/:tenantId/:label/:environment`]: {
+    operationId: 'getConfig',
+    summary: "An app's configuration in one environment",
+    tag: 'Configuration',
+    description:
+      "For members of the tenant (`resources.read`); entries by key. A secret's `value` is null unless `include_secrets=true`, which tenant administrators (`tenants.manage`) may ask for; that read is audited. A set without entries answers an empty list.",
+    path: { ...configSetPath },
+    query: { include_secrets: param(GetConfigInputSchema.shape.include_secrets, { description: "`true`: secrets' values too" }) },
+    responses: { 200: { description: 'The entries', schema: ConfigSetSchema } },
+  },
+  [`PATCH ${V4_BASE}/platform/config/:tenantId/:label/:environment`]: {
+    operationId: 'writeConfig',
+    summary: "Set and remove keys of an app's configuration, all or none",
+    tag: 'Configuration',
+    description:
+      'For tenant administrators (`tenants.manage`). Each entry of `entries` is set (`secret` omitted: as stored, and false for a new key; a secret is sealed with the operator\'s key at rest); each key of `remove` is removed, and one that does not exist refuses the whole write (404). A key whose value and flag are those stored is `unchanged`. At most 1000 entries per set.',
+    path: { ...configSetPath },
+    body: { schema: WriteConfigBodySchema },
+    responses: { 200: { description: 'What was done to each key named', schema: ConfigWriteOutcomeSchema } },
+  },
+  [`PUT ${V4_BASE}/platform/config/:tenantId/:label/:environment/:key`]: {
+    operationId: 'putConfigEntry',
+    summary: 'Set one configuration key',
+    tag: 'Configuration',
+    description: "For tenant administrators (`tenants.manage`). The answer never holds a secret's value.",
+    path: { ...configSetPath, key: ConfigKeySchema },
+    body: { schema: PutConfigEntryInputSchema.omit({ label: true, environment: true, key: true }) },
+    responses: {
+      200: { description: 'The key existed: changed, or the same', schema: ConfigEntrySchema },
+      201: { description: 'The key was created', schema: ConfigEntrySchema },
+    },
+  },
+  [`DELETE ${V4_BASE}/platform/config/:tenantId/:label/:environment/:key`]: {
+    operationId: 'deleteConfigEntry',
+    summary: 'Remove one configuration key',
+    tag: 'Configuration',
+    description: 'For tenant administrators (`tenants.manage`).',
+    path: { ...configSetPath, key: ConfigKeySchema },
+    responses: { 204: { description: 'Removed' } },
   },
   [`GET ${V4_BASE}/verticals/:key`]: {
     operationId: 'getVertical',

@@ -1,6 +1,7 @@
 import { appsRouter } from '../apps/apps.router.ts';
 import { capabilitiesRouter } from '../capabilities/capabilities.router.ts';
 import { chatRouter } from '../chat/chat.router.ts';
+import { configStoreRouter } from '../config-store/config-store.router.ts';
 import { geoRouter } from '../geo/geo.router.ts';
 import { documentsRouter } from '../documents/documents.router.ts';
 import { healthRouter } from '../health/health.router.ts';
@@ -43,6 +44,7 @@ export const appRouter = t.router({
   verticals: verticalsRouter,
   search: searchRouter,
   documents: documentsRouter,
+  configStore: configStoreRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -99,7 +99,8 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
   });
 
   const CODES: Record<ErrorCodeName, Trigger | Unreachable> = {
-    E001: { unreachable: 'no command of this part needs a project directory; init and dev, which do, come later' },
+    // Outside any project (no svc.config.ts or package.json at or above the folder), an app label cannot be found.
+    E001: { args: () => ['env', 'pull'], cwd: async () => '/' },
     E002: {
       args: (f) => ['resources', 'list', 'project', '--tenant-id', f.acme],
       env: () => ({ SVC_TOKEN: 'token', BASE_URL_PUBLIC_API: undefined }),

@@ -170,6 +170,15 @@ async function plant(stack: TestStack, tenant: ContractTenant): Promise<void> {
   // A live child: the tenant cannot be deleted (409) while it has one, so the fuzzer's own
   // administrator cannot delete the tenant every later request needs.
   const child = expectStatus(await stack.request('POST', `/v4/platform/tenants/${tenant.id}/children`, { as, body: { name: `${tenant.marker} child`, slug: `${tenant.slug}-child` } }), 201, 'a child tenant');
+  // Configuration entries that hold the marker, a secret among them: no answer to the other tenant may carry them.
+  expectStatus(
+    await stack.request('PATCH', `/v4/platform/config/${tenant.id}/app-${tenant.side}/dev`, {
+      as,
+      body: { entries: [{ key: 'MARKER_SETTING', value: `${tenant.marker} setting` }, { key: 'MARKER_SECRET', value: `${tenant.marker} secret`, secret: true }] },
+    }),
+    200,
+    'configuration entries',
+  );
   tenant.names = {
     tenantId: [tenant.id, tenant.slug],
     tenant_id: [tenant.id, tenant.slug],

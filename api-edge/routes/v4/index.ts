@@ -14,6 +14,7 @@ import { v4GeoRoutes } from './geo.ts';
 import { v4IdentityRoutes } from './identity.ts';
 import { v4IntegrationRoutes } from './integrations.ts';
 import { v4CapabilityRoutes } from './platform-capabilities.ts';
+import { v4ConfigRoutes } from './platform-config.ts';
 import { v4PlatformRoutes } from './platform.ts';
 import { v4IdpAppRoutes } from './platform-idp-apps.ts';
 import { v4VerticalRoutes } from './verticals.ts';
@@ -23,7 +24,7 @@ import { v4WebhookRoutes } from './webhooks.ts';
 
 /**
  * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resource-search.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`, `geo.ts`, `platform-idp-apps.ts`, `verticals.ts`, `data-documents.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
+ * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resource-search.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`, `geo.ts`, `platform-idp-apps.ts`, `platform-config.ts`, `verticals.ts`, `data-documents.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
 export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
@@ -42,6 +43,7 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHe
     .use(v4WebhookRoutes(cp, calls))
     .use(v4GeoRoutes(cp, calls))
     .use(v4IdpAppRoutes(cp, calls))
+    .use(v4ConfigRoutes(cp, calls))
     .use(v4VerticalRoutes(cp, calls))
     .use(v4DocumentRoutes(cp, calls))
     .use(v4AiChatRoutes(cp, calls, { heartbeatMs: options.sseHeartbeatMs }))
