@@ -1,5 +1,4 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { readFileSync } from 'node:fs';
 import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
 import { command as provision } from './commands/provision/index.ts';
@@ -10,8 +9,9 @@ import { command as types } from './commands/types/index.ts';
 import { command as user } from './commands/user/index.ts';
 import { command as verify } from './commands/verify/index.ts';
 import { command as whoami } from './commands/whoami.ts';
+import { clientPackage } from './package-info.ts';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = clientPackage().version;
 
 /** Options every command takes, before or after its name. */
 export const globalOptions = () => [
