@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../errors.ts';
+import { clientPackage } from '../package-info.ts';
 import { BUILTIN_SOURCE, readManifest, type Manifest } from './project.service.ts';
 
 /**
@@ -16,7 +16,7 @@ const TEMPLATES = fileURLToPath(new URL('../templates/', import.meta.url));
 export const APP_TEMPLATE_DIR = join(TEMPLATES, 'app');
 export const AGENT_TEMPLATE_DIR = join(TEMPLATES, 'agent');
 /** The version of this client, recorded with what it scaffolds. */
-export const CLIENT_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const CLIENT_VERSION: string = clientPackage().version;
 
 /**
  * - `managed`: the template's own code; kept equal to the template (`svc init --current-dir`
