@@ -1,4 +1,5 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
+import { command as doctor } from './commands/doctor.ts';
 import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
 import { command as provision } from './commands/provision/index.ts';
@@ -6,6 +7,7 @@ import { command as publicapi } from './commands/publicapi/index.ts';
 import { command as resources } from './commands/resources/index.ts';
 import { command as tenant } from './commands/tenant/index.ts';
 import { command as types } from './commands/types/index.ts';
+import { command as update } from './commands/update.ts';
 import { command as user } from './commands/user/index.ts';
 import { command as verify } from './commands/verify/index.ts';
 import { command as whoami } from './commands/whoami.ts';
@@ -44,7 +46,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, user, provision, publicapi, verify, login, whoami, logout]) program.addCommand(command as unknown as Command);
+  for (const command of [resources, types, tenant, user, provision, publicapi, verify, login, whoami, logout, update, doctor]) program.addCommand(command as unknown as Command);
   for (const command of leaves(program as unknown as CommandUnknownOpts)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());
