@@ -37,6 +37,8 @@ describe('svc installed with npm install -g', { timeout: 240_000 }, () => {
     expect(packed.files).toContain('bin/svc.js');
     expect(packed.files).toContain('dist/svc.mjs');
     expect(packed.files).toContain('dist/THIRD-PARTY-LICENSES.txt');
+    expect(packed.files).toContain('blocks/catalog.json');
+    expect(packed.files).toContain('templates/app/server.mjs');
     // TypeScript only in the app template it scaffolds, none of its own.
     expect(packed.files.filter((f) => f.endsWith('.ts') && !f.startsWith('templates/'))).toEqual([]);
     const manifest = JSON.parse(readFileSync(new URL('../../cli/package.json', import.meta.url), 'utf8'));
@@ -55,6 +57,10 @@ describe('svc installed with npm install -g', { timeout: 240_000 }, () => {
     const verified = await runInstalled(bin, ['verify', '--tenant-id', 'acme'], env);
     expect(verified.exitCode, verified.stdout + verified.stderr).toBe(0);
     expect(verified.stdout).toMatch(/^✓ health: status ok$/m);
+    // Files the client reads at run time ship with it.
+    const block = await runInstalled(bin, ['blocks', 'describe', 'chat', '--format', 'json'], { HOME: dir });
+    expect(block.exitCode, block.stderr).toBe(0);
+    expect(block.json).toMatchObject({ id: 'chat', source: 'catalog' });
   });
 
   it("loads a project's TypeScript object types with nothing but the installed package", async () => {
