@@ -1,5 +1,6 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { command as blocks } from './commands/blocks/index.ts';
+import { command as deploy } from './commands/deploy/index.ts';
 import { command as doctor } from './commands/doctor.ts';
 import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
@@ -47,7 +48,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, user, provision, publicapi, verify, login, whoami, logout, blocks, update, doctor]) program.addCommand(command as unknown as Command);
+  for (const command of [resources, types, tenant, user, provision, publicapi, verify, login, whoami, logout, deploy, blocks, update, doctor]) program.addCommand(command as unknown as Command);
   for (const command of leaves(program as unknown as CommandUnknownOpts)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());
