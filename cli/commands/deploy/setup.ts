@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
+import { codeHost, repoOption } from './_code-host.ts';
 import { renderSetup } from './_render.ts';
 
 export const command = withMeta(
@@ -11,12 +12,10 @@ export const command = withMeta(
         'The code host is SVC_CODE_HOST_URL (default GitHub\'s API), the token GITHUB_TOKEN (else GH_TOKEN; E002). E001 outside a ' +
         'project, E003 without the env file. A value that names this machine (http://localhost...) is set, with a warning.',
     )
-    .option('--repo <owner/name>', "the repository (default: the git remote origin's)")
+    .addOption(repoOption())
     .action(async (options, cmd) => {
       const ctx = contextOf(cmd);
-      const deploy = await import('../../services/deploy.service.ts');
-      const api = deploy.codeHostClient();
-      const repo = await deploy.resolveRepo(options.repo);
+      const { deploy, api, repo } = await codeHost(options.repo);
       const result = await ctx.out.spin(`Setting the secrets of ${repo.fullName}`, () => deploy.setupSecrets(api, repo));
       for (const name of result.localValues) ctx.out.warn(`${name} names this machine: the deployed app cannot reach it; set its deployed value in ${result.envFile} and run svc deploy setup again`);
       ctx.out.data(result, renderSetup);

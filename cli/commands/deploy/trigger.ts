@@ -1,6 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
+import { codeHost, repoOption } from './_code-host.ts';
 import { renderTrigger } from './_render.ts';
 
 export const command = withMeta(
@@ -9,16 +10,14 @@ export const command = withMeta(
       "Start the repository's deploy workflow on a branch: a workflow dispatch on the code host (the workflow must allow " +
         'workflow_dispatch). E202 when the repository or workflow does not exist.',
     )
-    .option('--repo <owner/name>', "the repository (default: the git remote origin's)")
+    .addOption(repoOption())
     .option('--branch <branch>', 'the branch (or tag) to run it on', 'main')
     .option('--workflow <filename>', "the workflow's file name under .github/workflows, or its id", 'deploy-demo.yml')
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
       const ctx = contextOf(cmd);
-      const deploy = await import('../../services/deploy.service.ts');
-      const api = deploy.codeHostClient();
-      const repo = await deploy.resolveRepo(options.repo);
+      const { deploy, api, repo } = await codeHost(options.repo);
       ctx.out.data(await deploy.triggerWorkflow(api, repo, options.workflow, options.branch), renderTrigger);
     }),
   { calls: ['POST {code_host_url}/repos/{owner}/{repo}/actions/workflows/{workflow}/dispatches'] },
