@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { COUPLINGS, LANES, PACKAGE_PROFILES, READINESS } from './blocks.constants.ts';
 
 /**
  * A block: one building block of the platform an app is made of (resources, documents, chat,
@@ -6,18 +7,6 @@ import { z } from 'zod';
  * (`cli/blocks/catalog.json`); a project may describe blocks of its own in `svc.blocks.json`.
  * Both files are a {@link BlockCatalogSchema}.
  */
-
-export const LANES = ['foundation', 'product', 'addon', 'dev'] as const;
-export const COUPLINGS = ['external-safe', 'external-with-adapter', 'internal-only'] as const;
-export const READINESS = ['public-ready', 'preview', 'internal', 'blocked'] as const;
-export const PACKAGE_PROFILES = ['external', 'internal', 'hybrid'] as const;
-export const GROUPS = ['lane', 'package', 'coupling', 'profile', 'readiness'] as const;
-
-export type Lane = (typeof LANES)[number];
-export type Coupling = (typeof COUPLINGS)[number];
-export type Readiness = (typeof READINESS)[number];
-export type PackageProfile = (typeof PACKAGE_PROFILES)[number];
-export type GroupBy = (typeof GROUPS)[number];
 
 const KEBAB = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 const ROUTE = /^(GET|POST|PUT|PATCH|DELETE) \/\S*$/;

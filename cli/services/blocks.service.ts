@@ -2,17 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../errors.ts';
-import {
-  BlockCatalogSchema,
-  PACKAGE_PROFILES,
-  type BlockCatalog,
-  type BlockManifest,
-  type Coupling,
-  type GroupBy,
-  type Lane,
-  type PackageProfile,
-  type Readiness,
-} from './blocks.schema.ts';
+import { PACKAGE_PROFILES, type Coupling, type GroupBy, type Lane, type PackageProfile, type Readiness } from './blocks.constants.ts';
+import { BlockCatalogSchema, type BlockCatalog, type BlockManifest } from './blocks.schema.ts';
 import { findProjectRoot, readManifest } from './project.service.ts';
 
 /** The catalog that ships with the client. */

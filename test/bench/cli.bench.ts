@@ -9,6 +9,8 @@
  * machine is shared); the ratios' median is the figure to quote. Wall time is measured around the
  * process from spawn to exit; CPU time (user + system) from the kernel's account of the reaped
  * child (`/proc/self/stat`'s cutime and cstime, in clock ticks, so coarse for one run: read its median).
+ * Both run with a minimal environment (PATH and HOME): variables such as NODE_OPTIONS or
+ * NODE_EXTRA_CA_CERTS make every Node start slower and would hide the client's own cost.
  * Target: each ratio of wall times at most 3.
  *
  * Settings: BENCH_CLI_RUNS (30 pairs per command), BENCH_CLI_WARMUP (3 rounds).

@@ -160,6 +160,9 @@ describe('svc blocks', { timeout: 60_000 }, () => {
     const search = await out(['blocks', 'describe', 'search', '--format', 'json']);
     expect(search.exitCode).toBe(0);
     expect(search.json).toEqual({ ...catalog.blocks.find((b) => b.id === 'search'), source: 'catalog', requiredBy: expect.arrayContaining(['chat', 'documents']) });
+    const legacy = await out(['blocks', 'describe', 'search', '--json']);
+    expect(legacy.json).toEqual(search.json);
+    expect(legacy.stderr).toBe('Warning: --json is deprecated; use --format json\n');
     const text = await out(['blocks', 'describe', 'chat']);
     expect(text.stdout).toMatch(/^readiness +preview$/m);
     expect(text.stdout).toMatch(/^requires +search, workflows$/m);

@@ -63,6 +63,18 @@ describe('svc installed with npm install -g', { timeout: 240_000 }, () => {
     expect(block.json).toMatchObject({ id: 'chat', source: 'catalog' });
   });
 
+  it('says how to build the client when a checkout has not built it', async () => {
+    const checkout = join(dir, 'checkout');
+    await mkdir(join(checkout, 'bin'), { recursive: true });
+    await writeFile(join(checkout, 'bin/svc.js'), readFileSync(new URL('../../cli/bin/svc.js', import.meta.url)));
+    const missing = await runInstalled(process.execPath, [join(checkout, 'bin/svc.js'), '--version'], { HOME: dir });
+    expect(missing.exitCode).toBe(3);
+    expect(missing.stdout).toBe('');
+    expect(missing.stderr).toBe(
+      'svc: the compiled client (cli/dist/svc.mjs) is missing.\nIn a source checkout, build it with `npm run build:cli` (or run the source with `npx tsx cli/main.ts`).',
+    );
+  });
+
   it("loads a project's TypeScript object types with nothing but the installed package", async () => {
     const project = join(dir, 'project');
     await mkdir(join(project, 'src/svc.config'), { recursive: true });

@@ -1,7 +1,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { COUPLINGS, GROUPS, LANES, PACKAGE_PROFILES, READINESS } from '../../services/blocks.schema.ts';
+import { COUPLINGS, GROUPS, LANES, PACKAGE_PROFILES, READINESS } from '../../services/blocks.constants.ts';
 import { renderList } from './_render.ts';
 
 export const command = withMeta(

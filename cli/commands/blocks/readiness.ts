@@ -2,7 +2,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { EXIT_CODES } from '../../errors.ts';
-import { PACKAGE_PROFILES } from '../../services/blocks.schema.ts';
+import { PACKAGE_PROFILES } from '../../services/blocks.constants.ts';
 import { renderReadiness } from './_render.ts';
 
 export const command = withMeta(
