@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { access, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CliError } from '../errors.ts';
-import { importTypeScript } from './ts-module.ts';
 
 /**
  * An svc project on disk: the folder with `svc.config.ts` (the configuration the client reads)
@@ -50,6 +50,13 @@ export const ManifestSchema = z
   })
   .strict();
 export type Manifest = z.infer<typeof ManifestSchema>;
+
+/** E005, with what is wrong (the command shows each problem before the error). */
+export class InvalidProjectError extends CliError {
+  constructor(readonly problems: string[]) {
+    super('E005');
+  }
+}
 
 const exists = (path: string) => access(path).then(() => true, () => false);
 
@@ -132,7 +139,8 @@ export async function loadProjectConfig(root: string): Promise<ProjectConfig> {
   const file = join(root, CONFIG_FILE);
   let module: { default?: unknown; config?: unknown };
   try {
-    module = await importTypeScript<typeof module>(file);
+    const { tsImport } = await import('tsx/esm/api');
+    module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as typeof module;
   } catch (error) {
     const message = (error as Error).message.split('\n')[0];
     throw new CliError('E006', { details: `${CONFIG_FILE}: ${message}` }, { cause: error });
