@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { access, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { CliError } from '../errors.ts';
+import { importTypeScript } from './ts-module.ts';
 
 /**
  * An svc project on disk: the folder with `svc.config.ts` (the configuration the client reads)
@@ -139,8 +139,7 @@ export async function loadProjectConfig(root: string): Promise<ProjectConfig> {
   const file = join(root, CONFIG_FILE);
   let module: { default?: unknown; config?: unknown };
   try {
-    const { tsImport } = await import('tsx/esm/api');
-    module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as typeof module;
+    module = await importTypeScript<typeof module>(file);
   } catch (error) {
     const message = (error as Error).message.split('\n')[0];
     throw new CliError('E006', { details: `${CONFIG_FILE}: ${message}` }, { cause: error });
