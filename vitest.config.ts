@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
-    globalSetup: ['test/harness/global-setup.ts'],
+    globalSetup: ['test/harness/global-setup.ts', 'test/cli/build-client.ts'],
     exclude: ['**/node_modules/**', '.git/**', '.scratch/**'],
     testTimeout: 30_000,
     hookTimeout: 120_000,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -56,6 +55,8 @@ async function readJson<T>(path: string): Promise<Record<string, T> | undefined>
 /** Writes the whole file under a temporary name, then renames it: a client running at the same time reads the old file or the new one, never half of one. */
 async function writeJson(path: string, value: unknown, mode = 0o600): Promise<void> {
   await mkdir(svcDir(), { recursive: true, mode: 0o700 });
+  // node:crypto is loaded on a write only: the client starts without it.
+  const { randomBytes } = await import('node:crypto');
   const temporary = `${path}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
   try {
     await writeFile(temporary, JSON.stringify(value, null, 2) + '\n', { mode });

@@ -1,7 +1,9 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { readFileSync } from 'node:fs';
+import { command as blocks } from './commands/blocks/index.ts';
 import { command as chat } from './commands/chat/index.ts';
+import { command as deploy } from './commands/deploy/index.ts';
 import { command as docs } from './commands/docs.ts';
+import { command as doctor } from './commands/doctor.ts';
 import { command as env } from './commands/env/index.ts';
 import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
@@ -10,13 +12,15 @@ import { command as publicapi } from './commands/publicapi/index.ts';
 import { command as resources } from './commands/resources/index.ts';
 import { command as tenant } from './commands/tenant/index.ts';
 import { command as types } from './commands/types/index.ts';
+import { command as update } from './commands/update.ts';
 import { command as user } from './commands/user/index.ts';
 import { command as verify } from './commands/verify/index.ts';
 import { command as vertical } from './commands/vertical/index.ts';
 import { command as whoami } from './commands/whoami.ts';
 import { command as workflow } from './commands/workflow/index.ts';
+import { clientPackage } from './package-info.ts';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = clientPackage().version;
 
 /** Options every command takes, before or after its name. */
 export const globalOptions = () => [
@@ -49,7 +53,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, login, whoami, logout]) program.addCommand(command as unknown as Command);
+  for (const command of [resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, login, whoami, logout, deploy, blocks, update, doctor]) program.addCommand(command as unknown as Command);
   for (const command of leaves(program as unknown as CommandUnknownOpts)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());

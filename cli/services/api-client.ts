@@ -39,7 +39,9 @@ const UPLOAD_TIMEOUT_MS = 30 * 60_000;
 
 /** The platform's error text with its details (`field: issue`, a current version), for `{details}`. */
 function describePlatformError(status: number, body: unknown): string {
-  const error = (body as PlatformErrorBody | undefined)?.error;
+  // The platform's `{error: {message}}`; other services' `{message}` (a code host's).
+  const other = (body as { message?: unknown } | undefined)?.message;
+  const error = (body as PlatformErrorBody | undefined)?.error ?? (typeof other === 'string' ? ({ message: other } as PlatformErrorBody['error']) : undefined);
   if (!error?.message) return typeof body === 'string' && body ? `${status} ${body.slice(0, 200)}` : `HTTP ${status}`;
   const details = error.details ?? {};
   const extra: string[] = [];

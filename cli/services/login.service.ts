@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { assertSecureUrl, writeTokens, type StoredTokens } from '../config.ts';
 import { CliError } from '../errors.ts';
@@ -119,6 +119,8 @@ export async function loginWithDevice(options: {
  */
 export async function loginWithBrowser(options: LoginOptions): Promise<{ issuer: string; expiresAt?: number; scope: string }> {
   const oidc = await import('openid-client');
+  // Loaded here, not when the client starts: Node's HTTP server is only needed for this callback.
+  const { createServer } = await import('node:http');
   const config = await discover(options.baseUrl);
 
   const verifier = oidc.randomPKCECodeVerifier();

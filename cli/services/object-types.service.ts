@@ -1,8 +1,8 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { CliError } from '../errors.ts';
 import type { ApiClient } from './api-client.ts';
+import { importTypeScript } from './ts-module.ts';
 
 /** An object type as the project declares it: the body of `POST /v4/data/resources/object-types`. */
 export interface ObjectTypeDefinition {
@@ -47,9 +47,7 @@ export async function loadObjectTypes(cwd = process.cwd()): Promise<{ file: stri
   }
   let module: { objectTypes?: unknown; default?: { objectTypes?: unknown; default?: unknown } };
   try {
-    // tsx compiles the file whether the project is an ES module package or CommonJS.
-    const { tsImport } = await import('tsx/esm/api');
-    module = (await tsImport(pathToFileURL(file).href, import.meta.url)) as typeof module;
+    module = await importTypeScript<typeof module>(file);
   } catch (error) {
     throw new CliError('E004', {}, { cause: error });
   }

@@ -16,7 +16,8 @@ export interface Ratio {
   target?: number;
 }
 
-function table(header: string[], rows: string[][], leftAligned = 1): string {
+/** Columns padded to width: the first `leftAligned` to the left, the rest to the right, under a rule. */
+export function table(header: string[], rows: string[][], leftAligned = 1): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i < leftAligned ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');

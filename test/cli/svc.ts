@@ -31,8 +31,9 @@ function limiter(max: number) {
 const slot = limiter(6);
 
 /**
- * Runs the real `svc` executable in its own process, stdin not a terminal, with only the
- * environment given (plus PATH and TMPDIR): no CI, NO_COLOR or token leaks in from the test run.
+ * Runs the real `svc` executable (the compiled client, which the run's global setup builds) in its
+ * own process, stdin not a terminal, with only the environment given (plus PATH and TMPDIR): no CI,
+ * NO_COLOR or token leaks in from the test run.
  */
 export async function svc(args: string[], env: Record<string, string | undefined> = {}, input?: string, cwd?: string): Promise<SvcRun> {
   const result = await slot(() => execa('node', [BIN, ...args], {
@@ -73,7 +74,7 @@ export function startSvc(args: string[], env: Record<string, string | undefined>
 /** The path of the executable, for commands run under another program (`script`, for a terminal). */
 export const SVC_BIN = BIN;
 
-const VERSION: string = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+const VERSION: string = JSON.parse(readFileSync(new URL('../../cli/package.json', import.meta.url), 'utf8')).version;
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A path under the temporary directory through directories made by `mkdtemp` (`svc-home-Ab12Cd/`). */

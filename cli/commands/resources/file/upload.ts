@@ -2,7 +2,6 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { Readable } from 'node:stream';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../command.ts';
 import { contextOf } from '../../../context.ts';
 import { invalidInput } from '../../../errors.ts';
@@ -31,6 +30,7 @@ export const command = withMeta(
       const tenantId = await ctx.tenantId(options.tenantId);
       const resources = createResourcesService(await ctx.api());
       const answer = await ctx.out.progress(`Uploading ${basename(path)}`, size, async (advance) => {
+        const { Readable } = await import('node:stream');
         const stream = createReadStream(path).on('data', (chunk) => advance(chunk.length));
         const body = Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
         return resources.uploadFile(tenantId, { type, id, property, filename: options.filename ?? basename(path), contentType: options.contentType, size, body });
