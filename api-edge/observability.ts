@@ -128,7 +128,7 @@ export function observedFetch(fetch: (request: Request) => Response | Promise<Re
  * the response is counted when it has been sent.
  */
 export function observeNodeRequest(req: IncomingMessage, res: ServerResponse, route: string, log?: AccessLog): void {
-  const trace = newTrace({ get: (name) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : null) });
+  const trace = newTrace({ get: (name) => (typeof req.headers[name] === 'string' ? req.headers[name] : null) });
   res.setHeader(REQUEST_ID_HEADER, trace.requestId);
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   res.setHeader('content-security-policy', PAGE_CSP);

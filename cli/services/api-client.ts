@@ -88,7 +88,7 @@ async function fetchFunction(): Promise<typeof fetch> {
   if (!proxied) return fetch;
   const undici = await import('undici');
   const dispatcher = new undici.EnvHttpProxyAgent();
-  return ((input: string, init: RequestInit) => undici.fetch(input, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+  return ((input: string, init: RequestInit) => undici.fetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }
 
 /**

@@ -24,6 +24,7 @@ const plainText = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
+    // eslint-disable-next-line no-control-regex -- refuses control characters on purpose
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 export const DocumentTypeSchema = plainText(100);

@@ -156,7 +156,7 @@ export function startOperator(options: OperatorOptions): RunningOperator {
       plural: APPS,
       reconcile: (object, writer) => reconcileApp({ ...appDeps, kube: writer }, object as AppObject),
       follows: ({ spec }: AppObject) => [spec.companyTenant, childSlugOf(spec)].filter((slug): slug is string => !!slug),
-    } as Reconciled,
+    },
   ];
   /** Queue entries name an object by kind and name. */
   const entry = (kind: Reconciled, name: string) => `${kind.plural}/${name}`;
