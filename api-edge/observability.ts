@@ -46,7 +46,7 @@ export function requestTrace(request: Request): RequestTrace {
 }
 
 /**
- * Headers on every edge response (docs/decisions.md, "Operability"). An answer that sets its own
+ * Headers on every edge response (docs/decisions/0110-security-headers.md). An answer that sets its own
  * Content-Security-Policy keeps it; every other (JSON, redirects, errors) gets the API policy,
  * which lets a browser load nothing from it and frame it nowhere.
  */

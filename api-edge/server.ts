@@ -124,7 +124,7 @@ const UPLOAD_COLLECTION_BYTES = 8 * 1024 * 1024;
  * garbage collection, without waiting for it, every UPLOAD_COLLECTION_BYTES read. Bun's
  * collector otherwise leaves the chunks already written to the blob store for a later
  * collection: a 100 MB upload grew the process by about 72 MB, and mostly by 15 to 23 MB with this
- * (docs/benchmarks.md, `bench:ingest`).
+ * (docs/decisions/0106-bun-collects-during-uploads.md).
  */
 function collectingWhileRead(bun: BunRuntime, request: Request): Request {
   // The method and path first: reading `body` costs Bun more, and this runs for every request.

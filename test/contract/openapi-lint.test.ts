@@ -10,7 +10,7 @@ import { owaspRuleset, patternBoundsLength } from './owasp-ruleset.ts';
  * Both OpenAPI documents linted with Spectral: its `oas` ruleset (every rule) and the OWASP API
  * Security rules of ./owasp-ruleset.ts. A finding is either fixed in api-edge/openapi (or the
  * schema it is generated from) or accepted below, each acceptance with its reason, as recorded
- * in docs/decisions.md ("API contract").
+ * in docs/decisions/0116-openapi-lint.md.
  */
 const { Spectral, Document } = spectralCore;
 const { Json } = spectralParsers;
