@@ -28,6 +28,6 @@ EXPOSE 8080 8081 8090
 # local PostgreSQL or Temporal server (`npm start`, scripts/start.ts, does). `node --import tsx`
 # rather than `npm start`: npm start would check (and, on a mismatch, reinstall) node_modules, which
 # a read-only root filesystem forbids. The young generation's semi-space of 64 MB
-# as in `npm start` (docs/decisions.md).
+# as in `npm start` (docs/decisions/0038-node-semi-space.md).
 ENTRYPOINT ["node", "--max-semi-space-size=64", "--import", "tsx", "main.ts"]
 CMD ["--role", "all"]

@@ -20,8 +20,8 @@ function bareEnv(stateDir: string): NodeJS.ProcessEnv {
 function runMain(args: string[], env: NodeJS.ProcessEnv): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn('node', ['--import', 'tsx', 'main.ts', ...args], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   const exited = once(child, 'exit').then(([code]) => code as number | null);
   return { child, output: () => output, exited };
 }

@@ -316,7 +316,7 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
   try {
     role = parseRole(argv, env);
     log = processLog(env, role);
-    if (bunRuntime && isNodeRole(role)) return handOffToNode(MAIN_SCRIPT, role, env);
+    if (bunRuntime && isNodeRole(role)) return await handOffToNode(MAIN_SCRIPT, role, env);
     config = readConfig(role, env, local);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;

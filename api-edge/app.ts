@@ -181,7 +181,7 @@ export function createEdgeApp(deps: EdgeDeps) {
     })
     .use(apiReferenceRoutes())
     .use(apiRoutes(deps.controlPlane, calls, { sseHeartbeatMs: deps.sseHeartbeatMs }));
-  // Outside the API bases: neither authenticated nor rate-limited (docs/decisions.md, "Operability").
+  // Outside the API bases: neither authenticated nor rate-limited (docs/decisions/0109-metrics.md).
   if (deps.serveMetrics !== false) {
     app.get('/metrics', async () => {
       const { contentType, body } = await metricsText();

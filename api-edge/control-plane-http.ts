@@ -100,7 +100,7 @@ export function createHttpControlPlane(url: string, credential: string): Control
         headers: { ...headersOf(call), 'content-type': 'application/octet-stream', [UPLOAD_META_HEADER]: encodeUploadMeta(body.meta) },
         body: detachedByteStream(body.stream),
         duplex: 'half',
-      } as RequestInit);
+      });
       const json = (await response.json().catch(() => undefined)) as { result?: { data: unknown }; error?: unknown } | undefined;
       if (json?.result) return json.result.data;
       throw TRPCClientError.from(json?.error ? (json as never) : new Error(`the control plane answered ${response.status} without a tRPC body`));

@@ -46,7 +46,7 @@ export function requestTrace(request: Request): RequestTrace {
 }
 
 /**
- * Headers on every edge response (docs/decisions.md, "Operability"). An answer that sets its own
+ * Headers on every edge response (docs/decisions/0110-security-headers.md). An answer that sets its own
  * Content-Security-Policy keeps it; every other (JSON, redirects, errors) gets the API policy,
  * which lets a browser load nothing from it and frame it nowhere.
  */
@@ -128,7 +128,7 @@ export function observedFetch(fetch: (request: Request) => Response | Promise<Re
  * the response is counted when it has been sent.
  */
 export function observeNodeRequest(req: IncomingMessage, res: ServerResponse, route: string, log?: AccessLog): void {
-  const trace = newTrace({ get: (name) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : null) });
+  const trace = newTrace({ get: (name) => (typeof req.headers[name] === 'string' ? req.headers[name] : null) });
   res.setHeader(REQUEST_ID_HEADER, trace.requestId);
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
   res.setHeader('content-security-policy', PAGE_CSP);

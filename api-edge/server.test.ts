@@ -23,7 +23,7 @@ console.log(port);
 async function exchange(port: number, raw: string): Promise<string> {
   const socket = connect(port, '127.0.0.1');
   let answer = '';
-  socket.on('data', (chunk) => (answer += chunk));
+  socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
   socket.write(raw);
   await once(socket, 'close');
   return answer;

@@ -55,7 +55,7 @@ export function createEdgeServer(app: EdgeApp, mounts: NodeMount[] = [], options
 function nodeServer(app: EdgeApp, mounts: NodeMount[], accessLog?: AccessLog): EdgeServer {
   const fetchApp = observedFetch((request) => app.fetch(request), accessLog);
   const fetchRest = (request: Request) => (hasUnmeasuredBody(request) ? withMeasuredBody(request).then(fetchApp) : fetchApp(request));
-  const handleRest = toNodeHandler(fetchRest as Parameters<typeof toNodeHandler>[0]);
+  const handleRest = toNodeHandler(fetchRest);
   const server: Server = createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0]!;
     const mount = mounts.find((m) => m.handles(pathname));
@@ -87,14 +87,14 @@ export function asEdgeServer(server: Server): EdgeServer {
  * the stream is ended for real when the body has arrived.
  */
 function asFetchHandler(mount: NodeMount): (request: Request) => Promise<Response> {
-  return toFetchHandler(((req: IncomingMessage, res: ServerResponse) => {
+  return toFetchHandler((req: IncomingMessage, res: ServerResponse) => {
     req.socket.once('end', () => {
       req.complete = true;
       req.push(null);
     });
     res.setHeader('content-security-policy', PAGE_CSP);
     mount.handle(req, res);
-  }) as never) as never;
+  }) as never;
 }
 
 /**
@@ -124,7 +124,7 @@ const UPLOAD_COLLECTION_BYTES = 8 * 1024 * 1024;
  * garbage collection, without waiting for it, every UPLOAD_COLLECTION_BYTES read. Bun's
  * collector otherwise leaves the chunks already written to the blob store for a later
  * collection: a 100 MB upload grew the process by about 72 MB, and mostly by 15 to 23 MB with this
- * (docs/benchmarks.md, `bench:ingest`).
+ * (docs/decisions/0106-bun-collects-during-uploads.md).
  */
 function collectingWhileRead(bun: BunRuntime, request: Request): Request {
   // The method and path first: reading `body` costs Bun more, and this runs for every request.
@@ -148,7 +148,7 @@ function collectingWhileRead(bun: BunRuntime, request: Request): Request {
     },
     { highWaterMark: 0 },
   );
-  return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal, duplex: 'half' } as RequestInit);
+  return new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal, duplex: 'half' });
 }
 
 function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[], accessLog?: AccessLog): EdgeServer {

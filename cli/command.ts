@@ -27,7 +27,7 @@ export const metaOf = (command: CommandUnknownOpts): CommandMeta | undefined => 
 export const formatOption = () =>
   new Option('--format <format>', 'output format')
     .choices(FORMATS)
-    .default('text' as Format)
+    .default('text')
     .argParser((value): Format => {
       if ((FORMATS as readonly string[]).includes(value)) return value as Format;
       throw new CliError('E304', { details: `--format ${value}`, validFormats: FORMATS.join(', ') });

@@ -61,7 +61,7 @@ function describeCommand(command: CommandUnknownOpts, parents: string[]): Comman
     path: path.join(' '),
     description: command.description(),
     arguments: command.registeredArguments.map((a) => ({ name: a.name(), description: a.description, required: a.required, variadic: a.variadic })),
-    options: command.options.filter((o) => !GLOBAL_OPTION_NAMES.has(o.attributeName()) && !o.hidden).map((o) => describeOption(o as Option)),
+    options: command.options.filter((o) => !GLOBAL_OPTION_NAMES.has(o.attributeName()) && !o.hidden).map((o) => describeOption(o)),
     calls: meta?.calls ?? [],
     destructive: meta?.destructive ?? false,
     plainText: meta?.plainText ?? false,
@@ -76,7 +76,7 @@ export function describeProgram(program: CommandUnknownOpts): ProgramDescription
     name: program.name(),
     version: VERSION,
     description: program.description(),
-    globalOptions: program.options.map((o) => describeOption(o as Option)),
+    globalOptions: program.options.map((o) => describeOption(o)),
     commands: program.commands.map((c) => describeCommand(c, [])),
     errors: errorTable(),
   };

@@ -95,7 +95,7 @@ export function setEnvValues(text: string, values: Record<string, string>): stri
       if (multiLine) openQuote = opener;
       if (written.has(name)) continue;
       written.add(name);
-      out.push(`${match![1]}${name}=${quote(name, values[name]!)}`);
+      out.push(`${match[1]}${name}=${quote(name, values[name]!)}`);
       continue;
     }
     dropping = false;

@@ -153,7 +153,7 @@ export class Output {
   async select<T extends string>(question: string, choices: Array<{ value: T; label: string; hint?: string }>, missing: string): Promise<T> {
     if (!this.interactive) throw new CliError('E303', { field: missing });
     const prompts = await import('@clack/prompts');
-    const answer = await prompts.select({ message: question, options: choices as never, output: process.stderr });
+    const answer = await prompts.select<string>({ message: question, options: choices, output: process.stderr });
     if (prompts.isCancel(answer)) throw invalidInput('cancelled at the prompt');
     return answer as T;
   }

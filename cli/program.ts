@@ -53,8 +53,8 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, login, whoami, logout, deploy, blocks, update, doctor]) program.addCommand(command as unknown as Command);
-  for (const command of leaves(program as unknown as CommandUnknownOpts)) {
+  for (const command of [resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, login, whoami, logout, deploy, blocks, update, doctor]) program.addCommand(command);
+  for (const command of leaves(program)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());
     command.exitOverride().configureOutput(OUTPUT).showSuggestionAfterError();

@@ -109,7 +109,7 @@ export function createControlPlaneServer(deps: {
       body: nodeByteStream(req, () => req.resume()),
       duplex: 'half',
       signal: aborted.signal,
-    } as RequestInit);
+    });
     const response = await fetchRequestHandler({ endpoint: '/', req: request, router: appRouter, createContext: () => contextOf(req) });
     const body = Buffer.from(await response.arrayBuffer());
     // Refused before all of it was read (a storage quota judged by the declared length): the rest is discarded, so that the caller's connection serves its next call.

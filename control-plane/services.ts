@@ -1,7 +1,7 @@
 import { createLocalModel } from './ai/local-model.ts';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from './ai/openai-compatible.ts';
 import { createAppsService, type AppsService } from './apps/apps.service.ts';
-import { createAnsweringService, retrieveFromSearch, type AnsweringService, type ReadDocument, type Retrieve } from './chat/answering.ts';
+import { createAnsweringService, retrieveFromSearch, type AnsweringService, type Retrieve } from './chat/answering.ts';
 import type { AnswerStreamSettings } from './chat/answer-streams.ts';
 import { createChatService, type ChatService } from './chat/chat.service.ts';
 import { createConfigStoreService, type ConfigStoreService } from './config-store/config-store.service.ts';

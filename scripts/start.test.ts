@@ -64,8 +64,8 @@ async function startPlatformProcess(stateDir: string): Promise<{ child: ChildPro
     detached: true,
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
   await until(async () => output.includes('platform ready on') || child.exitCode !== null, (done) => done);
   if (!output.includes('platform ready on')) throw new Error(`the platform did not start:\n${output}`);
   return { child, url: `http://localhost:${port}`, output: () => output };

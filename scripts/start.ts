@@ -80,7 +80,7 @@ if (role !== 'edge') {
   const applied = await migrate(url);
   if (applied.length) log(`applied migrations: ${applied.join(', ')}`);
 }
-// On the private cluster, tenant connections log in as a role of their own (docs/decisions.md).
+// On the private cluster, tenant connections log in as a role of their own (docs/decisions/0039-tenant-login-role.md).
 // An edge without CONTROL_PLANE_URL runs a control plane of its own, and its tenant connections too.
 const tenantUrl = env.TENANT_DATABASE_URL || (!env.DATABASE_URL && (role !== 'edge' || !env.CONTROL_PLANE_URL) ? await ensureTenantLogin(url) : undefined);
 const externalIdentity = !!(env.AUTH_ISSUER && env.AUTH_JWKS_URL);

@@ -26,7 +26,7 @@ function traceOf(headers: Record<string, unknown>): TraceFields {
   const payload = headers[TRACE_HEADER];
   if (!payload) return {};
   try {
-    const value = defaultPayloadConverter.fromPayload<TraceFields>(payload as never);
+    const value = defaultPayloadConverter.fromPayload<TraceFields>(payload);
     return {
       ...(typeof value?.requestId === 'string' ? { requestId: value.requestId } : {}),
       ...(typeof value?.traceparent === 'string' ? { traceparent: value.traceparent } : {}),

@@ -68,6 +68,7 @@ export async function startWorker(options: {
   return {
     async health() {
       const serving = await Promise.race([
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-comparison -- 1 is SERVING in the gRPC health protocol; its enum lives in a package the platform does not depend on
         connection.healthService.check({}).then((reply) => reply.status === 1, () => false),
         new Promise<false>((resolve) => setTimeout(resolve, HEALTH_TIMEOUT_MS, false).unref()),
       ]);

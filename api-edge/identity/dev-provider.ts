@@ -8,7 +8,6 @@ import type {
   ClientMetadata,
   Configuration,
   Interaction,
-  JWKS,
   KoaContextWithOIDC,
   default as OidcProvider,
 } from 'oidc-provider';
@@ -106,7 +105,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
   const config: Configuration = {
     clients: staticClients,
     ...(opts.registeredClients ? { adapter: await registeredClientsAdapter(opts.registeredClients) } : {}),
-    jwks: structuredClone(privateJwks) as JWKS,
+    jwks: structuredClone(privateJwks),
     cookies: {
       keys: [...(opts.cookieKeys ?? [randomBytes(32).toString('base64url')])],
       long: { httpOnly: true, sameSite: 'lax' },
@@ -217,7 +216,7 @@ export async function createDevIdentityProvider(opts: DevIdentityProviderOptions
  */
 async function loadProviderRequestContext(): Promise<{ disable(): void } | undefined> {
   try {
-    const { default: storage } = (await import('oidc-provider/lib/helpers/als.js' as string)) as { default: unknown };
+    const { default: storage } = await import('oidc-provider/lib/helpers/als.js');
     return storage instanceof AsyncLocalStorage ? storage : undefined;
   } catch {
     return undefined;
@@ -300,9 +299,7 @@ function registeredClientMetadata(client: RegisteredClient): ClientMetadata {
  * for ids that are not static clients. Nothing registers clients through the provider itself.
  */
 async function registeredClientsAdapter(registered: RegisteredClients) {
-  const { createMemoryAdapter } = (await import('oidc-provider/lib/adapters/memory_adapter.js' as string)) as {
-    createMemoryAdapter(clockTolerance: number): (model: string) => unknown;
-  };
+  const { createMemoryAdapter } = await import('oidc-provider/lib/adapters/memory_adapter.js');
   const memory = createMemoryAdapter(CLOCK_TOLERANCE_S);
   const clients = {
     find: async (id: string) => {

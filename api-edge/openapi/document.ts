@@ -304,7 +304,7 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
       contact: { name: 'The operators of this installation' },
       license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
-    // Relative: the origin the document is served from, HTTPS in production (docs/decisions.md, "API contract").
+    // Relative: the origin the document is served from, HTTPS in production (docs/decisions/0113-generated-openapi.md).
     servers: [{ url: api.base, description: 'This installation' }],
     security: [{ bearer: [] }, { oauth2: ['openid', 'email', 'profile'] }, ...(version === 'v3' ? [{ session: [] }] : [])],
     tags: [...api.tags].sort((a, b) => a.name.localeCompare(b.name)),

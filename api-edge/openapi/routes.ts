@@ -33,7 +33,6 @@ import {
   BatchCreateInputSchema,
   BatchDeletedSchema,
   BatchDeleteInputSchema,
-  BatchResourcesSchema,
   BatchUpdateInputSchema,
   CapabilitySchema,
   CatalogSchema,

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
-import type { ReadableStream as NodeWebStream } from 'node:stream/web';
 import busboy from 'busboy';
 import { FileTooLargeError, ValidationError } from '../../control-plane/contracts.ts';
 
@@ -64,7 +63,7 @@ export function readMultipartForm(request: Request, options: MultipartOptions): 
     throw ValidationError.field('(body)', 'must be multipart/form-data with a boundary');
   }
   const nodeRequest = nodeRequestOf(request);
-  const source: Readable = nodeRequest ?? (request.body ? Readable.fromWeb(request.body as unknown as NodeWebStream<Uint8Array>) : Readable.from([]));
+  const source: Readable = nodeRequest ?? (request.body ? Readable.fromWeb(request.body) : Readable.from([]));
 
   return new Promise((resolve, reject) => {
     const fields = new Map<string, string>();

@@ -44,7 +44,7 @@ export function jsonQueryValue(params: URLSearchParams, name: string): Untrusted
  * included), so the procedure's input check sees it.
  */
 export function bodyAndQueryOptions(request: Request, body: unknown, flags: ReadonlySet<string> = new Set()): UntrustedObject {
-  const options = untrusted({ ...optionalObject(body) } as Record<string, unknown>);
+  const options = untrusted({ ...optionalObject(body) });
   const params = new URL(request.url).searchParams;
   for (const name of new Set(params.keys())) {
     const value = queryValue(params, name)!;

@@ -40,7 +40,7 @@ function commandSection(c: CommandDescription): string[] {
 
 const EXIT_MEANING: Record<number, string> = Object.fromEntries(
   Object.entries(EXIT_CODES).map(([name, code]) => [code, name]),
-) as Record<number, string>;
+);
 
 /** The Markdown reference of the client, from its command tree. */
 export function renderDocs(d: ProgramDescription): string {
@@ -88,7 +88,7 @@ export function renderDocs(d: ProgramDescription): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const text = renderDocs(describeProgram(buildProgram() as never));
+  const text = renderDocs(describeProgram(buildProgram()));
   if (process.argv.includes('--check')) {
     const current = readFileSync(DOCS_PATH, 'utf8');
     if (current !== text) {

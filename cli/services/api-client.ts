@@ -41,7 +41,7 @@ const UPLOAD_TIMEOUT_MS = 30 * 60_000;
 function describePlatformError(status: number, body: unknown): string {
   // The platform's `{error: {message}}`; other services' `{message}` (a code host's).
   const other = (body as { message?: unknown } | undefined)?.message;
-  const error = (body as PlatformErrorBody | undefined)?.error ?? (typeof other === 'string' ? ({ message: other } as PlatformErrorBody['error']) : undefined);
+  const error = (body as PlatformErrorBody | undefined)?.error ?? (typeof other === 'string' ? ({ message: other }) : undefined);
   if (!error?.message) return typeof body === 'string' && body ? `${status} ${body.slice(0, 200)}` : `HTTP ${status}`;
   const details = error.details ?? {};
   const extra: string[] = [];
@@ -95,7 +95,7 @@ async function fetchFunction(): Promise<typeof fetch> {
   if (!proxied) return fetch;
   const undici = await import('undici');
   const dispatcher = new undici.EnvHttpProxyAgent();
-  return ((input: string, init: RequestInit) => undici.fetch(input, { ...(init as object), dispatcher } as never)) as unknown as typeof fetch;
+  return ((input: string, init: RequestInit) => undici.fetch(input, { ...(init as object), dispatcher })) as unknown as typeof fetch;
 }
 
 /**

@@ -95,6 +95,7 @@ export async function loginWithDevice(options: {
   const oidc = await import('openid-client');
   const config = await discover(options.baseUrl);
   const scope = options.scope ?? DEFAULT_SCOPE;
+  let tokens: Awaited<ReturnType<typeof oidc.pollDeviceAuthorizationGrant>>;
   try {
     const device = await oidc.initiateDeviceAuthorization(config, { scope });
     options.onUserCode({
@@ -103,12 +104,12 @@ export async function loginWithDevice(options: {
       ...(device.verification_uri_complete ? { verificationUriComplete: device.verification_uri_complete } : {}),
       expiresIn: device.expires_in,
     });
-    const tokens = await oidc.pollDeviceAuthorizationGrant(config, device);
-    return saveTokens(options.profile, config.serverMetadata().issuer, tokens, scope);
+    tokens = await oidc.pollDeviceAuthorizationGrant(config, device);
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError('E104', { details: reason(error) }, { cause: error });
   }
+  return saveTokens(options.profile, config.serverMetadata().issuer, tokens, scope);
 }
 
 /**
@@ -168,7 +169,7 @@ export async function loginWithBrowser(options: LoginOptions): Promise<{ issuer:
     } catch (error) {
       throw new CliError('E104', { details: reason(error) }, { cause: error });
     }
-    return saveTokens(options.profile, config.serverMetadata().issuer, tokens, scope);
+    return await saveTokens(options.profile, config.serverMetadata().issuer, tokens, scope);
   } finally {
     listener.close();
   }

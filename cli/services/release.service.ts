@@ -1,6 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { CliError, invalidInput } from '../errors.ts';
 import { clientPackage, type ClientPackage } from '../package-info.ts';
 import { createApiClient } from './api-client.ts';
@@ -50,12 +51,9 @@ export function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-function npmCommand(args: string[]): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile('npm', args, { timeout: 30_000, shell: process.platform === 'win32', env: { ...process.env, npm_config_update_notifier: 'false' } }, (error, stdout) =>
-      error ? reject(error) : resolve(stdout),
-    );
-  });
+async function npmCommand(args: string[]): Promise<string> {
+  const { stdout } = await promisify(execFile)('npm', args, { timeout: 30_000, shell: process.platform === 'win32', env: { ...process.env, npm_config_update_notifier: 'false' } });
+  return stdout;
 }
 
 const withSlash = (url: string) => (url.endsWith('/') ? url : `${url}/`);

@@ -125,7 +125,7 @@ export function planStages(given: StageOption[], stored: Data[] | undefined, sta
     ? given.map((s) => {
         // A stage given again keeps its stored env key and prompt unless the options set them.
         const before = stored?.find((old) => old['id'] === s.id);
-        return defined({ id: s.id, displayName: s.displayName ?? (before?.['displayName'] as string | undefined), envKey: before?.['envKey'], prompt: before?.['prompt'] });
+        return defined({ id: s.id, displayName: s.displayName ?? (before?.['displayName']), envKey: before?.['envKey'], prompt: before?.['prompt'] });
       })
     : stored?.map((s) => ({ ...s }));
   const named = [...stageEnv.map((e) => e.stage), ...prompts.map((p) => p.stage)];

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ModelError, type ModelPart } from './model.ts';
 import { createOpenAiCompatibleModel, promptWithSources } from './openai-compatible.ts';
+import { asyncListener } from '../../test/harness/async-listener.ts';
 
 /**
  * The adapter against a local HTTP server that speaks the OpenAI chat completions wire format
@@ -61,14 +62,14 @@ describe('OpenAI-compatible model', () => {
   };
 
   beforeAll(async () => {
-    server = createServer(async (req, res) => {
+    server = createServer(asyncListener(async (req, res) => {
       let text = '';
       for await (const piece of req) text += piece;
       const body = JSON.parse(text);
       received.push({ headers: req.headers, body });
       if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return void res.writeHead(404).end();
       behaviours[body.model]!(res);
-    });
+    }));
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

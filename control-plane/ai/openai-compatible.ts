@@ -117,7 +117,7 @@ export function createOpenAiCompatibleModel(settings: OpenAiCompatibleSettings):
     };
     const signal = request.signal ? AbortSignal.any([request.signal, silence.signal]) : silence.signal;
     /** The caller's abort stays an abort; anything else the endpoint did is a ModelError. */
-    const failure = (error: unknown, what: string) => {
+    const failure = (error: unknown, what: string): unknown => {
       if (request.signal?.aborted) return request.signal.reason ?? error;
       if (silence.signal.aborted) return silence.signal.reason;
       return error instanceof ModelError ? error : new ModelError('BAD_GATEWAY', `${what}: ${(error as Error)?.message ?? String(error)}`);

@@ -125,7 +125,8 @@ export function createAnswerStreams(deps: { db: Db; settings?: AnswerStreamSetti
     const unstored: NumberedEvent[] = [];
     let writing: Promise<void> = Promise.resolve();
     let flushQueued = false;
-    let storeFailure: unknown;
+    /** What the first failed write threw: the answer stops, and its message records that failure. */
+    let storeFailure: { error: unknown } | undefined;
 
     const flush = () => {
       if (flushQueued) return;
@@ -138,7 +139,7 @@ export function createAnswerStreams(deps: { db: Db; settings?: AnswerStreamSetti
           await insertEvents(tx, scope.messageId, batch);
           await announceEvents(tx, CHAT_EVENTS_CHANNEL, scope.messageId);
         }).catch((error: unknown) => {
-          storeFailure ??= error;
+          storeFailure ??= { error };
           abort.abort(error);
         });
       });
@@ -153,26 +154,26 @@ export function createAnswerStreams(deps: { db: Db; settings?: AnswerStreamSetti
       try {
         let usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
         for await (const event of source) {
-          if (storeFailure) throw storeFailure;
+          if (storeFailure) throw storeFailure.error;
           if (event.type === 'usage') {
             usage = event.usage;
             continue;
           }
           if (event.type === 'message') content = event.data.content;
           if (event.type === 'citation') citations.push(event.data);
-          unstored.push(answer.push(event as ChatEvent));
+          unstored.push(answer.push(event));
           flush();
         }
         last = { type: 'done', data: { conversationId: scope.conversationId, messageId: scope.messageId, usage } };
       } catch (error) {
-        last = errorEventOf(storeFailure ?? error);
+        last = errorEventOf(storeFailure ? storeFailure.error : error);
       } finally {
         clearInterval(renew);
       }
       await writing;
       const numbered = { id: answer.events.length + 1, event: last };
       try {
-        if (storeFailure) throw storeFailure;
+        if (storeFailure) throw storeFailure.error;
         await inScope(scope, async (tx) => {
           const finished =
             last.type === 'done'

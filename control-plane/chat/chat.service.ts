@@ -7,7 +7,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, RateLimitError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
-import type { AnsweringService, AnswerRequest, ModelChoice, SourceKind } from './answering.ts';
+import type { AnsweringService, AnswerRequest, SourceKind } from './answering.ts';
 import { createAnswerStreams, type AnswerScope, type AnswerStreamSettings } from './answer-streams.ts';
 import {
   actAsUser,
@@ -240,7 +240,7 @@ export function createChatService(deps: {
         temperature: (params.temperature as number | undefined) ?? profile?.temperature ?? DEFAULT_TEMPERATURE,
         maxTokens: Math.min(MAX_ANSWER_TOKENS, (params.max_tokens as number | undefined) ?? profile?.maxTokens ?? DEFAULT_ANSWER_TOKENS),
         retrieval,
-        model: modelChoiceOf(profile) as ModelChoice,
+        model: modelChoiceOf(profile),
       },
     };
     return { spec, decision: decision! };

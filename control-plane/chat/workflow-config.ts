@@ -104,7 +104,7 @@ export function createWorkflowConfigs(deps: { resources: Pick<ResourcesService, 
     // A stage takes its own configuration, else the workflow's without a stage; the workflow as a whole takes any.
     const chosen =
       (stage && chatbots.find((r) => (r.data as Data).stage === stage)) || chatbots.find((r) => !text((r.data as Data).stage)) || (stage === undefined ? chatbots[0] : undefined);
-    const chatbotData = chosen?.data as Data | undefined;
+    const chatbotData = chosen?.data;
     const chatbot: ChatbotConfig | undefined = chosen
       ? {
           resourceId: chosen.id,
@@ -116,7 +116,7 @@ export function createWorkflowConfigs(deps: { resources: Pick<ResourcesService, 
       : undefined;
     const profileKey = chatbot?.aiProfileKey ?? workflow.aiProfileKey;
     const [profileResource] = profileKey ? await all(tenantId, AI_PROFILE_TYPE, { profileKey }) : [];
-    const p = profileResource?.data as Data | undefined;
+    const p = profileResource?.data;
     const profile: AiProfile | undefined = profileResource
       ? {
           resourceId: profileResource.id,

@@ -230,7 +230,7 @@ function parties(doc: Doc): string[] {
       let from = 0;
       for (const role of roles) {
         const before = sentence.slice(from, role.index);
-        from = role.index! + role[0].length;
+        from = role.index + role[0].length;
         if (!/[A-Za-z]{2}/.test(before.replace(/\b(?:and|the|a|an)\b/gi, ''))) continue;
         const name = cleanParty(before.split(/\s+and\s+(?=[A-Z])/).pop()!);
         if (name && !names.includes(name)) names.push(name);

@@ -44,7 +44,7 @@ const sentences = (r: Random, pool: readonly string[], min: number, max: number)
 
 const GOODS = ['Consulting services', 'Software licence (annual)', 'Web design', 'Office chairs', 'Printer toner', 'Cloud hosting', 'Maintenance visit', 'Training workshop', 'Steel brackets', 'Laptop stand', 'Translation services', 'Legal review', 'Copy paper A4', 'Network cabling', 'Support retainer', 'Marketing campaign', 'Delivery charge', 'Graphic design hours'];
 
-function lineItems(r: Random, currency: string) {
+function lineItems(r: Random) {
   return r.sample(GOODS, r.int(1, 5)).map((description) => {
     const quantity = r.int(1, 12);
     const unit = money(r.int(5, 900) + r.int(0, 99) / 100);
@@ -57,7 +57,7 @@ function invoice(r: Random, subcategory: 'commercial' | 'proforma' | 'credit_not
   const vendor = company(r);
   const customer = company(r);
   const issued = randomDate(r);
-  const items = lineItems(r, currency);
+  const items = lineItems(r);
   const subtotal = money(items.reduce((sum, item) => sum + item.amount, 0));
   const taxRate = r.pick([0, 5, 7, 10, 19, 20]);
   const tax = money((subtotal * taxRate) / 100);

@@ -158,7 +158,7 @@ describe('db client tenant scoping', () => {
     expect(builtIn).toHaveLength(0);
     const [{ version }] = await db.sql<[{ version: number }]>`select version from object_types where key = 'project' and tenant_id is null`;
     expect(version).toBe(1);
-    const key = `own-${tenants[0]!.slice(0, 8)}`;
+    const key = `own-${tenants[0].slice(0, 8)}`;
     await db.sql`insert into tenants (id, slug, name) values (${tenants[0]}::uuid, ${key}, ${key})`;
     try {
       const own = await db.inTenant(tenants[0], (tx) => tx`insert into object_types (tenant_id, key, name, schema) values (${tenants[0]}, ${key}, ${key}, '{}') returning id`);

@@ -114,14 +114,14 @@ export interface DbOptions {
   systemMax?: number;
   /** Connections of the owner pool that `intake` uses (unauthenticated inbound work). Default 2. */
   intakeMax?: number;
-  /** Connections that `readInTenant` pipelines reads on. Default 1: more reads share each write (docs/decisions.md). */
+  /** Connections that `readInTenant` pipelines reads on. Default 1: more reads share each write (docs/decisions/0120-shared-tenant-connections.md). */
   readConnections?: number;
-  /** Connections that `writeInTenant` pipelines one-statement writes on. Default 4 (docs/decisions.md). */
+  /** Connections that `writeInTenant` pipelines one-statement writes on. Default 4 (docs/decisions/0120-shared-tenant-connections.md). */
   writeConnections?: number;
   /**
    * The URL tenant connections log in with: a role that is a member of `svc_app` and owns nothing
    * (`TENANT_DATABASE_URL`). Without it they log in as `databaseUrl`'s role and assume `svc_app`,
-   * which a statement could undo with `SET ROLE NONE` (docs/decisions.md).
+   * which a statement could undo with `SET ROLE NONE` (docs/decisions/0039-tenant-login-role.md).
    */
   tenantDatabaseUrl?: string;
 }

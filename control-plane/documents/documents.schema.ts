@@ -24,6 +24,7 @@ const plainText = (max: number) =>
     .trim()
     .min(1, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
+    // eslint-disable-next-line no-control-regex -- refuses control characters on purpose
     .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
 
 export const DocumentTypeSchema = plainText(100);
@@ -179,7 +180,7 @@ export const SearchDocumentsInputSchema = z
   .object({
     query: z.string({ error: 'is required' }).trim().min(1, 'is required').max(2000, 'must be at most 2000 characters'),
     limit: z.number({ error: 'must be a whole number' }).int('must be a whole number').min(1, 'must be between 1 and 100').max(100, 'must be between 1 and 100').default(10),
-    /** On the search service's 0..1 scale (docs/decisions.md, "Search scores"). */
+    /** On the search service's 0..1 scale (docs/decisions/0080-search-scores.md). */
     minScore: z.number({ error: 'must be a number' }).min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1').optional(),
     type: DocumentTypeSchema.optional(),
   })

@@ -62,7 +62,7 @@ const SWEEP_EVERY_MS = 10 * 60 * 1000;
 const MAX_CONTEXT_PASSAGES = 50;
 
 /**
- * The search service's operations that documents use (docs/decisions.md, "Documents"): chunks of
+ * The search service's operations that documents use (docs/decisions/0075-document-jobs.md): chunks of
  * a source replaced at once, removed, and found again. `tenant` is the tenant acted in.
  */
 export interface DocumentSearchIndex {

@@ -116,6 +116,7 @@ export class ExtractionError extends ValidationError {
 }
 
 /** C0 controls but tab and line feed, and UTF-16 halves without their pair: text PostgreSQL and JSON would refuse or garble. */
+// eslint-disable-next-line no-control-regex -- matches the control characters PostgreSQL text cannot hold or a reader cannot use
 const UNSTORABLE = /[\u0000-\u0008\u000b-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** Text as stored: line breaks as `\n`, form feeds and vertical tabs as line breaks, no control characters, no trailing blanks. */

@@ -71,7 +71,7 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
       if (closed) throw new Error('the extractor is closed');
       const bytes = input.bytes ?? new Uint8Array(await readFile(input.path));
       const read = await pool.read(bytes, input.filename);
-      if (read.format !== 'image') return read as Extraction;
+      if (read.format !== 'image') return read;
       const collector = new SegmentCollector(limits.maxTextBytes);
       try {
         collector.add(await ocr.recognize(bytes), { page: 1 });

@@ -31,6 +31,7 @@ export function isSurelyText(bytes: Uint8Array): boolean {
   if (hasUtf16Bom(bytes)) return true;
   try {
     const head = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, 8192), { stream: true });
+    // eslint-disable-next-line no-control-regex -- control characters are what tells binary from text
     return !/[\u0000-\u0008\u000b\u000e-\u001f\u007f]/.test(head);
   } catch {
     return false;

@@ -181,7 +181,7 @@ export function createGeoService(deps: { db: Db; capabilities: CapabilitiesServi
       const rows: FeatureRow[] = input.features.map((feature) => ({
         fid: feature.id === undefined ? randomUUID() : String(feature.id),
         fidIsNumber: typeof feature.id === 'number',
-        geometry: feature.geometry as Geometry,
+        geometry: feature.geometry,
         properties: feature.properties ?? null,
         bounds: boundsOf(feature.geometry as Geometry),
       }));

@@ -44,7 +44,7 @@ export async function seedDevelopmentData(db: Db): Promise<Map<string, string>> 
                on conflict (tenant_id, user_id) do nothing`;
     }
     for (const user of DEV_PLATFORM_USERS) {
-      await tx`insert into users (email, name, platform_roles) values (${user.email}, ${user.name}, ${user.platformRoles as unknown as string[]})
+      await tx`insert into users (email, name, platform_roles) values (${user.email}, ${user.name}, ${user.platformRoles})
                on conflict (lower(email)) do update
                set platform_roles = users.platform_roles || array(select r from unnest(excluded.platform_roles) r where r <> all(users.platform_roles))`;
     }

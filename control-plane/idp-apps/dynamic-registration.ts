@@ -96,7 +96,7 @@ export function createDynamicRegistration(settings: ExternalProviderSettings, fe
   /** The client the provider answered with, checked against what was asked for. */
   async function registeredFrom(response: Response, asked: ClientMetadata, what: string, previous?: RegisteredClient['management']): Promise<RegisteredClient> {
     if (response.status === 400) {
-      const refusal = await readJson(response, `refusal of the ${what}`).catch(() => ({}) as Record<string, unknown>);
+      const refusal = await readJson(response, `refusal of the ${what}`).catch((): Record<string, unknown> => ({}));
       const issue = `was refused by the identity provider: ${text(refusal.error_description) ?? text(refusal.error) ?? 'invalid client metadata'}`;
       throw ValidationError.field(refusal.error === 'invalid_redirect_uri' ? 'redirectUris' : '(body)', issue);
     }

@@ -96,7 +96,7 @@ export function createRealtimeTokens(deps: { db: Db; keys?: Partial<KeyPolicy>; 
           throw new UnauthorizedError('not a realtime connection token');
         }
         if (key.retired) throw new UnauthorizedError('the realtime token was signed with a retired key: negotiate a new one');
-        return { tenantId: payload.tid, userId: payload.sub, channels: channels as string[], expiresAt: new Date(payload.exp! * 1000), ticket: payload.jti };
+        return { tenantId: payload.tid, userId: payload.sub, channels: channels, expiresAt: new Date(payload.exp! * 1000), ticket: payload.jti };
       } catch (error) {
         if (error instanceof UnauthorizedError) throw error;
         if (error instanceof errors.JWTExpired) throw new UnauthorizedError('the realtime token has expired: negotiate a new one');

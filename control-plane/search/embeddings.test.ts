@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { threadId } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalEmbedder, createOpenAiEmbedder, embedderFromEnv, LOCAL_EMBEDDING_MODEL } from './embeddings.ts';
+import { asyncListener } from '../../test/harness/async-listener.ts';
 
 interface Received {
   path: string;
@@ -33,7 +34,7 @@ describe('OpenAI-compatible embeddings client', () => {
   const vectorOf = (text: string) => [text.length, text.charCodeAt(0) || 0, 1];
 
   beforeAll(async () => {
-    server = createServer(async (req, res) => {
+    server = createServer(asyncListener(async (req, res) => {
       const body = (await readJson(req)) as Received['body'];
       received.push({ path: req.url ?? '', authorization: req.headers.authorization, body });
       const send = (status: number, payload: unknown, headers: Record<string, string> = {}) => {
@@ -46,7 +47,7 @@ describe('OpenAI-compatible embeddings client', () => {
       if (failure) return send(failure.status, { error: { message: 'slow down', type: 'rate_limit' } }, failure.retryAfter ? { 'retry-after': failure.retryAfter } : {});
       const data = body.input.map((text, index) => ({ object: 'embedding', index, embedding: vectorOf(text) })).reverse();
       send(200, { object: 'list', data, model: body.model, usage: { prompt_tokens: 1, total_tokens: 1 } });
-    });
+    }));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

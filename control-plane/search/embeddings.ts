@@ -149,7 +149,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
         if (!Array.isArray(item.embedding) || !item.embedding.every((x) => typeof x === 'number')) {
           throw new BadGatewayError("the embedding model's endpoint answered an embedding that is not a list of numbers (base64 is not asked for)");
         }
-        vectors[index] = item.embedding as number[];
+        vectors[index] = item.embedding;
       });
       if (data.length !== input.length || vectors.some((v) => !v)) {
         throw new BadGatewayError(`the embedding model's endpoint answered ${data.length} embeddings for ${input.length} inputs`);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
@@ -8,6 +8,7 @@ import { createLocalEmbedder, LOCAL_EMBEDDING_MODEL } from './embeddings.ts';
 import { createQdrantStore } from './qdrant-store.ts';
 import { createSearchService, type SearchService } from './search.service.ts';
 import { cosine } from './vector-store.ts';
+import { asyncListener } from '../../test/harness/async-listener.ts';
 
 type Payload = Record<string, unknown>;
 type Condition = { key?: string; match?: { value?: unknown; any?: unknown[] }; has_id?: number[] };
@@ -49,7 +50,7 @@ function matches(filter: Filter | undefined, point: Point): boolean {
 function startQdrantWireServer() {
   const collections = new Map<string, { size: number; distance: string; points: Map<number, Point>; indexes: Record<string, unknown> }>();
   const requests: { method: string; path: string; body: any }[] = [];
-  const server = createServer(async (req, res) => {
+  const server = createServer(asyncListener(async (req, res) => {
     let text = '';
     for await (const chunk of req) text += chunk;
     const body = text ? JSON.parse(text) : undefined;
@@ -107,7 +108,7 @@ function startQdrantWireServer() {
       return ok({ points: scored });
     }
     return fail(404, 'Not found');
-  });
+  }));
   return { server, collections, requests };
 }
 

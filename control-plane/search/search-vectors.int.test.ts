@@ -64,14 +64,20 @@ describe('search service (vectors in pgvector, offline embeddings)', () => {
     const hits = await search.search(tenantA, { query, mode: 'vector', limit: 2 });
     expect(hits[0]).toMatchObject({ kind: 'document', sourceId: 'car', metadata: { pageNumber: 1 } });
     expect(hits[0]!.score).toBeGreaterThan(hits[1]!.score);
-    for (const hit of hits) expect(hit.score).toBeGreaterThanOrEqual(0), expect(hit.score).toBeLessThanOrEqual(1);
+    for (const hit of hits) {
+      expect(hit.score).toBeGreaterThanOrEqual(0);
+      expect(hit.score).toBeLessThanOrEqual(1);
+    }
     expect(await search.search(tenantA, { query, mode: 'vector', minScore: hits[0]!.score })).toHaveLength(1);
   });
 
   it('fuses both modes in hybrid: matching terms and meaning, scores 0..1', async () => {
     const hits = await search.search(tenantA, { query: 'baking a cake with eggs' });
     expect(hits[0]).toMatchObject({ sourceId: 'recipe' });
-    for (const hit of hits) expect(hit.score).toBeGreaterThan(0), expect(hit.score).toBeLessThanOrEqual(1);
+    for (const hit of hits) {
+      expect(hit.score).toBeGreaterThan(0);
+      expect(hit.score).toBeLessThanOrEqual(1);
+    }
     // A chunk sharing no term with the query still comes through its vector.
     expect((await search.search(tenantA, { query: 'vehicle breakdown', mode: 'hybrid' }))[0]).toMatchObject({ sourceId: 'car' });
     // A nearest neighbour with no term of the query and no positive similarity (cosine -0.02 here) is no match.

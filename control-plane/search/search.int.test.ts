@@ -49,7 +49,10 @@ describe('search service (full text)', () => {
     expect(hits.length).toBeGreaterThanOrEqual(2);
     expect(hits[0]).toMatchObject({ kind: 'document', sourceId: 'doc-heart', sourceType: 'report', chunkIndex: 0, metadata: { pageNumber: 1 } });
     expect(hits[0]!.content).toContain('Cardiac arrest');
-    for (const hit of hits) expect(hit.score).toBeGreaterThan(0), expect(hit.score).toBeLessThanOrEqual(1);
+    for (const hit of hits) {
+      expect(hit.score).toBeGreaterThan(0);
+      expect(hit.score).toBeLessThanOrEqual(1);
+    }
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
     expect(hits.some((h) => h.sourceId === 'doc-invoice')).toBe(false);
   });

@@ -38,7 +38,7 @@ export const SearchQuerySchema = z
     query: z.string().trim().min(1, 'is required').max(2000),
     mode: SearchModeSchema.default('hybrid'),
     limit: z.number().int().min(1).max(MAX_SEARCH_LIMIT).default(10),
-    /** Hits scoring below this (on the 0..1 scale of docs/decisions.md "Search scores") are left out. */
+    /** Hits scoring below this (on the 0..1 scale of docs/decisions/0080-search-scores.md) are left out. */
     minScore: z.number().min(0).max(1).optional(),
     kinds: z.array(SourceKindSchema).min(1).max(2).optional(),
     types: z.array(z.string().min(1).max(200)).min(1).max(100).optional(),

@@ -97,7 +97,7 @@ export interface SearchServiceDeps {
  * their weighted fusion. Every operation runs in a transaction of the caller's tenant (row-level
  * security) and every vector query carries the tenant, so nothing crosses tenants. Without a
  * usable vector store, hybrid search is full-text search and vector search is refused
- * (docs/decisions.md "Search without vectors").
+ * (docs/decisions/0083-vector-stores.md).
  */
 export function createSearchService(deps: SearchServiceDeps) {
   const { db } = deps;

@@ -85,7 +85,7 @@ export function indexSpecs(
         skip('is not a field name that filters and sorts accept');
         continue;
       }
-      const node = nodeAt(schema as JsonSchemaNode, path);
+      const node = nodeAt(schema, path);
       switch (ref.kind) {
         case 'text':
           if (typeof node?.maxLength !== 'number' || node.maxLength > MAX_INDEXED_TEXT_LENGTH) {

@@ -323,7 +323,7 @@ export async function withIndexLock<T>(sql: Sql, indexName: string, fn: (connect
   try {
     return await cancellingOnAbort(sql, connection as unknown as Sql, signal, async () => {
       await connection`select pg_advisory_lock(hashtext(${key}))`;
-      return fn(connection as unknown as Sql);
+      return fn(connection);
     });
   } finally {
     // Unlocks nothing when the lock was never taken; the connection goes back to the pool without it either way.

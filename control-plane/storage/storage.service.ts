@@ -59,7 +59,7 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
   const backendDeps: BackendDeps = {
     db,
     blobs: deps.blobs,
-    database: () => (database ??= db.system((tx) => currentDatabase(tx)).catch((error) => ((database = undefined), Promise.reject(error)))),
+    database: () => (database ??= db.system((tx) => currentDatabase(tx)).catch((error: unknown) => ((database = undefined), Promise.reject(error)))),
   };
   const drivers: Record<StorageBackend, BackendDriver> = {
     postgresql: createPostgresqlBackend(backendDeps),

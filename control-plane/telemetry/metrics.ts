@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /**
  * The process's one metrics registry and every metric the platform records, all named `svc_*`.
- * Each role serves it as `GET /metrics` (Prometheus text format); docs/decisions.md, "Operability".
+ * Each role serves it as `GET /metrics` (Prometheus text format); docs/decisions/0109-metrics.md.
  */
 export const registry = new Registry();
 

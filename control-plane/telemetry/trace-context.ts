@@ -21,7 +21,7 @@ import {
  * package is installed: this module supplies the two pieces an SDK would (a context manager on
  * AsyncLocalStorage, and the W3C TraceContext propagator), so that a procedure's work, and the
  * workflows it starts, see the trace of the request that caused them. No spans are recorded or
- * exported (docs/decisions.md, "Operability").
+ * exported (docs/decisions/0111-request-ids-and-trace-context.md).
  */
 
 export const TRACEPARENT_HEADER = 'traceparent';

@@ -26,7 +26,7 @@ const STATUS: Record<string, WorkflowRunStatus> = {
 /** The innermost message of a workflow failure: what the workflow or its activity reported. */
 function failureMessage(error: unknown): string {
   let current = error as { message?: string; cause?: unknown } | undefined;
-  while (current?.cause && typeof current.cause === 'object') current = current.cause as typeof current;
+  while (current?.cause && typeof current.cause === 'object') current = current.cause;
   return current?.message ?? String(error);
 }
 

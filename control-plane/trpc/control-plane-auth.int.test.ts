@@ -36,7 +36,7 @@ describe('the control plane port authenticates its caller', { timeout: 120_000 }
       headers: { ...(init.credential === undefined ? {} : { [TOKEN_HEADER]: init.credential }), ...init.headers },
       body: init.body,
       duplex: 'half',
-    } as RequestInit);
+    });
   const verifySecret = (credential?: string) =>
     call('idpApps.verifySecret', { credential, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clientId: client.id, secret: client.secret }) });
   const upload = (credential?: string) =>

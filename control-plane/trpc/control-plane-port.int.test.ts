@@ -98,7 +98,7 @@ describe('a streamed upload through the HTTP port', () => {
       });
       const exited = once(child, 'exit');
       try {
-        const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+        const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
         const started = JSON.parse(line) as { url: string; callerToken: string; token: string; pid: number };
         const port = createHttpControlPlane(started.url, started.callerToken);
         const warmup = await port.upload({ identity: null, token: started.token }, 'uploads', 'put', { stream: new Blob([randomBytes(1024 * 1024)]).stream(), meta: { filename: 'warm-up', contentType: 'application/octet-stream' } });

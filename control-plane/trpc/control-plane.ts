@@ -6,7 +6,7 @@ import type { UploadMeta } from './upload-body.ts';
 
 type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;
-export type Domain = keyof Inputs & keyof Outputs;
+export type Domain = keyof Inputs;
 export type ProcedureName<D extends Domain> = keyof Inputs[D] & keyof Outputs[D] & string;
 
 /** Procedures of a domain written as async generators: their output is what they yield. */

@@ -10,7 +10,7 @@ import type { Context } from './context.ts';
 import { t } from './init.ts';
 import { UploadMetaSchema } from './upload-body.ts';
 
-/** Refuses input that PostgreSQL cannot store as sent (docs/decisions.md), before the procedure changes anything. */
+/** Refuses input that PostgreSQL cannot store as sent (docs/decisions/0046-storable-input.md), before the procedure changes anything. */
 async function assertStorableInput(getRawInput: () => Promise<unknown>): Promise<void> {
   const error = unstorableInputError(await getRawInput());
   if (error) throw error;

@@ -173,7 +173,7 @@ export async function listRefusalWindows(
       select count(distinct window_start)::int as total, coalesce(sum(refused), 0)::float8 as refused
       from webhook_refusal_counts where tenant_id = current_tenant_id() and endpoint_id = ${endpointId}::uuid`,
   ]);
-  return { rows, total: totals!.total, refused: totals!.refused };
+  return { rows, total: totals.total, refused: totals.refused };
 }
 
 /** A delivery as recorded; `payload` only for verified ones. */

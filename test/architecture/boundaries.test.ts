@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 
 /**
  * The import boundaries between the platform's parts: what the edge, the CLI and the workflows
- * may import, and which repositories a control-plane domain may read. Checked over the import
+ * may import, which repositories a control-plane domain may read, what the operator may use, and
+ * that the domains import one another without cycles. The control-plane folders are read from the
+ * tree, so a new folder is covered as soon as it exists. Checked over the import
  * graph of every TypeScript file git tracks (static imports and re-exports, dynamic `import()`,
  * `import('…')` types), with relative specifiers resolved to repository paths.
  */
@@ -83,19 +85,39 @@ const PURE_MODULES = [
 /** Packages workflows may import values from: the workflow SDK, and the shared types and helpers it builds on. */
 const WORKFLOW_PACKAGES = ['@temporalio/workflow', '@temporalio/common'];
 
-/** The domain folder of a control-plane file (`control-plane/tenants/x.ts` -> `tenants`); undefined outside one. */
+/** The folder of a control-plane file (`control-plane/tenants/x.ts` -> `tenants`); undefined outside one. */
 function domainOf(path: string): string | undefined {
   const parts = path.split('/');
   return parts[0] === 'control-plane' && parts.length > 2 ? parts[1] : undefined;
 }
 
-/** Shared machinery and adapters under control-plane/: any domain may use them, and they use no domain's repository. */
-const MACHINERY = new Set(['db', 'query', 'json', 'trpc', 'temporal', 'telemetry', 'blobs', 'ai', 'embeddings', 'vectors', 'extract', 'operator']);
+/** The folders under control-plane/, as the tracked files name them. */
+const FOLDERS = [...new Set(files.map(domainOf).filter((folder) => folder !== undefined))].sort();
+/** The folder of the Kubernetes operator: a caller of the domains, with a rule of its own. */
+const OPERATOR = 'operator';
+/** Whether a folder holds a repository or a service (tests aside): what makes it a domain. */
+const ownsSomething = (folder: string) =>
+  files.some((file) => domainOf(file) === folder && !isTest(file) && /\.(repo|service)\.ts$/.test(file));
+/** The domains: the folders that hold a repository or a service. */
+const DOMAINS = FOLDERS.filter((folder) => folder !== OPERATOR && ownsSomething(folder));
+/**
+ * Shared machinery and adapters (db, query, trpc, temporal, ai, extract...): the folders that hold
+ * neither a repository nor a service. Any domain may use them, and they use no domain's repository.
+ */
+const MACHINERY = new Set(FOLDERS.filter((folder) => folder !== OPERATOR && !DOMAINS.includes(folder)));
 
 describe('import boundaries', () => {
   it('finds the imports of every tracked TypeScript file', () => {
     expect(files).toContain('control-plane/contracts.ts');
     expect(graph.filter((i) => i.file === 'api-edge/control-plane-http.ts').length).toBeGreaterThan(0);
+  });
+
+  it('reads the control-plane folders from the tree: the domains, the shared machinery and the operator', () => {
+    expect(FOLDERS).toContain(OPERATOR);
+    expect(DOMAINS).toEqual(expect.arrayContaining(['tenants', 'resources', 'documents', 'storage']));
+    expect([...MACHINERY]).toEqual(expect.arrayContaining(['db', 'trpc', 'temporal']));
+    expect([...DOMAINS, ...MACHINERY, OPERATOR].sort()).toEqual(FOLDERS);
+    expect(files, 'every module listed as pure exists').toEqual(expect.arrayContaining(PURE_MODULES));
   });
 
   it('lets api-edge and cli import from control-plane only control-plane/contracts.ts (tests excepted)', () => {
@@ -129,6 +151,13 @@ describe('import boundaries', () => {
 
   it("keeps every control-plane domain out of another domain's repository (tests excepted)", () => {
     expect(show(repoImports), "call that domain's service instead of its repository").toEqual([]);
+  });
+
+  it('lets the operator use the domains through their services, never a repository or the database (tests excepted)', () => {
+    const violations = graph.filter(
+      (i) => domainOf(i.file) === OPERATOR && !isTest(i.file) && (i.target.endsWith('.repo.ts') || domainOf(i.target) === 'db'),
+    );
+    expect(show(violations), "the operator calls the domain's service; the service reads and writes the tables").toEqual([]);
   });
 
   it('keeps the domain folders free of cycles (tests excepted)', () => {

@@ -196,7 +196,7 @@ async function main(): Promise<void> {
         headers: { ...auth, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(head.length + size + tail.length) },
         body,
         duplex: 'half',
-      } as RequestInit);
+      });
       const answer = (await response.json()) as { id: string };
       if (response.status !== 201) throw new Error(`the large upload answered ${response.status}: ${JSON.stringify(answer)}`);
       await remove(answer.id);

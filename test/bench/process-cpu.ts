@@ -90,10 +90,10 @@ export function cpuBetween(before: CpuSnapshot, after: CpuSnapshot, groups: Proc
   let grouped = 0;
   for (const [group, value] of ticks) {
     result[group] = percent(value);
-    grouped += result[group]!;
+    grouped += result[group];
   }
   const machine = percent(after.machineBusy - before.machineBusy);
-  return { ...result, other: Math.max(0, machine - grouped), machine } as GroupCpu;
+  return { ...result, other: Math.max(0, machine - grouped), machine };
 }
 
 /** The pids of `root` and every descendant, at the moment of the call. */

@@ -131,7 +131,7 @@ async function stage(cluster: BenchCluster, settings: Settings, started: (platfo
     port: 0,
     seedDevelopmentData: true,
     rateLimits: { keyPrefix: RATE_LIMIT_PREFIX, policies: { resources: UNLIMITED, users: UNLIMITED, anonymous: UNLIMITED } },
-    log: (message, detail) => log(`platform: ${message} ${detail instanceof Error ? detail.stack : (detail ?? '')}`),
+    log: (message, detail) => log(`platform: ${message} ${detail instanceof Error ? detail.stack : String(detail ?? '')}`),
   });
   started(platform);
   log(`loading ${settings.rows} projects for tenant ${TENANT}`);

@@ -114,7 +114,7 @@ async function main(): Promise<void> {
       port: 0,
       seedDevelopmentData: true,
       rateLimits: { keyPrefix: 'bench-v4', policies: { resources: UNLIMITED, users: UNLIMITED, anonymous: UNLIMITED } },
-      log: (message, detail) => log(`platform: ${message} ${detail instanceof Error ? detail.stack : (detail ?? '')}`),
+      log: (message, detail) => log(`platform: ${message} ${detail instanceof Error ? detail.stack : String(detail ?? '')}`),
     });
     log(`loading ${settings.rows} projects for tenant ${TENANT}`);
     await loadProjects(dbUrl, TENANT, settings.rows);

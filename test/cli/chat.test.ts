@@ -92,7 +92,7 @@ describe('svc chat', { timeout: 120_000 }, () => {
     const child = startSvc(['chat', 'stream', 'Where is Apollo? [hold:cli-stream]', '--workflow', 'assistant'], env);
     let stdout = '';
     const firstPiece = new Promise<void>((resolve) =>
-      child.stdout!.on('data', (chunk: Buffer) => {
+      child.stdout.on('data', (chunk: Buffer) => {
         stdout += chunk.toString();
         resolve();
       }),
@@ -103,7 +103,7 @@ describe('svc chat', { timeout: 120_000 }, () => {
     expect(stdout).toBe('Apollo has ');
     endpoint.release('cli-stream');
     const done = await child;
-    expect(done.exitCode, done.stderr as string).toBe(0);
+    expect(done.exitCode, done.stderr).toBe(0);
     expect(stdout).toBe(`${endpoint.answer}\n`);
     expect(done.stderr).toMatch(/^conversation [0-9a-f-]{36} /);
   });

@@ -1,6 +1,7 @@
 import sodium from 'libsodium-wrappers';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { asyncListener } from '../harness/async-listener.ts';
 
 /**
  * A code host for the deploy tests: an HTTP server implementing the endpoints of GitHub's
@@ -43,7 +44,7 @@ export async function startCodeHost(options: { owner: string; repo: string; work
   };
   const fail = (res: ServerResponse, status: number, message: string) => send(res, status, { message, documentation_url: 'https://docs.github.com/rest', status: String(status) });
 
-  const server = createServer(async (req, res) => {
+  const server = createServer(asyncListener(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -101,7 +102,7 @@ export async function startCodeHost(options: { owner: string; repo: string; work
       return send(res, 200, { total_count: runs.length, workflow_runs: runs.slice(0, perPage) });
     }
     return fail(res, 404, 'Not Found');
-  });
+  }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

@@ -118,7 +118,7 @@ describe('svc login', { timeout: 90_000 }, () => {
     const login = execa('node', [BIN, 'login', '--browser', ...args], { env, extendEnv: false, reject: false, stdin: 'ignore' });
     let stderr = '';
     const address = await new Promise<string>((resolve, reject) => {
-      login.stderr!.on('data', (chunk: Buffer) => {
+      login.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
         const found = /^(http\S+\/oauth2\/\S+)$/m.exec(stderr)?.[1];
         if (found) resolve(found);
@@ -268,7 +268,7 @@ describe('svc login', { timeout: 90_000 }, () => {
       const login = execa('node', [BIN, 'login', '--tenant-id', 'acme'], { env, extendEnv: false, reject: false, stdin: 'ignore' });
       let stderr = '';
       const prompt = await new Promise<{ uri: string; code: string; complete: string }>((resolve, reject) => {
-        login.stderr!.on('data', (chunk: Buffer) => {
+        login.stderr.on('data', (chunk: Buffer) => {
           stderr += chunk.toString();
           const found = /open (http\S+) on any device and enter the code (\S+)\n\(or open (http\S+)\)/.exec(stderr);
           if (found) resolve({ uri: found[1]!, code: found[2]!, complete: found[3]! });

@@ -25,13 +25,13 @@ beforeAll(async () => {
   const plenty = { points: 1_000_000, durationSeconds: 60 };
   stack = await startTestStack({ devSigningKeys: jwks, rateLimits: { policies: { resources: plenty, users: plenty, anonymous: plenty } } });
   const token = await stack.token(ADMIN);
-  genuine = { token, header: decodeProtectedHeader(token) as Record<string, unknown>, claims: decodeJwt(token) };
+  genuine = { token, header: decodeProtectedHeader(token), claims: decodeJwt(token) };
 });
 afterAll(() => stack?.close());
 
 /** Signs `claims` with the provider's own key (RS256, its `kid`). */
 async function signed(claims: JWTPayload, key: JWK = privateJwk, header: Record<string, unknown> = genuine.header): Promise<string> {
-  return new SignJWT(claims).setProtectedHeader({ ...header, alg: 'RS256' } as never).sign(await importJWK(key, 'RS256'));
+  return new SignJWT(claims).setProtectedHeader({ ...header, alg: 'RS256' }).sign(await importJWK(key, 'RS256'));
 }
 
 async function forgeries(): Promise<Record<string, string>> {

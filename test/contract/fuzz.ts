@@ -175,7 +175,7 @@ const safeJson = (text: string): unknown => {
 function confirmedBroken(operation: DocumentedOperation, request: FuzzRequest): boolean {
   if (!request.broken) return false;
   if (request.broken === 'body') {
-    // An optional body sent as JSON `null` or `""` is read as no body (docs/decisions.md, "API contract").
+    // An optional body sent as JSON `null` or `""` is read as no body (docs/decisions/0047-json-bodies.md).
     if (!operation.body!.required && (request.body?.value === null || request.body?.value === '')) return false;
     return request.body?.kind === 'json' && !validatorOf(operation, operation.body!.schema, false)(request.body.value);
   }

@@ -44,7 +44,7 @@ const documents = new Map<ApiVersion, JsonSchema>();
 /** The OpenAPI document of `version`, built once per process. */
 export function openApiDocument(version: ApiVersion): JsonSchema {
   let document = documents.get(version);
-  if (!document) documents.set(version, (document = buildOpenApiDocument(version) as JsonSchema));
+  if (!document) documents.set(version, (document = buildOpenApiDocument(version)));
   return document;
 }
 
@@ -98,7 +98,7 @@ export function documentedOperations(): DocumentedOperation[] {
           template,
           parameters,
           body: mediaType ? { required: content!.required ?? false, mediaType, schema: content!.content[mediaType].schema } : undefined,
-          authenticated: security.length > 0 && !security.some((s) => s && Object.keys(s as object).length === 0),
+          authenticated: security.length > 0 && !security.some((s) => s && Object.keys(s).length === 0),
           schemes: security.flatMap((s) => Object.keys(s as object)),
           case: Object.hasOwn(ROUTE_CASES, route) ? ROUTE_CASES[route] : undefined,
         };

@@ -23,7 +23,7 @@ function deref(document: Json, node: Json | undefined): { node: Json | undefined
   let path: Path | undefined;
   for (let hops = 0; current && typeof current.$ref === 'string' && current.$ref.startsWith('#/') && hops < 20; hops++) {
     path = current.$ref.slice(2).split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
-    current = path!.reduce((n: any, key) => n?.[key], document);
+    current = path.reduce((n: any, key) => n?.[key], document);
   }
   return { node: current, path };
 }

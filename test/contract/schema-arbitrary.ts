@@ -102,7 +102,7 @@ function objectArbitrary(document: JsonSchema, s: JsonSchema, depth: number): fc
   });
   const extra = s.additionalProperties;
   if (extra === false || depth >= MAX_DEPTH || (extra === undefined && keys.length)) return known;
-  const names = s.propertyNames ? (stringArbitrary(deref(document, s.propertyNames)) as fc.Arbitrary<string>) : fc.string({ minLength: 1, maxLength: 20 });
+  const names = s.propertyNames ? stringArbitrary(deref(document, s.propertyNames)) : fc.string({ minLength: 1, maxLength: 20 });
   const more = fc.dictionary(
     names.filter((name) => !Object.hasOwn(properties, name)),
     validArbitrary(document, extra === true || extra === undefined ? undefined : extra, depth + 1),
@@ -170,7 +170,7 @@ export function invalidArbitrary(document: JsonSchema, schema: JsonSchema | bool
   }
   if (kinds.includes('object')) {
     const properties = (s.properties ?? {}) as Record<string, JsonSchema>;
-    const valid = objectArbitrary(document, s, depth) as fc.Arbitrary<Record<string, unknown>>;
+    const valid = objectArbitrary(document, s, depth);
     for (const key of s.required ?? []) {
       options.push(valid.map((v) => Object.fromEntries(Object.entries(v).filter(([k]) => k !== key))));
     }

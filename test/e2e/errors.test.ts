@@ -64,7 +64,7 @@ describe('v3 errors', () => {
         headers: { 'content-type': 'application/json', ...(auth ? { authorization: `Bearer ${token}` } : {}) },
         body,
         duplex: 'half',
-      } as RequestInit);
+      });
 
     for (const body of [large, chunked(large)]) {
       const response = await post(body);

@@ -123,7 +123,7 @@ describe('v3 documents', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
       body,
       duplex: 'half',
-    } as RequestInit).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
     expect(chunked.status, JSON.stringify(chunked.body)).toBe(413);
     expect(chunked.body.error.code).toBe('FILE_TOO_LARGE');
     await until(() => storedObjects(stack, team.id), (objects) => JSON.stringify(objects) === JSON.stringify(before), 10_000);

@@ -46,7 +46,7 @@ describe('v4 geo', () => {
     await sql`insert into roles (tenant_id, name, permissions) values (${ids.a}::uuid, 'geo-reader', ${['resources.read']})`;
     for (const [key, member, roles] of [['a', users.a, ['admin']], ['a', users.reader, ['geo-reader']], ['b', users.b, ['admin']], ['free', users.free, ['admin']]] as const) {
       const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${member.email}, ${member.name}) returning id::text as id`;
-      await sql`insert into memberships (tenant_id, user_id, roles) values (${ids[key]}::uuid, ${row!.id}::uuid, ${roles as unknown as string[]})`;
+      await sql`insert into memberships (tenant_id, user_id, roles) values (${ids[key]}::uuid, ${row!.id}::uuid, ${roles})`;
     }
     stack = await startTestStack({ devUsers: [...DEV_USERS, ...Object.values(users)] });
   });

@@ -153,7 +153,7 @@ describe('v4 identity', () => {
         expect(refused.status, JSON.stringify(refused.body)).toBe(403);
         expect(refused.body.error).toEqual({ code: 'FORBIDDEN', message });
       }
-      const [kept] = await sql<[{ subject: string | null; name: string }]>`select subject, name from users where id = ${invited!.id}`;
+      const [kept] = await sql<[{ subject: string | null; name: string }]>`select subject, name from users where id = ${invited.id}`;
       expect(kept).toEqual({ subject: null, name: 'Invited' });
       const [{ count }] = await sql<[{ count: number }]>`select count(*)::int as count from users where subject in (${claimer.sub}, ${lookalike.sub})`;
       expect(count).toBe(0);

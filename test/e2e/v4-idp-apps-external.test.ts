@@ -1,11 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
+import { asyncListener } from '../harness/async-listener.ts';
 
 const IDP_APPS = '/v4/platform/provisioning/idp-apps';
 const AUDIENCE = 'urn:svc:api';
@@ -58,7 +59,7 @@ async function startExternalProvider() {
     };
   };
 
-  const server: Server = createServer(async (req, res) => {
+  const server: Server = createServer(asyncListener(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const body = req.method === 'POST' || req.method === 'PUT' ? await readBody(req) : undefined;
     state.seen.push({ method: req.method!, path, authorization: req.headers.authorization, body });
@@ -96,7 +97,7 @@ async function startExternalProvider() {
       return send(res, 200, registrationAnswer(managed![1]!));
     }
     send(res, 404, { error: 'not_found' });
-  });
+  }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -109,7 +110,7 @@ async function startExternalProvider() {
       .setAudience(AUDIENCE)
       .setIssuedAt()
       .setExpirationTime('1h')
-      .sign(privateKey as CryptoKey);
+      .sign(privateKey);
 
   return {
     get issuer() {

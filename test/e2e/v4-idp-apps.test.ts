@@ -61,7 +61,7 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
     }
     for (const [user, roles] of [[admin, ['tenant-admin']], [member, ['member']]] as const) {
       const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${user.email}, ${user.name}) returning id::text as id`;
-      await sql`insert into memberships (tenant_id, user_id, roles) values (${tenantId}::uuid, ${row!.id}::uuid, ${roles as unknown as string[]})`;
+      await sql`insert into memberships (tenant_id, user_id, roles) values (${tenantId}::uuid, ${row!.id}::uuid, ${roles})`;
     }
     stack = await startTestStack({ devUsers: [...DEV_USERS, admin, member] });
     const app = await stack.request('POST', `/v4/platform/tenants/${tenantId}/apps`, { as: admin.email, body: { name: 'Field', key: appKey } });

@@ -100,7 +100,10 @@ describe('v4 resource search', () => {
     const hybrid = await search({ query: 'radiators cold heating' });
     expect(hybrid.body.mode).toBe('hybrid');
     expect(hybrid.body.data[0].id).toBe(heating.id);
-    for (const hit of hybrid.body.data) expect(hit.score).toBeGreaterThanOrEqual(0), expect(hit.score).toBeLessThanOrEqual(1);
+    for (const hit of hybrid.body.data) {
+      expect(hit.score).toBeGreaterThanOrEqual(0);
+      expect(hit.score).toBeLessThanOrEqual(1);
+    }
   });
 
   it('rebuilds the projection of stored resources when a type changes its searchFields', async () => {

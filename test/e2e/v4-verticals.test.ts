@@ -40,11 +40,11 @@ describe('v4 verticals', { timeout: 120_000 }, () => {
     const [tenant] = await sql<{ id: string }[]>`insert into tenants (slug, name, home_region) values (${slug}, ${slug}, 'eu') returning id::text as id`;
     companyId = tenant!.id;
     for (const [name, permissions] of Object.entries({ ...DEFAULT_ROLES, viewer: ['resources.read'] })) {
-      await sql`insert into roles (tenant_id, name, permissions) values (${companyId}::uuid, ${name}, ${permissions as string[]})`;
+      await sql`insert into roles (tenant_id, name, permissions) values (${companyId}::uuid, ${name}, ${permissions})`;
     }
     for (const [who, roles] of [[admin, ['tenant-admin']], [member, ['member']], [viewer, ['viewer']]] as const) {
       const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${who.email}, ${who.name}) returning id::text as id`;
-      await sql`insert into memberships (tenant_id, user_id, roles) values (${companyId}::uuid, ${row!.id}::uuid, ${roles as unknown as string[]})`;
+      await sql`insert into memberships (tenant_id, user_id, roles) values (${companyId}::uuid, ${row!.id}::uuid, ${roles})`;
     }
     stack = await startTestStack({ devUsers: [...DEV_USERS, admin, member, viewer, childUser] });
 

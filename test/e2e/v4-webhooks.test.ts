@@ -205,7 +205,7 @@ describe('v4 webhooks', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(streamed.status).toBe(413);
     const streamedBody = await streamed.json();
     assertConforms({ method: 'POST', path: `/v4/webhooks/${west.slug}/small`, status: streamed.status, headers: streamed.headers, body: streamedBody });

@@ -43,7 +43,7 @@ let apis: Api[] | undefined;
 
 function loadApis(): Api[] {
   apis ??= (['v3', 'v4'] as const).map((version) => {
-    const document = buildOpenApiDocument(version) as Json;
+    const document = buildOpenApiDocument(version);
     const id = `urn:svc:openapi:${version}`;
     ajv.addSchema(document, id);
     const paths = Object.entries(document.paths as Record<string, Json>).map(([template, operations]) => {
@@ -69,7 +69,7 @@ function validatorAt(api: Api, pointer: string[]): ValidateFunction {
 /** Follows a `$ref` to `#/components/...` inside the document. */
 function resolve(api: Api, value: Json): { value: Json; pointer?: string[] } {
   if (typeof value?.$ref !== 'string') return { value };
-  const pointer = (value.$ref as string).replace(/^#\//, '').split('/');
+  const pointer = value.$ref.replace(/^#\//, '').split('/');
   return { value: pointer.reduce((node: Json, key) => node[key], api.document), pointer };
 }
 
@@ -85,7 +85,7 @@ export function conformanceProblems(answer: ObservedAnswer): string[] {
   const relative = pathname.slice(api.base.length);
   const method = answer.method.toLowerCase();
   const path = api.paths.filter((p) => p.operations[method] && p.matcher.test(relative)).sort((a, b) => b.literals - a.literals)[0];
-  const operation = path?.operations[method] as Json | undefined;
+  const operation = path?.operations[method];
   if (!path || !operation) {
     // Refused before or without a route: only the error body.
     if (answer.status < 400) return [`${where}: ${answer.status} from a route the ${api.version} document does not describe`];

@@ -36,7 +36,7 @@ export async function createDocsTenant(sql: postgres.Sql, plan: 'free' | 'team' 
   const member = { sub: randomUUID(), email: `member-${suffix}@${label}.test`, name: `Member ${suffix}`, tenant: slug };
   for (const [user, roles] of [[admin, ['admin', 'tenant-admin']], [member, ['member']]] as const) {
     const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${user.email}, ${user.name}) returning id::text as id`;
-    await sql`insert into memberships (tenant_id, user_id, roles) values (${id}::uuid, ${row!.id}::uuid, ${roles as unknown as string[]})`;
+    await sql`insert into memberships (tenant_id, user_id, roles) values (${id}::uuid, ${row!.id}::uuid, ${roles})`;
   }
   return { id, slug, admin, member };
 }
@@ -62,7 +62,7 @@ export function form(entries: Array<[string, string] | FormFile>): FormData {
 export async function postForm(stack: TestStack, path: string, token: string, body: FormData | string, headers: Record<string, string> = {}) {
   const response = await fetch(stack.url + path, { method: 'POST', headers: { authorization: `Bearer ${token}`, ...headers }, body });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? (JSON.parse(text) as any) : undefined };
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
 }
 
 /** Every object under the tenant's documents area of the stack's blob store (staged uploads and temporary files included). */

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { asyncListener } from './async-listener.ts';
 
 /**
  * A local HTTP server speaking the OpenAI chat completions wire format (`POST /v1/chat/completions`,
@@ -36,7 +37,7 @@ export async function startScriptedEndpoint() {
   };
   const received: Array<{ model: string; temperature?: number; max_tokens?: number; messages: Array<{ role: string; content: string }>; [field: string]: unknown }> = [];
 
-  const server = createServer(async (req, res) => {
+  const server = createServer(asyncListener(async (req, res) => {
     let text = '';
     for await (const piece of req) text += piece;
     const body = JSON.parse(text) as (typeof received)[number];
@@ -66,7 +67,7 @@ export async function startScriptedEndpoint() {
       res.write(`data: ${JSON.stringify({ id: 'chatcmpl-test', object: 'chat.completion.chunk', created: 1, model: 'scripted', choices: [{ index: 0, delta: { tool_calls: [call] }, finish_reason: null }] })}\n\n`);
     }
     finish(res);
-  });
+  }));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;

@@ -32,7 +32,7 @@ export function startWorkerProcess(stack: TestStack): ChildProcess {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let errors = '';
-  child.stderr!.on('data', (chunk) => (errors += chunk));
+  child.stderr.on('data', (chunk) => (errors += chunk));
   child.on('exit', (code, signal) => {
     if (signal !== 'SIGKILL') process.stderr.write(`worker process exited (${code ?? signal}): ${errors.slice(-2000)}\n`);
   });

@@ -21,7 +21,7 @@ async function startBunEdge(options: Omit<PlatformOptions, 'role'>): Promise<Run
   const script = fileURLToPath(new URL('./bun-edge.ts', import.meta.url));
   const child = spawn(bunExecutable(), [script], { env: { ...process.env, SVC_TEST_PLATFORM: JSON.stringify(options) }, stdio: ['ignore', 'pipe', 'inherit'] });
   const exited = once(child, 'exit');
-  const firstLine = once(createInterface({ input: child.stdout! }), 'line');
+  const firstLine = once(createInterface({ input: child.stdout }), 'line');
   const started = await Promise.race([firstLine.then(([line]) => JSON.parse(line as string) as { url: string }), exited.then(([code]) => Promise.reject(new Error(`the Bun edge exited with code ${code} before listening`)))]);
   return {
     url: started.url,

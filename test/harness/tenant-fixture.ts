@@ -31,7 +31,7 @@ export async function createTenantFixture(
   const member = { sub: randomUUID(), email: `member-${slug}@fixture.test`, name: `Member ${slug}`, tenant: slug };
   for (const [user, roles] of [[admin, ['admin', 'tenant-admin']], [member, ['member']]] as const) {
     const [row] = await sql<{ id: string }[]>`insert into users (email, name) values (${user.email}, ${user.name}) returning id::text as id`;
-    await sql`insert into memberships (tenant_id, user_id, roles) values (${id}::uuid, ${row!.id}::uuid, ${roles as unknown as string[]})`;
+    await sql`insert into memberships (tenant_id, user_id, roles) values (${id}::uuid, ${row!.id}::uuid, ${roles})`;
   }
   return { id, slug, admin, member };
 }

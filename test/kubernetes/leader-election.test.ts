@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { V1MicroTime, type CoordinationV1Api } from '@kubernetes/client-node';
+import { V1MicroTime } from '@kubernetes/client-node';
 import { describe, expect, inject, it } from 'vitest';
 import { kubeFromConfig, loadKubeConfig, type Kube } from '../../control-plane/operator/kube.ts';
 import { startLeaderElection } from '../../control-plane/operator/leader-election.ts';
@@ -20,7 +20,7 @@ describe('leader election', () => {
           if (name !== 'replaceNamespacedLease' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
           return (...args: unknown[]) => (hanging ? new Promise(() => {}) : value.apply(target, args));
         },
-      }) as CoordinationV1Api,
+      }),
     };
     return { client, hang: () => (hanging = true) };
   }

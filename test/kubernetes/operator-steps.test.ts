@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { kubeFromConfig, loadKubeConfig, type Ensured, type Kube } from '../../control-plane/operator/kube.ts';
 import { ensureNamespace, ensuredNamespaceKey, namespaceOf } from '../../control-plane/operator/steps/ensure-namespace.ts';
@@ -25,7 +24,7 @@ describe('operator steps: Namespace and connection Secret', () => {
           return value.apply(target, args);
         };
       },
-    }) as CoreV1Api,
+    }),
   };
   const slugs: string[] = [];
   const tenant = (status?: TenantObject['status']): TenantObject => {

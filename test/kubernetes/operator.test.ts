@@ -329,7 +329,7 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const lost = await startPlatform({ role: 'operator', databaseUrl: inject('databaseUrl'), tenantDatabaseUrl: inject('tenantDatabaseUrl'), port: 0, healthPort: 0, publicUrl: stack.url, temporal: stack.temporal, operator: { kubeconfigPath, namespace: leaseNamespace, identity: 'lost' } });
     try {
       expect(await health(lost)).toEqual({ status: 503, body: { status: 'unavailable', checks: { database: 'ok', kubernetes: 'unreachable', leader: 'standby' } } });
-      // The health port serves the role's metrics beside /health (docs/decisions.md, "Operability"), and nothing else.
+      // The health port serves the role's metrics beside /health (docs/decisions/0109-metrics.md), and nothing else.
       const metrics = await fetch(`${lost.url}/metrics`);
       expect(metrics.status).toBe(200);
       expect(await metrics.text()).toMatch(/^# HELP svc_/m);

@@ -20,7 +20,7 @@ const { extractDocumentText, classifyDocumentText, chunkDocumentText, storeDocum
 /** The innermost message of a failure: what the step reported. */
 function reasonOf(error: unknown): string {
   let current = error as { message?: string; cause?: unknown } | undefined;
-  while (current?.cause && typeof current.cause === 'object') current = current.cause as typeof current;
+  while (current?.cause && typeof current.cause === 'object') current = current.cause;
   return current?.message ?? String(error);
 }
 

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
-import { bodyWithPath, jsonObjectBody, tenantOption } from '../request-input.ts';
+import { jsonObjectBody, tenantOption } from '../request-input.ts';
 
 /**
  * v4 object types of a tenant: named by `tenant_id` in the query string or body, else the

@@ -32,7 +32,7 @@ export const renderDescription: TextRenderer<BlockDescription> = (block, style) 
   if (block.docs) entries.push(['docs', block.docs]);
   const provides = Object.entries(block.provides)
     .filter(([, list]) => list && list.length)
-    .map(([kind, list]) => `${style.colors.bold(kind)}\n${list!.map((item) => `  ${item}`).join('\n')}`);
+    .map(([kind, list]) => `${style.colors.bold(kind)}\n${list.map((item) => `  ${item}`).join('\n')}`);
   return `${fields(entries, style)}${provides.length ? `\n\n${provides.join('\n')}` : ''}`;
 };
 
@@ -75,6 +75,6 @@ export const renderSchema: TextRenderer<Record<string, unknown>> = (schema, styl
     }
   };
   lines.push(String((schema as Node).description ?? ''), '');
-  walk(schema as Node, '', 0);
+  walk(schema, '', 0);
   return lines.join('\n');
 };

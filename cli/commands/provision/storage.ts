@@ -8,7 +8,7 @@ export const command = withMeta(
   new Command('storage')
     .description("Provision the tenant's storage backends (idempotent); --dry-run lists the changes only")
     .addOption(tenantIdOption())
-    .addOption(new Option('--backend <backend>', 'which backend').choices(PROVISION_BACKENDS).default('all' as (typeof PROVISION_BACKENDS)[number]))
+    .addOption(new Option('--backend <backend>', 'which backend').choices(PROVISION_BACKENDS).default('all'))
     .option('--dry-run', 'list the changes, make none')
     .option('--rebuild-search', 'rebuild the search projection from the stored resources')
     .addOption(formatOption())

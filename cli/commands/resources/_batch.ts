@@ -19,7 +19,7 @@ const WHAT = {
   delete: { description: 'Delete several resources in one transaction (all or none; asks first unless --force)', items: 'an array of ids' },
 } as const;
 
-const hiddenUnless = <O extends Option>(shown: boolean, option: O): O => (shown ? option : (option.hideHelp() as O));
+const hiddenUnless = <O extends Option>(shown: boolean, option: O): O => (shown ? option : option.hideHelp());
 
 /** `resources batch-<operation> <type>`: the items from --data/--file (batch-delete: or --ids), one call. */
 export function batchCommand(operation: 'create' | 'update' | 'delete') {

@@ -12,7 +12,7 @@ export const command = withMeta(
     .argument('<query>', 'the text to search for')
     .addOption(tenantIdOption())
     .option('--types <csv>', 'comma-separated object types (default: all)')
-    .addOption(new Option('--mode <mode>', 'ranking').choices(MODES).default('hybrid' as (typeof MODES)[number]))
+    .addOption(new Option('--mode <mode>', 'ranking').choices(MODES).default('hybrid'))
     .option('--hybrid', 'same as --mode hybrid')
     .option('--vector', 'same as --mode vector')
     .option('--fulltext', 'same as --mode fulltext')

@@ -17,7 +17,7 @@ export const command = withMeta(
     .requiredOption('--slug <slug>', 'kebab-case slug, unique on the platform')
     .option('--parent <id>', 'parent tenant id or slug (default: the active tenant)')
     .option('--domain <domains>', 'comma-separated domain names')
-    .addOption(new Option('--usecase <usecase>', 'what the tenant is for').choices(USECASES).default('generic' as (typeof USECASES)[number]))
+    .addOption(new Option('--usecase <usecase>', 'what the tenant is for').choices(USECASES).default('generic'))
     .option('--industry <industry>', 'industry, free text')
     .option('--starter-template <key>', 'starter template key', 'blank-vertical-template')
     .addOption(new Option('--home-region <region>', "home region (a child's default: its parent's; a root tenant needs it)").choices(HOME_REGIONS))

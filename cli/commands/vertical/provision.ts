@@ -13,7 +13,7 @@ export const command = withMeta(
     )
     .argument('<key>', 'the app key')
     .addOption(tenantIdOption())
-    .addOption(new Option('--backend <backend>', 'which backend').choices(PROVISION_BACKENDS).default('all' as (typeof PROVISION_BACKENDS)[number]))
+    .addOption(new Option('--backend <backend>', 'which backend').choices(PROVISION_BACKENDS).default('all'))
     .option('--dry-run', 'list the changes, make none')
     .option('--rebuild-search', 'rebuild the search projection from the stored resources')
     .option('--skip-validate', 'do not read the enrollment (no check that the app exists)')

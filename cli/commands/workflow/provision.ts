@@ -45,7 +45,7 @@ export const command = withMeta(
     .option('--ai-provider <integrationKey>', `the AI profile's provider, with --bind-ai-runtime (default: ${DEFAULT_AI_PROVIDER}, the platform's own answerer; another needs the platform's OpenAI-compatible endpoint)`)
     .option('--ai-model <model>', "the AI profile's model, with --bind-ai-runtime")
     .option('--ai-profile-key <key>', "the AI profile's key, with --bind-ai-runtime (default: the workflow's, else the workflow key)")
-    .addOption(new Option('--status <status>', 'the status of the workflow, its product configuration and its chatbot configuration').choices(WORKFLOW_STATUSES).default('active' as (typeof WORKFLOW_STATUSES)[number]))
+    .addOption(new Option('--status <status>', 'the status of the workflow, its product configuration and its chatbot configuration').choices(WORKFLOW_STATUSES).default('active'))
     .option('--write-local-env', "write the workflow's env values to .env.local")
     .option('--write-app-config', "write the workflow's env values to the app's configuration in the platform's store (tenant administrators)")
     .option('--env <environment>', 'the environment --write-app-config writes', 'dev')

@@ -1,4 +1,3 @@
-import type { Tx } from '../../db/client.ts';
 import { indexSpecs, statisticsName, type IndexSpec, type SkippedField } from '../indexes.ts';
 import {
   appRole,
@@ -89,7 +88,7 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
   for (const spec of plan.creates) {
     await withIndexLock(deps.db.sql, spec.name, async (connection) => {
       await deps.db.inTenant(tenantId, (tx) => insertIndexClaim(tx, spec));
-      const existing = (await physicalIndexes(connection as unknown as Tx, [spec.name])).get(spec.name);
+      const existing = (await physicalIndexes(connection, [spec.name])).get(spec.name);
       if (existing && !existing.valid) await connection.unsafe(`drop index concurrently if exists ${spec.name}`);
       await connection.unsafe(spec.definition);
     }, signal);
@@ -97,7 +96,7 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
     if (!statistics) continue;
     // Under a lock of their own: another tenant's last claim of the expression may be dropping them.
     await withIndexLock(deps.db.sql, statistics.name, async (connection) => {
-      if (await hasStatistics(connection as unknown as Tx, statistics.name)) return;
+      if (await hasStatistics(connection, statistics.name)) return;
       await connection.unsafe(statistics.definition);
       newStatistics = true;
     }, signal);
@@ -107,14 +106,14 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
   for (const claim of plan.drops) {
     await withIndexLock(deps.db.sql, claim.indexName, async (connection) => {
       await deps.db.inTenant(tenantId, (tx) => deleteIndexClaim(tx, claim.indexName));
-      if ((await countIndexClaims(connection as unknown as Tx, claim.indexName)) === 0) {
+      if ((await countIndexClaims(connection, claim.indexName)) === 0) {
         await connection.unsafe(`drop index concurrently if exists ${claim.indexName}`);
       }
     }, signal);
     // The expression's statistics go with the last claim, of any tenant, that indexes it.
     const statistics = statisticsName(claim.expression);
     await withIndexLock(deps.db.sql, statistics, async (connection) => {
-      if ((await countExpressionClaims(connection as unknown as Tx, claim.expression)) === 0) await connection.unsafe(`drop statistics if exists ${statistics}`);
+      if ((await countExpressionClaims(connection, claim.expression)) === 0) await connection.unsafe(`drop statistics if exists ${statistics}`);
     }, signal);
   }
 }
