@@ -1,10 +1,14 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
 import { readFileSync } from 'node:fs';
+import { command as agent } from './commands/agent/index.ts';
+import { command as dev } from './commands/dev.ts';
+import { command as init } from './commands/init.ts';
 import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
 import { command as provision } from './commands/provision/index.ts';
 import { command as publicapi } from './commands/publicapi/index.ts';
 import { command as resources } from './commands/resources/index.ts';
+import { command as template } from './commands/template/index.ts';
 import { command as tenant } from './commands/tenant/index.ts';
 import { command as types } from './commands/types/index.ts';
 import { command as user } from './commands/user/index.ts';
@@ -44,7 +48,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, user, provision, publicapi, verify, login, whoami, logout]) program.addCommand(command as unknown as Command);
+  for (const command of [init, dev, resources, types, tenant, user, provision, publicapi, verify, agent, template, login, whoami, logout]) program.addCommand(command as unknown as Command);
   for (const command of leaves(program as unknown as CommandUnknownOpts)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());

@@ -1,0 +1,25 @@
+import type { CommandContext } from '../context.ts';
+import { CliError } from '../errors.ts';
+import { projectProblems, readManifest, requireProjectRoot, type Manifest } from '../services/project.service.ts';
+
+/** Each problem on stderr (text output only: JSON output keeps stderr empty), then E005. */
+function invalid(ctx: CommandContext, problems: string[]): never {
+  if (ctx.out.format === 'text') for (const problem of problems) ctx.out.warn(problem);
+  throw new CliError('E005');
+}
+
+/** The project around the current folder (E001 when there is none), with a runnable structure (E005 naming what is wrong). */
+export async function runnableProject(ctx: CommandContext): Promise<string> {
+  const root = await requireProjectRoot();
+  const problems = await projectProblems(root);
+  if (problems.length) invalid(ctx, problems);
+  return root;
+}
+
+/** The project around the current folder (E001) and its manifest (E005 when it is missing or invalid). */
+export async function projectManifest(ctx: CommandContext): Promise<{ root: string; manifest: Manifest }> {
+  const root = await requireProjectRoot();
+  const { manifest, problems } = await readManifest(root);
+  if (!manifest) invalid(ctx, problems);
+  return { root, manifest };
+}
