@@ -1,11 +1,19 @@
 import type { CommandContext } from '../context.ts';
-import { CliError } from '../errors.ts';
-import { projectProblems, readManifest, requireProjectRoot, type Manifest } from '../services/project.service.ts';
+import { InvalidProjectError, projectProblems, readManifest, requireProjectRoot, type Manifest } from '../services/project.service.ts';
 
-/** Each problem on stderr (text output only: JSON output keeps stderr empty), then E005. */
+/** Each problem on stderr (text output only: JSON output keeps stderr empty) before the E005 it comes with. */
+export async function showingProblems<T>(ctx: CommandContext, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof InvalidProjectError && ctx.out.format === 'text') for (const problem of error.problems) ctx.out.warn(problem);
+    throw error;
+  }
+}
+
 function invalid(ctx: CommandContext, problems: string[]): never {
   if (ctx.out.format === 'text') for (const problem of problems) ctx.out.warn(problem);
-  throw new CliError('E005');
+  throw new InvalidProjectError(problems);
 }
 
 /** The project around the current folder (E001 when there is none), with a runnable structure (E005 naming what is wrong). */

@@ -1,7 +1,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { intOption, withMeta } from '../command.ts';
 import { contextOf } from '../context.ts';
-import { checkEnv, checkLogin, checkPlatform, checkPort, runDevServer } from '../services/dev.service.ts';
+import { checkEnv, checkLogin, checkPlatform, checkPort, runDevServer, type DevCheck } from '../services/dev.service.ts';
 import { loadProjectConfig } from '../services/project.service.ts';
 import { runnableProject } from './_project.ts';
 
@@ -23,16 +23,15 @@ export const command = withMeta(
       const root = await runnableProject(ctx);
       const config = await loadProjectConfig(root);
       if (!options.skipChecks) {
-        const { values } = await checkEnv(root, config, (name) => {
-          if (name.startsWith('SVC_IDP_') && ctx.out.format === 'text') ctx.out.info(`${name} comes from svc provision idp, which registers the app's sign-in client and writes it to ${config.env.file}.`);
+        const passed = (check: DevCheck) => ctx.out.success(`${check.name}: ${check.detail}`);
+        const env = await checkEnv(root, config, (name) => {
+          if (name.startsWith('SVC_IDP_')) ctx.out.info(`${name} comes from svc provision idp, which registers the app's sign-in client and writes it to ${config.env.file}.`);
         });
-        const baseUrl = values['BASE_URL_PUBLIC_API'];
-        const checks = [
-          ...(baseUrl ? [await ctx.out.spin('Reaching the platform', () => checkPlatform(baseUrl))] : []),
-          await checkLogin(ctx.profile),
-          await checkPort(options.port),
-        ];
-        for (const check of checks) ctx.out.success(`${check.name}: ${check.detail}`);
+        passed(env.check);
+        const baseUrl = env.values['BASE_URL_PUBLIC_API'];
+        if (baseUrl) passed(await ctx.out.spin('Reaching the platform', () => checkPlatform(baseUrl)));
+        passed(await checkLogin(ctx.profile));
+        passed(await checkPort(options.port));
       }
       ctx.out.info(`Starting ${config.app.name ?? 'the app'} on http://localhost:${options.port}${options.turbo ? ' (restarts on changes)' : ''}; Ctrl-C stops it.`);
       process.exitCode = await runDevServer(root, { port: options.port, turbo: options.turbo !== false });

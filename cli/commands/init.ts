@@ -7,6 +7,7 @@ import { CliError, invalidInput } from '../errors.ts';
 import { fields, type TextRenderer } from '../output.ts';
 import { checkLogin } from '../services/dev.service.ts';
 import { bindApp, initGit, installDependencies, nextManifest, resolveTarget, stageFiles, writeEnvFile, writeScaffold, type FileStep, type PlatformBinding } from '../services/init.service.ts';
+import { showingProblems } from './_project.ts';
 import { PACKAGE_PROFILES, writeManifest, type Manifest, type PackageProfile } from '../services/project.service.ts';
 import { createTenantsService } from '../services/tenants.service.ts';
 
@@ -151,8 +152,10 @@ export const command = withMeta(
       }
       const agent = options.agent !== false;
 
-      const staged = await ctx.out.spin(options.from ? `Fetching ${options.from}` : 'Rendering the template', () =>
-        stageFiles({ from: options.from, agent, vars: { appName: target.name, appKey: target.key }, directory: target.directory }),
+      const staged = await showingProblems(ctx, () =>
+        ctx.out.spin(options.from ? `Fetching ${options.from}` : 'Rendering the template', () =>
+          stageFiles({ from: options.from, agent, vars: { appName: target.name, appKey: target.key }, directory: target.directory }),
+        ),
       );
 
       const company = await companyTenantOf(ctx, options.companyTenant ?? options.tenant, target.previous, ask);
@@ -181,10 +184,11 @@ export const command = withMeta(
       });
       await writeManifest(target.directory, manifest);
 
-      const git = await ctx.out.spin('Initialising git', () => initGit(target.directory, target.name));
-      if (git.note) ctx.out.warn(git.note);
+      // Installed first, so that the first commit holds the lock file.
       const dependencies = await ctx.out.spin('Installing dependencies', () => installDependencies(target.directory));
       if (dependencies.note) ctx.out.warn(dependencies.note);
+      const git = await ctx.out.spin('Initialising git', () => initGit(target.directory, target.name));
+      if (git.note) ctx.out.warn(git.note);
       if (binding.capabilities?.decisions['identity.apps']?.allowed === false) {
         ctx.out.warn(`the tenant may not register apps with the identity provider (identity.apps: ${binding.capabilities.decisions['identity.apps'].reason}): users cannot sign in to the app`);
       }
@@ -205,5 +209,13 @@ export const command = withMeta(
       };
       ctx.out.data(result, renderInit);
     }),
-  { calls: ['POST /v4/platform/tenants/{companyTenantId}/apps', 'GET /v4/data/resources/{tenantId}/tenant-vertical-enrollment', 'POST /v4/platform/capabilities/evaluate'], plainText: true },
+  {
+    calls: [
+      'POST /v4/platform/tenants/{companyTenantId}/apps',
+      'GET /v4/data/resources/{tenantId}/tenant-vertical-enrollment',
+      'GET /v4/identity/tenants',
+      'POST /v4/platform/capabilities/evaluate',
+    ],
+    plainText: true,
+  },
 );

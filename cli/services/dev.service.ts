@@ -66,7 +66,7 @@ export async function checkPort(port: number): Promise<DevCheck> {
 /**
  * Runs the project's `dev` script (`npm run dev`) in its own process group, with `PORT` and
  * `SVC_DEV_TURBO` (1 or 0) set, its output on this process's. A signal to this process (Ctrl-C)
- * ends the whole group. Resolves to the script's exit code.
+ * ends the whole group and resolves to 0; otherwise resolves to the script's exit code.
  */
 export function runDevServer(root: string, options: { port: number; turbo: boolean }): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -76,23 +76,28 @@ export function runDevServer(root: string, options: { port: number; turbo: boole
       detached: true,
       env: { ...process.env, PORT: String(options.port), SVC_DEV_TURBO: options.turbo ? '1' : '0', npm_config_update_notifier: 'false' },
     });
-    const stop = (signal: NodeJS.Signals) => {
+    let stopping = false;
+    const signalGroup = (signal: NodeJS.Signals) => {
       try {
         process.kill(-child.pid!, signal);
       } catch {
         // already gone
       }
     };
+    const stop = (signal: NodeJS.Signals) => {
+      stopping = true;
+      signalGroup(signal);
+    };
     const forward = { SIGINT: () => stop('SIGINT'), SIGTERM: () => stop('SIGTERM'), SIGHUP: () => stop('SIGHUP') };
     for (const [signal, handler] of Object.entries(forward)) process.on(signal, handler);
     child.once('error', (error: NodeJS.ErrnoException) => {
       reject(error.code === 'ENOENT' ? invalidInput('npm is not installed: svc dev runs the project\'s "dev" script with it') : error);
     });
-    child.once('exit', (code, signal) => {
+    child.once('exit', (code) => {
       for (const [name, handler] of Object.entries(forward)) process.off(name, handler);
       // What is left of the group (a server the script started) goes with it.
-      stop('SIGTERM');
-      resolve(code ?? (signal === 'SIGINT' || signal === 'SIGTERM' ? 0 : 1));
+      signalGroup('SIGTERM');
+      resolve(stopping ? 0 : (code ?? 1));
     });
   });
 }

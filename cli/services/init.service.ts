@@ -7,7 +7,8 @@ import { CliError, invalidInput } from '../errors.ts';
 import type { ApiClient } from './api-client.ts';
 import { createAppsService, type AppEnrollment, type CapabilityEvaluation } from './apps.service.ts';
 import { parseEnv, updateEnv } from './env-file.ts';
-import { BUILTIN_SOURCE, CONFIG_FILE, ENV_FILE, readManifest, type Manifest, type PackageProfile } from './project.service.ts';
+import { createTenantsService } from './tenants.service.ts';
+import { BUILTIN_SOURCE, CONFIG_FILE, ENV_FILE, InvalidProjectError, readManifest, type Manifest, type PackageProfile } from './project.service.ts';
 import {
   agentFiles,
   appTemplateFiles,
@@ -127,7 +128,7 @@ export async function stageFiles(options: { from?: string; agent: boolean; vars:
   } catch {
     scripts = undefined;
   }
-  if (typeof scripts?.['dev'] !== 'string') throw new CliError('E005');
+  if (typeof scripts?.['dev'] !== 'string') throw new InvalidProjectError(['the source has no package.json with a "dev" script, which svc dev runs']);
   if (options.agent) {
     for (const file of await agentFiles()) if (!files.some((f) => f.path === file.path)) files.push(file);
   }
@@ -155,8 +156,8 @@ export interface BindRequest {
 
 /**
  * Creates the app under the company tenant, or binds to the one it already has under the key,
- * then evaluates the capabilities of the tenant the app runs in (its child tenant, else the
- * company tenant). Not logged in (E101, E102) is a skip, not a failure.
+ * then evaluates the capabilities of the tenant the app runs in (its child tenant, once usable,
+ * else the company tenant). Not logged in (E101, E102) is a skip, not a failure.
  */
 export async function bindApp(api: () => Promise<ApiClient>, request: BindRequest): Promise<PlatformBinding> {
   let apps: ReturnType<typeof createAppsService>;
@@ -175,6 +176,8 @@ export async function bindApp(api: () => Promise<ApiClient>, request: BindReques
   }
   const tenant = created.app.childTenantId ?? created.app.companyTenantId;
   try {
+    // A child tenant is provisioned after it is made: its capabilities can be read once it is usable.
+    if (created.app.childTenantId) await createTenantsService(await api()).waitUntilUsable(created.app.childTenantId);
     const capabilities = await apps.evaluateCapabilities(tenant);
     return { ...created, capabilities: { ...capabilities, tenant } };
   } catch (error) {

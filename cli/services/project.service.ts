@@ -51,6 +51,13 @@ export const ManifestSchema = z
   .strict();
 export type Manifest = z.infer<typeof ManifestSchema>;
 
+/** E005, with what is wrong (the command shows each problem before the error). */
+export class InvalidProjectError extends CliError {
+  constructor(readonly problems: string[]) {
+    super('E005');
+  }
+}
+
 const exists = (path: string) => access(path).then(() => true, () => false);
 
 /** The nearest folder from `start` upwards that holds `svc.config.ts` or `svc.project.json`. */

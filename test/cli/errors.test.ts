@@ -53,6 +53,8 @@ interface Trigger {
   textOnly?: string;
   /** Reads back what the command must not have changed. */
   unchanged?(fx: Fixtures): Promise<void>;
+  /** Lines the text form writes on stderr before the error (what E005 found wrong); the JSON form writes none. */
+  textBefore?: RegExp;
 }
 
 /** A code no command of this part can reach, and why. */
@@ -99,7 +101,7 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
   });
 
   const CODES: Record<ErrorCodeName, Trigger | Unreachable> = {
-    E001: { unreachable: 'no command of this part needs a project directory; init and dev, which do, come later' },
+    E001: { args: () => ['template', 'check'], cwd: () => newDir('not-a-project') },
     E002: {
       args: (f) => ['resources', 'list', 'project', '--tenant-id', f.acme],
       env: () => ({ SVC_TOKEN: 'token', BASE_URL_PUBLIC_API: undefined }),
@@ -111,7 +113,17 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
       vars: (f) => ({ file: join(f.home, '.svc', 'profiles.json') }),
     },
     E004: { args: () => ['types', 'seed', '--tenant-key', 'acme'], cwd: () => newDir('empty') },
-    E005: { unreachable: 'the project structure is checked by doctor and init, which come later' },
+    E005: {
+      args: () => ['template', 'check'],
+      // A project whose manifest is not JSON.
+      cwd: async () => {
+        const dir = await newDir('broken-project');
+        await writeFile(join(dir, 'svc.config.ts'), 'export default {};\n');
+        await writeFile(join(dir, 'svc.project.json'), '{"manifestVersion": 1,');
+        return dir;
+      },
+      textBefore: /! svc\.project\.json is not JSON: .+\n/,
+    },
     E006: {
       args: (f) => ['resources', 'list', 'project', '--tenant-id', f.acme],
       env: () => ({ SVC_TOKEN: undefined }),
@@ -209,7 +221,7 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
 
         expect(text.exitCode, text.stderr).toBe(entry.exitCode);
         expect(text.stdout).toBe('');
-        expect(text.stderr).toMatch(new RegExp(`^Error ${code}: ${message}\\n→ ${suggestion}\\n$`));
+        expect(text.stderr).toMatch(new RegExp(`^${trigger.textBefore?.source ?? ''}Error ${code}: ${message}\\n→ ${suggestion}\\n$`));
         await trigger.unchanged?.(fx);
         if (!json) return;
         expect(json.exitCode, json.stdout + json.stderr).toBe(entry.exitCode);

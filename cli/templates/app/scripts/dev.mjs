@@ -9,5 +9,11 @@ import { fileURLToPath } from 'node:url';
 const watch = process.env.SVC_DEV_TURBO !== '0';
 const server = fileURLToPath(new URL('../server.mjs', import.meta.url));
 const child = spawn(process.execPath, [...(watch ? ['--watch', '--watch-preserve-output'] : []), server], { stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+let stopping = false;
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopping = true;
+    child.kill(signal);
+  });
+}
+child.on('exit', (code) => process.exit(stopping ? 0 : (code ?? 1)));
