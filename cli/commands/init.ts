@@ -7,9 +7,10 @@ import { CliError, invalidInput } from '../errors.ts';
 import { fields, type TextRenderer } from '../output.ts';
 import { checkLogin } from '../services/dev.service.ts';
 import { bindApp, initGit, installDependencies, nextManifest, resolveTarget, stageFiles, writeEnvFile, writeScaffold, type FileStep, type PlatformBinding } from '../services/init.service.ts';
-import { showingProblems } from './_project.ts';
-import { PACKAGE_PROFILES, writeManifest, type Manifest, type PackageProfile } from '../services/project.service.ts';
+import { BUILTIN_SOURCE, PACKAGE_PROFILES, writeManifest, type Manifest, type PackageProfile } from '../services/project.service.ts';
+import { agentFiles } from '../services/template.service.ts';
 import { createTenantsService } from '../services/tenants.service.ts';
+import { showingProblems } from './_project.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -109,7 +110,10 @@ export const command = withMeta(
         'evaluates the capabilities of the tenant the app runs in; not logged in, the app is enrolled by a later `svc init --current-dir`.',
     )
     .argument('[name]', 'app name: the folder to create and, in kebab-case, the app key (letters, digits, spaces, ".", "_", "-")')
-    .option('--from <source>', 'scaffold from a git URL (https://, ssh://, file://, user@host:path; "#ref" picks a branch or tag) or a local folder (default: the app template that ships with the client)')
+    .option(
+      '--from <source>',
+      'scaffold from a git URL (https://, ssh://, file://, user@host:path; "#ref" picks a branch or tag) or a local folder (default: the app template that ships with the client; run again in a project scaffolded from another source, only --from updates its files)',
+    )
     .option('--skip-prompts', 'never ask: the active tenant is the company tenant, the package profile is the default')
     .option('--current-dir', 'scaffold into the current folder: other files and git metadata stay, scaffold files are added or updated (a changed one is saved as <file>.bak first), package.json and .gitignore get what they lack')
     .option('--company-tenant <id>', 'company tenant (id or slug) to enroll the app in (default: the project\'s, else the active tenant)')
@@ -117,7 +121,7 @@ export const command = withMeta(
     .option('--parent-tenant <id>', 'tenant under which the child tenant is created: the company tenant (default) or one below it; needs a child tenant')
     .option('--child-tenant <name>', 'create a child tenant of this name for the app (its slug is the kebab-case of the name)')
     .option('--create-child-tenant', 'create a child tenant named after the app')
-    .option('--no-agent', 'leave out the agent assets')
+    .option('--no-agent', 'leave out the agent assets (run again in a project: what the project has is kept unless given)')
     .addOption(new Option('--package-profile <profile>', 'package profile recorded in the manifest: which blocks the app may use').choices(PACKAGE_PROFILES).default('external' as PackageProfile))
     .action(async (nameArgument, options, cmd) => {
       const ctx = contextOf(cmd);
@@ -150,13 +154,18 @@ export const command = withMeta(
           '--package-profile',
         );
       }
-      const agent = options.agent !== false;
+      // Run again in a project, what is not given stays as the project has it.
+      const agent = cmd.getOptionValueSource('agent') === 'default' && target.previous ? target.previous.template.agent : options.agent !== false;
+      const otherSource = options.from === undefined && target.previous && target.previous.template.source !== BUILTIN_SOURCE ? target.previous.template.source : undefined;
 
-      const staged = await showingProblems(ctx, () =>
-        ctx.out.spin(options.from ? `Fetching ${options.from}` : 'Rendering the template', () =>
-          stageFiles({ from: options.from, agent, vars: { appName: target.name, appKey: target.key }, directory: target.directory }),
-        ),
-      );
+      // A project scaffolded from another source is not filled with the built-in template's files: --from names the source to update from.
+      const staged = otherSource
+        ? { source: otherSource, files: agent ? await agentFiles() : [] }
+        : await showingProblems(ctx, () =>
+            ctx.out.spin(options.from ? `Fetching ${options.from}` : 'Rendering the template', () =>
+              stageFiles({ from: options.from, agent, vars: { appName: target.name, appKey: target.key }, directory: target.directory }),
+            ),
+          );
 
       const company = await companyTenantOf(ctx, options.companyTenant ?? options.tenant, target.previous, ask);
       const child = childTenant ?? (options.createChildTenant ? target.name : undefined);

@@ -26,6 +26,7 @@ const run = promisify(execFile);
 /** App names: a folder name that is safe in the pages and code the template renders it into. */
 const APP_NAME = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,99}$/;
 const OBJECT_TYPES_FILE = 'src/svc.config/object-types.ts';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** What a git `--from` looks like: a URL git speaks, or scp-like `user@host:path`. */
 const GIT_URL = /^(?:(?:https?|ssh|git|file):\/\/|[\w.-]+@[\w.-]+:)/;
 
@@ -173,6 +174,10 @@ export async function bindApp(api: () => Promise<ApiClient>, request: BindReques
   } catch (error) {
     if (error instanceof CliError && (error.code === 'E101' || error.code === 'E102')) return { status: 'skipped', reason: error.code === 'E101' ? 'not logged in' : 'the login expired' };
     throw error;
+  }
+  // An enrollment read back names its company tenant as it was asked for: the id, for the manifest.
+  if (created.status === 'bound' && !UUID.test(created.app.companyTenantId)) {
+    created.app.companyTenantId = (await createTenantsService(await api()).find(created.app.companyTenantId)).id;
   }
   const tenant = created.app.childTenantId ?? created.app.companyTenantId;
   try {

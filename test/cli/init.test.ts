@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,27 @@ const TEMPLATE_FILES = [
   'src/svc.config/object-types.ts',
   'svc.config.ts',
 ];
+
+const BIN = new URL('../../cli/bin/svc.js', import.meta.url).pathname;
+
+/**
+ * Runs the client in a pseudo-terminal (util-linux `script`), as a person at a terminal would:
+ * each `[pattern, keys]` step waits for the output to match, then types the keys.
+ */
+function inTerminal(args: string[], env: Record<string, string>, cwd: string, steps: Array<[RegExp, string]>): Promise<{ exitCode: number; output: string }> {
+  const quoted = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
+  const child = spawn('script', ['-qec', quoted, '/dev/null'], { cwd, env: { PATH: process.env['PATH']!, TERM: 'xterm', NO_COLOR: '1', ...env } });
+  let output = '';
+  let step = 0;
+  const advance = () => {
+    while (step < steps.length && steps[step]![0].test(output)) child.stdin.write(steps[step++]![1]);
+  };
+  child.stdout.on('data', (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    advance();
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ exitCode: code ?? -1, output })));
+}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -82,7 +103,6 @@ describe('svc init', { timeout: 180_000 }, () => {
   it('scaffolds the template into a new folder with .env.local, the manifest, a git repository and installed dependencies; not logged in, it enrols nothing', async () => {
     const env = await envFor();
     const cwd = await mkdtemp(join(root, 'new-'));
-    const name = `Field Notes`;
     const created = await svc(['init', 'field-notes', '--skip-prompts'], env, undefined, cwd);
     expect(created.exitCode, created.stderr).toBe(0);
     const dir = join(cwd, 'field-notes');
@@ -122,14 +142,13 @@ describe('svc init', { timeout: 180_000 }, () => {
     expect(log.stdout).not.toContain('.env.local');
     expect((await git('git', ['status', '--porcelain'], { cwd: dir })).stdout).toBe('');
 
-    // The scaffold is a project the other commands accept.
-    const validated = await svc(['types', 'validate'], env, undefined, dir);
+    // The scaffold is a project the other commands accept, from any of its folders.
+    const validated = await svc(['types', 'validate'], env, undefined, join(dir, 'public'));
     expect(validated.exitCode, validated.stderr).toBe(0);
-    expect(validated.stderr).toContain('1 object types in');
+    expect(validated.stderr).toContain(`1 object types in ${join(dir, 'src/svc.config/object-types.ts')} are valid.`);
     const checked = await svc(['template', 'check', '--format', 'json'], env, undefined, join(dir, 'src'));
     expect(checked.exitCode, checked.stdout).toBe(0);
     expect(checked.json).toMatchObject({ projectDir: dir, comparable: true, drift: false, summary: { unchanged: 8, present: 8, missing: 0 } });
-    void name;
   });
 
   it('logged in: enrols the app in the company tenant with a child tenant, evaluates its capabilities, and binds to it when run again', async () => {
@@ -158,7 +177,7 @@ describe('svc init', { timeout: 180_000 }, () => {
     const again = await svc(['init', '--current-dir', '--skip-prompts'], env, undefined, dir);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toMatch(new RegExp(`^app\\s+bound ${key} in tenant acme`, 'm'));
-    expect(again.stdout).toMatch(/^files\s+16 unchanged$/m);
+    expect(again.stdout).toMatch(/^files\s+8 kept, 8 unchanged$/m);
     expect(again.stdout).toMatch(/^git\s+existing$/m);
     expect(await enrollment(key)).toHaveLength(1);
     expect(await readJson(join(dir, 'svc.project.json'))).toMatchObject({ app: { id: app.id }, packageProfile: 'hybrid', tenancy: { childTenant: { id: app.data.childTenantId } } });
@@ -178,8 +197,11 @@ describe('svc init', { timeout: 180_000 }, () => {
     expect(files).not.toContain('AGENTS.md');
     expect(files.filter((f) => f.startsWith('.agents/'))).toEqual([]);
     expect((await readJson(join(dir, 'svc.project.json'))).template.agent).toBe(false);
-    // The agent assets are left out of the drift too.
+    // The agent assets are left out of the drift too, and out of a second run that does not ask for them.
     expect((await svc(['template', 'check'], env, undefined, dir)).exitCode).toBe(0);
+    const rerun = await svc(['init', '--current-dir', '--skip-prompts'], env, undefined, dir);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(await filesUnder(dir)).not.toContain('AGENTS.md');
 
     const deprecated = await svc(['init', `child-${run}`, '--skip-prompts', '--tenant', acme, '--create-child-tenant', '--parent-tenant', 'acme'], env, undefined, cwd);
     expect(deprecated.exitCode, deprecated.stderr).toBe(0);
@@ -282,6 +304,12 @@ describe('svc init', { timeout: 180_000 }, () => {
     const drift = await svc(['template', 'check'], env, undefined, dir);
     expect(drift.exitCode).toBe(0);
     expect(drift.stdout).toContain(`Scaffolded from ${source}: only the agent assets are compared`);
+    // Run again without --from, the project's own source is kept: nothing of the built-in template is added.
+    const rerun = await svc(['init', '--current-dir', '--skip-prompts'], env, undefined, dir);
+    expect(rerun.exitCode, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toMatch(/^files\s+4 unchanged$/m);
+    expect(await filesUnder(dir)).toEqual(files);
+    expect((await readJson(join(dir, 'svc.project.json'))).template.source).toBe(source);
 
     // A git repository, cloned at a tag.
     const repo = await mkdtemp(join(root, 'repo-'));
@@ -313,6 +341,34 @@ describe('svc init', { timeout: 180_000 }, () => {
     expect(unreachable.exitCode).toBe(2);
     expect(unreachable.stderr).toMatch(/Error E305: Invalid input: --from file:\/\/.+: git clone failed: .+/);
     expect((await readdir(cwd)).sort()).toEqual(['cloned', 'custom']);
+  });
+
+  it('in a terminal, asks for the name, the package profile and the company tenant; --skip-prompts asks nothing', async () => {
+    const env = await envFor({ token });
+    const cwd = await mkdtemp(join(root, 'terminal-'));
+    const key = `typed-${run}`;
+    const asked = await inTerminal(['init', '--no-agent'], env, cwd, [
+      [/App name/, `${key}\r`],
+      [/Package profile/, '\u001b[B\r'],
+      [/Company tenant of the app/, '\r'],
+    ]);
+    expect(asked.exitCode, asked.output).toBe(0);
+    const first = (await stack.request('GET', '/v4/identity/tenants', { as: ADMIN })).body.data.find((t: any) => t.roles.includes('tenant-admin'));
+    expect(await readJson(join(cwd, key, 'svc.project.json'))).toMatchObject({
+      app: { key },
+      packageProfile: 'internal',
+      tenancy: { companyTenant: { id: first.id, slug: first.slug } },
+    });
+    expect(asked.output).toMatch(new RegExp(`app\\s+created ${key} in tenant ${first.slug}`));
+
+    const unnamed = await inTerminal(['init', '--skip-prompts'], env, cwd, []);
+    expect(unnamed.exitCode).toBe(2);
+    expect(unnamed.output).toContain('Error E303: Required field missing: [name]');
+    const named = await inTerminal(['init', `quiet-${run}`, '--skip-prompts', '--no-agent'], env, cwd, []);
+    expect(named.exitCode, named.output).toBe(0);
+    expect(named.output).not.toContain('Package profile');
+    expect(named.output).toMatch(/app\s+not enrolled: no company tenant: pass --company-tenant, or run svc tenant select/);
+    expect((await readJson(join(cwd, `quiet-${run}`, 'svc.project.json'))).packageProfile).toBe('external');
   });
 
   it('refuses bad input with a clear error and writes nothing', async () => {
