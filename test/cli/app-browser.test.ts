@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureChromium } from '../../scripts/stack/chromium.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { freePort } from '../../scripts/stack/process.ts';
 import { startSvc, svc, type RunningSvc } from './svc.ts';
 
 /**
@@ -54,10 +54,7 @@ describe('the scaffolded app in a browser', { timeout: 300_000 }, () => {
     const created = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: { name: projectName, status: 'active' }, headers: { 'x-tenant-id': 'acme' } });
     expect(created.status).toBe(201);
 
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    port = (probe.address() as { port: number }).port;
-    await new Promise((resolve) => probe.close(resolve));
+    port = await freePort();
     server = startSvc(['dev', '--port', String(port), '--no-turbo'], { HOME: root, SVC_TOKEN: env.SVC_TOKEN }, project);
     await server.waitFor(new RegExp(`is running at http://localhost:${port}`));
   }, 900_000);

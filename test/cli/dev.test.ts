@@ -4,21 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, startTestStack, type TestStack } from '../harness/stack.ts';
-import { startSvc, svc } from './svc.ts';
-
-/** A port nothing listens on now, for a dev server of this test. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-const expiredToken = () => {
-  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'someone', exp: Math.floor(Date.now() / 1000) - 3600 })}.signature`;
-};
+import { freePort } from '../../scripts/stack/process.ts';
+import { expiredToken, startSvc, svc } from './svc.ts';
 
 /** `svc dev` through the real process: where it refuses to start and why, and the dev server it runs. */
 describe('svc dev', { timeout: 180_000 }, () => {

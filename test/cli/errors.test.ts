@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, errorTable, type ErrorCodeName } from '../../cli/errors.ts';
 import { ADMIN, MEMBER, startTestStack, type TestStack } from '../harness/stack.ts';
-import { svc, type SvcRun } from './svc.ts';
+import { expiredToken, svc, type SvcRun } from './svc.ts';
 
 /**
  * The client's failures through the real process: every error code of `cli/errors.ts` that a
@@ -61,12 +61,6 @@ interface Trigger {
 interface Unreachable {
   unreachable: string;
 }
-
-/** A JWT whose `exp` has passed: the client refuses it before any call. */
-const expiredToken = () => {
-  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'someone', exp: Math.floor(Date.now() / 1000) - 3600 })}.signature`;
-};
 
 describe('svc errors and exit codes', { timeout: 180_000 }, () => {
   let stack: TestStack;

@@ -137,3 +137,9 @@ export function startSvc(args: string[], env: Record<string, string | undefined>
     },
   };
 }
+
+/** A JWT whose `exp` has passed: the client refuses it before any call. */
+export const expiredToken = () => {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'someone', exp: Math.floor(Date.now() / 1000) - 3600 })}.signature`;
+};
