@@ -38,7 +38,8 @@ const BIN = new URL('../../cli/bin/svc.js', import.meta.url).pathname;
  */
 function inTerminal(args: string[], env: Record<string, string>, cwd: string, steps: Array<[RegExp, string]>): Promise<{ exitCode: number; output: string }> {
   const quoted = ['node', BIN, ...args].map((a) => `'${a.replace(/'/g, "'\\''")}'`).join(' ');
-  const child = spawn('script', ['-qec', quoted, '/dev/null'], { cwd, env: { PATH: process.env['PATH']!, TERM: 'xterm', NO_COLOR: '1', ...env } });
+  // A terminal of a usual size: prompts wrap at its width.
+  const child = spawn('script', ['-qec', `stty cols 120 rows 40; ${quoted}`, '/dev/null'], { cwd, env: { PATH: process.env['PATH']!, TERM: 'xterm', NO_COLOR: '1', ...env } });
   let output = '';
   let step = 0;
   const advance = () => {
