@@ -12,7 +12,7 @@ export const command = withMeta(
         'requires are set in .env.local or the environment (E002 names the first missing, E003 when .env.local is missing too), the ' +
         'platform at BASE_URL_PUBLIC_API answers GET /health (E201), the client is logged in (E101, E102; no call), and the port is free. ' +
         'E001 outside a project, E005 when svc.config.ts, svc.project.json or package.json (with a "dev" script) is missing or invalid. ' +
-        'Ctrl-C stops the server; the exit code is the server\'s.',
+        'Ctrl-C stops the server and its processes (exit 0); a server that stops by itself passes on its exit code.',
     )
     .addOption(intOption('--port <port>', 'port to serve on', 3000))
     .addOption(new Option('--turbo', 'restart the server when a file it loaded changes (node --watch; SVC_DEV_TURBO=1)').default(true))

@@ -107,7 +107,9 @@ export const command = withMeta(
         'src/svc.config/object-types.ts, the manifest svc.project.json (app, company and child tenant, package profile), .env.local and ' +
         'the agent assets (AGENTS.md, .agents/). Then a git repository with a first commit (none inside an existing work tree) and ' +
         '`npm install`. When logged in, enrolls the app in the company tenant (or binds to the app it has under the same key) and ' +
-        'evaluates the capabilities of the tenant the app runs in; not logged in, the app is enrolled by a later `svc init --current-dir`.',
+        'evaluates the capabilities of the tenant the app runs in (a child tenant once it is provisioned); not logged in, the app is ' +
+        'enrolled by a later `svc init --current-dir`. The app signs users in with its own client at the identity provider: ' +
+        '`svc provision idp` registers it and writes SVC_IDP_CLIENT_ID and SVC_IDP_CLIENT_SECRET to .env.local.',
     )
     .argument('[name]', 'app name: the folder to create and, in kebab-case, the app key (letters, digits, spaces, ".", "_", "-")')
     .option(

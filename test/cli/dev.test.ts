@@ -130,7 +130,7 @@ describe('svc dev', { timeout: 180_000 }, () => {
   it('serves the app on --port, restarts it on changes (--turbo, the default) and stops it with the client', async () => {
     await resetEnvFile();
     const port = await freePort();
-    const running = startSvc(['dev', '--port', String(port)], env, project);
+    const running = startSvc(['dev', '--turbo', '--port', String(port)], env, project);
     try {
       await running.waitFor(new RegExp(`devapp is running at http://localhost:${port}`));
       expect(running.output()).toContain('✓ env: BASE_URL_PUBLIC_API, SVC_IDP_CLIENT_ID set');
