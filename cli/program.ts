@@ -5,11 +5,15 @@ import { command as deploy } from './commands/deploy/index.ts';
 import { command as docs } from './commands/docs.ts';
 import { command as doctor } from './commands/doctor.ts';
 import { command as env } from './commands/env/index.ts';
+import { command as agent } from './commands/agent/index.ts';
+import { command as dev } from './commands/dev.ts';
+import { command as init } from './commands/init.ts';
 import { command as login } from './commands/login.ts';
 import { command as logout } from './commands/logout.ts';
 import { command as provision } from './commands/provision/index.ts';
 import { command as publicapi } from './commands/publicapi/index.ts';
 import { command as resources } from './commands/resources/index.ts';
+import { command as template } from './commands/template/index.ts';
 import { command as tenant } from './commands/tenant/index.ts';
 import { command as types } from './commands/types/index.ts';
 import { command as update } from './commands/update.ts';
@@ -53,7 +57,7 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, login, whoami, logout, deploy, blocks, update, doctor]) program.addCommand(command);
+  for (const command of [init, dev, resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, agent, template, login, whoami, logout, deploy, blocks, update, doctor]) program.addCommand(command);
   for (const command of leaves(program)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());

@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliError } from '../errors.ts';
 import { clientPackage } from '../package-info.ts';
-import { BUILTIN_SOURCE, readManifest, type Manifest } from './project.service.ts';
+import { BUILTIN_SOURCE, InvalidProjectError, readManifest, type Manifest } from './project.service.ts';
 
 /**
  * The scaffold the client ships: the app template (`cli/templates/app/`) and the agent assets
@@ -147,11 +146,12 @@ export async function expectedFiles(manifest: Manifest): Promise<ScaffoldFile[]>
 
 /**
  * Compares a project's scaffold files with the client's template: each template file's status,
- * and a summary. Reads only; E005 when the project's manifest is missing or invalid.
+ * and a summary. Reads only; E005 (an `InvalidProjectError` naming the problems) when the
+ * project's manifest is missing or invalid.
  */
 export async function templateDrift(projectDir: string): Promise<TemplateDriftReport> {
-  const { manifest } = await readManifest(projectDir);
-  if (!manifest) throw new CliError('E005');
+  const { manifest, problems } = await readManifest(projectDir);
+  if (!manifest) throw new InvalidProjectError(problems);
   const files: DriftEntry[] = [];
   for (const file of await expectedFiles(manifest)) {
     const current = await readIfPresent(join(projectDir, file.path));

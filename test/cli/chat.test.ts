@@ -8,7 +8,7 @@ import { DEV_USERS, type DevUser } from '../../api-edge/identity/dev-users.ts';
 import { startScriptedEndpoint } from '../harness/openai-compatible-endpoint.ts';
 import { startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { createTenantWithUsers } from '../harness/tenant-fixture.ts';
-import { startSvc, svc } from './svc.ts';
+import { spawnSvc, svc } from './svc.ts';
 
 /**
  * `svc chat send|stream` and `svc verify calls --include-chat` against the running platform. The
@@ -89,7 +89,7 @@ describe('svc chat', { timeout: 120_000 }, () => {
   });
 
   it('streams the answer, printing each piece as it arrives, and ends at data: [DONE]', async () => {
-    const child = startSvc(['chat', 'stream', 'Where is Apollo? [hold:cli-stream]', '--workflow', 'assistant'], env);
+    const child = spawnSvc(['chat', 'stream', 'Where is Apollo? [hold:cli-stream]', '--workflow', 'assistant'], env);
     let stdout = '';
     const firstPiece = new Promise<void>((resolve) =>
       child.stdout.on('data', (chunk: Buffer) => {

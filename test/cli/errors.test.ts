@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS, errorTable, type ErrorCodeName } from '../../cli/errors.ts';
 import { ADMIN, MEMBER, startTestStack, type TestStack } from '../harness/stack.ts';
-import { svc, type SvcRun } from './svc.ts';
+import { expiredToken, svc, type SvcRun } from './svc.ts';
 
 /**
  * The client's failures through the real process: every error code of `cli/errors.ts` that a
@@ -53,18 +53,14 @@ interface Trigger {
   textOnly?: string;
   /** Reads back what the command must not have changed. */
   unchanged?(fx: Fixtures): Promise<void>;
+  /** Lines the text form writes on stderr before the error (what E005 found wrong); the JSON form writes none. */
+  textBefore?: RegExp;
 }
 
 /** A code no command of this part can reach, and why. */
 interface Unreachable {
   unreachable: string;
 }
-
-/** A JWT whose `exp` has passed: the client refuses it before any call. */
-const expiredToken = () => {
-  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'someone', exp: Math.floor(Date.now() / 1000) - 3600 })}.signature`;
-};
 
 describe('svc errors and exit codes', { timeout: 180_000 }, () => {
   let stack: TestStack;
@@ -99,8 +95,7 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
   });
 
   const CODES: Record<ErrorCodeName, Trigger | Unreachable> = {
-    // Outside any project (no svc.config.ts or package.json at or above the folder), an app label cannot be found.
-    E001: { args: () => ['env', 'pull'], cwd: async () => '/' },
+    E001: { args: () => ['template', 'check'], cwd: () => newDir('not-a-project') },
     E002: {
       args: (f) => ['resources', 'list', 'project', '--tenant-id', f.acme],
       env: () => ({ SVC_TOKEN: 'token', BASE_URL_PUBLIC_API: undefined }),
@@ -112,7 +107,17 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
       vars: (f) => ({ file: join(f.home, '.svc', 'profiles.json') }),
     },
     E004: { args: () => ['types', 'seed', '--tenant-key', 'acme'], cwd: () => newDir('empty') },
-    E005: { unreachable: 'the project structure is checked by doctor and init, which come later' },
+    E005: {
+      args: () => ['template', 'check'],
+      // A project whose manifest is not JSON.
+      cwd: async () => {
+        const dir = await newDir('broken-project');
+        await writeFile(join(dir, 'svc.config.ts'), 'export default {};\n');
+        await writeFile(join(dir, 'svc.project.json'), '{"manifestVersion": 1,');
+        return dir;
+      },
+      textBefore: /! svc\.project\.json is not JSON: .+\n/,
+    },
     E006: {
       args: (f) => ['resources', 'list', 'project', '--tenant-id', f.acme],
       env: () => ({ SVC_TOKEN: undefined }),
@@ -210,7 +215,7 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
 
         expect(text.exitCode, text.stderr).toBe(entry.exitCode);
         expect(text.stdout).toBe('');
-        expect(text.stderr).toMatch(new RegExp(`^Error ${code}: ${message}\\n→ ${suggestion}\\n$`));
+        expect(text.stderr).toMatch(new RegExp(`^${trigger.textBefore?.source ?? ''}Error ${code}: ${message}\\n→ ${suggestion}\\n$`));
         await trigger.unchanged?.(fx);
         if (!json) return;
         expect(json.exitCode, json.stdout + json.stderr).toBe(entry.exitCode);

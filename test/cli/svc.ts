@@ -59,7 +59,7 @@ export async function svc(args: string[], env: Record<string, string | undefined
  * Starts the real `svc` executable and hands back the running process, for tests that watch its
  * output as it comes (a streamed answer) or give it a terminal; the same clean environment as `svc`.
  */
-export function startSvc(args: string[], env: Record<string, string | undefined> = {}, cwd?: string) {
+export function spawnSvc(args: string[], env: Record<string, string | undefined> = {}, cwd?: string) {
   return execa('node', [BIN, ...args], {
     env: { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], ...env },
     extendEnv: false,
@@ -96,3 +96,70 @@ export function normalise(text: string, literals: Record<string, string> = {}): 
   for (const [literal, placeholder] of Object.entries(literals)) out = out.replaceAll(literal, placeholder);
   return out;
 }
+
+/** A client process that keeps running (`svc dev`): its output so far, a wait for a line, and a stop. */
+export interface RunningSvc {
+  pid: number;
+  /** stdout and stderr so far, interleaved as they came. */
+  output(): string;
+  /** Resolves when the output matches `pattern`; rejects when the process ends first or `timeoutMs` passes. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Sends `signal` and resolves to the exit code once the process has ended. */
+  stop(signal?: NodeJS.Signals): Promise<number | undefined>;
+  exited: Promise<number | undefined>;
+}
+
+/** Starts the real `svc` executable and leaves it running, with the same environment rules as {@link svc}. */
+export function startSvc(args: string[], env: Record<string, string | undefined>, cwd: string): RunningSvc {
+  const child = execa('node', [BIN, ...args], {
+    env: { PATH: process.env['PATH'], TMPDIR: process.env['TMPDIR'], ...env },
+    extendEnv: false,
+    cwd,
+    reject: false,
+    stdin: 'ignore',
+    all: true,
+  });
+  let output = '';
+  child.all!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = child.then((result) => result.exitCode);
+  return {
+    pid: child.pid!,
+    output: () => output,
+    exited,
+    waitFor(pattern, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const started = Date.now();
+        let done = false;
+        void exited.then((code) => {
+          if (!done && !pattern.test(output)) {
+            done = true;
+            reject(new Error(`svc ${args.join(' ')} exited (${code}) before printing ${pattern}:\n${output}`));
+          }
+        });
+        const tick = () => {
+          if (done) return;
+          if (pattern.test(output)) {
+            done = true;
+            return resolve();
+          }
+          if (Date.now() - started > timeoutMs) {
+            done = true;
+            return reject(new Error(`svc ${args.join(' ')} did not print ${pattern} within ${timeoutMs} ms:\n${output}`));
+          }
+          setTimeout(tick, 100);
+        };
+        tick();
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** A JWT whose `exp` has passed: the client refuses it before any call. */
+export const expiredToken = () => {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `${part({ alg: 'none', typ: 'JWT' })}.${part({ sub: 'someone', exp: Math.floor(Date.now() / 1000) - 3600 })}.signature`;
+};
