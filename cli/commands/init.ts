@@ -124,7 +124,7 @@ export const command = withMeta(
     .option('--child-tenant <name>', 'create a child tenant of this name for the app (its slug is the kebab-case of the name)')
     .option('--create-child-tenant', 'create a child tenant named after the app')
     .option('--no-agent', 'leave out the agent assets (run again in a project: what the project has is kept unless given)')
-    .addOption(new Option('--package-profile <profile>', 'package profile recorded in the manifest: which blocks the app may use').choices(PACKAGE_PROFILES).default('external' as PackageProfile))
+    .addOption(new Option('--package-profile <profile>', 'package profile recorded in the manifest: which blocks the app may use').choices(PACKAGE_PROFILES).default('external'))
     .action(async (nameArgument, options, cmd) => {
       const ctx = contextOf(cmd);
       if (options.tenant !== undefined) ctx.out.warn('--tenant is deprecated; use --company-tenant');
@@ -144,7 +144,7 @@ export const command = withMeta(
       }
       const target = await resolveTarget({ name, currentDir, cwd: process.cwd() });
       const profileGiven = cmd.getOptionValueSource('packageProfile') !== 'default';
-      let packageProfile = profileGiven ? (options.packageProfile as PackageProfile) : undefined;
+      let packageProfile = profileGiven ? (options.packageProfile) : undefined;
       if (!packageProfile && ask && !target.previous) {
         packageProfile = await ctx.out.select<PackageProfile>(
           'Package profile',

@@ -40,7 +40,7 @@ const APP_TYPE = 'tenant-vertical-enrollment';
 
 /** An enrollment as the resource routes list it (fields under `data`), as the apps route returns it. */
 function enrollmentOf(resource: { id: string; data?: Record<string, unknown> } & Record<string, unknown>, companyTenantId: string): AppEnrollment {
-  const data = (resource.data ?? resource) as Record<string, unknown>;
+  const data = (resource.data ?? resource);
   const text = (value: unknown) => (typeof value === 'string' ? value : null);
   return {
     id: resource.id,
@@ -71,7 +71,7 @@ export function createAppsService(api: ApiClient) {
         subject: `Tenant ${companyTenant}`,
       });
       const found = page.body.data[0];
-      return found ? enrollmentOf(found as never, companyTenant) : undefined;
+      return found ? enrollmentOf(found, companyTenant) : undefined;
     },
 
     /**

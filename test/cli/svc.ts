@@ -120,7 +120,7 @@ export function startSvc(args: string[], env: Record<string, string | undefined>
     all: true,
   });
   let output = '';
-  child.all!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.all.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   const exited = child.then((result) => result.exitCode);
   return {
     pid: child.pid!,
