@@ -8,7 +8,18 @@ export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
 export { AppErrorBodySchema, ERROR_CODES, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, StorageQuotaError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
-export { untrusted, type ControlPlane, type CallContext, type PortInput, type UploadBody, type Untrusted } from './trpc/control-plane.ts';
+export {
+  untrusted,
+  type CallContext,
+  type ControlPlane,
+  type Domain,
+  type PortInput,
+  type ProcedureName,
+  type SubscriptionName,
+  type UploadBody,
+  type UploadName,
+  type Untrusted,
+} from './trpc/control-plane.ts';
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
 export { CONTROL_PLANE_TOKEN_HEADER } from './trpc/control-plane-token.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';

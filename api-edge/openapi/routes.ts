@@ -142,6 +142,7 @@ import {
 } from '../../control-plane/contracts.ts';
 import { MAX_FIELD_BYTES } from '../plugins/multipart.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
+import type { HttpMethod, Route } from '../routes/route.ts';
 import { VERSION_TAG } from '../routes/request-input.ts';
 import { V3DocumentPageSchema, V3DocumentSchema } from '../routes/v3/documents.ts';
 import { MAX_V4_UPLOAD_FILES } from '../routes/v4/data-documents.ts';
@@ -732,46 +733,6 @@ export const V4_ROUTE_DOCS: Record<string, RouteDoc> = {
     responses: { 200: { description: 'The resource after the action, and the execution it started', schema: ActionResultSchema, etag: true } },
     errors: [409],
   },
-  [`GET ${V4_BASE}/data/resources/:tenantId/:objectType/:id/history`]: {
-    operationId: 'getResourceHistory',
-    summary: "A resource's history, newest first",
-    tag: 'Resources',
-    description: 'Every create, update, action and delete as a version entry; it outlives the delete.',
-    path: resourcePath,
-    query: { page: ResourceHistoryInputSchema.shape.page, limit: ResourceHistoryInputSchema.shape.limit },
-    responses: { 200: { description: 'A page of version entries', schema: ResourceHistoryPageSchema.omit({ items: true }).extend({ data: ResourceHistoryPageSchema.shape.items }) } },
-  },
-  [`POST ${V4_BASE}/data/resources/:tenantId/:objectType/batch/create`]: {
-    operationId: 'batchCreateResources',
-    summary: 'Create up to 1000 resources, all or none',
-    tag: 'Batches',
-    description: 'The body is an array of data objects, `{items: [...]}`, or one object. A failure names the item (`details.index`).',
-    path: { tenantId: tenantPath.tenantId, objectType: resourcePath.objectType },
-    headers: { 'Idempotency-Key': param(IdempotencyKeySchema, { description: 'A retry with the same key and body answers the first answer' }) },
-    body: { schema: z.union([BatchCreateInputSchema.shape.items, BatchCreateInputSchema.pick({ items: true })]) },
-    responses: { 201: { description: 'The created resources', schema: listOf(ResourceSchema) } },
-    errors: [409],
-  },
-  [`POST ${V4_BASE}/data/resources/:tenantId/:objectType/batch/update`]: {
-    operationId: 'batchUpdateResources',
-    summary: 'Replace up to 1000 resources at their versions, all or none',
-    tag: 'Batches',
-    path: { tenantId: tenantPath.tenantId, objectType: resourcePath.objectType },
-    headers: { 'Idempotency-Key': param(IdempotencyKeySchema, { description: 'A retry with the same key and body answers the first answer' }) },
-    body: { schema: z.union([BatchUpdateInputSchema.shape.items, BatchUpdateInputSchema.pick({ items: true })]) },
-    responses: { 200: { description: 'The replaced resources', schema: listOf(ResourceSchema) } },
-    errors: [409],
-  },
-  [`POST ${V4_BASE}/data/resources/:tenantId/:objectType/batch/delete`]: {
-    operationId: 'batchDeleteResources',
-    summary: 'Delete up to 1000 resources, all or none',
-    tag: 'Batches',
-    path: { tenantId: tenantPath.tenantId, objectType: resourcePath.objectType },
-    headers: { 'Idempotency-Key': param(IdempotencyKeySchema, { description: 'A retry with the same key and body answers the first answer' }) },
-    body: { schema: z.union([BatchDeleteInputSchema.shape.ids, BatchDeleteInputSchema.pick({ ids: true })]) },
-    responses: { 200: { description: 'How many were deleted', schema: BatchDeletedSchema } },
-    errors: [409],
-  },
   [`GET ${V4_BASE}/platform/capabilities/catalog`]: {
     operationId: 'capabilityCatalog',
     summary: 'Capabilities and what each plan includes',
@@ -1289,3 +1250,22 @@ export const V4_SCHEMA_NAMES: Array<[z.ZodType, string]> = [
   [MeSchema, 'Me'],
   [StorageStatusSchema, 'StorageStatus'],
 ];
+
+/** Entries of the tables above as routes, until each is declared beside its handler. */
+export function legacyRoutes(base: string, docs: Record<string, RouteDoc>): Route[] {
+  return Object.entries(docs).map(([key, doc]) => {
+    const [method, template] = key.split(' ') as [HttpMethod, string];
+    const { path, query, headers, body, responses, ...rest } = doc;
+    return {
+      method,
+      path: template.slice(base.length),
+      procedure: 'health.check',
+      tenant: 'none',
+      input: { path: path as Record<string, ParamDoc>, query, headers, body },
+      output: responses,
+      docs: rest,
+      sample: {},
+      handler: () => undefined,
+    } as Route;
+  });
+}

@@ -1,10 +1,8 @@
 import { apiRouteTable } from '../../api-edge/app.ts';
+import { API_ROUTES, routeKey } from '../../api-edge/routes/index.ts';
+import type { TenantFrom } from '../../api-edge/routes/route.ts';
 
-/**
- * Where a route's tenant comes from: the v3 `X-Tenant-Id` header (or the token), a v4 path
- * segment, v4's `tenant_id` query parameter (else the caller's tenant), or none (user and platform routes).
- */
-export type TenantFrom = 'header' | 'path' | 'query' | 'none';
+export type { TenantFrom };
 
 export interface RouteCase {
   tenantFrom: TenantFrom;
@@ -19,11 +17,18 @@ export interface RouteCase {
 const NO_ID = '00000000-0000-0000-0000-000000000000';
 const V3 = '/api/svc/v3';
 
+/** How tests call each declared route: where its tenant comes from, and its sample request. */
+const DECLARED_CASES: Record<string, RouteCase> = Object.fromEntries(
+  Object.values(API_ROUTES).flatMap(({ base, routes }) =>
+    routes.map((route) => [routeKey(base, route), { tenantFrom: route.tenant, sample: route.sample.params, query: route.sample.query, body: route.sample.body }]),
+  ),
+);
+
 /**
  * How tests call each route the edge serves. A route the edge serves that is missing here fails
  * the coverage test, so that a new route is fuzzed and checked for isolation.
  */
-export const ROUTE_CASES: Record<string, RouteCase> = {
+export const ROUTE_CASES: Record<string, RouteCase> = { ...DECLARED_CASES, ...{
   [`GET ${V3}/resources`]: { tenantFrom: 'header', query: 'type=project' },
   [`GET ${V3}/resources/:type/:id`]: { tenantFrom: 'header', sample: { type: 'project', id: NO_ID } },
   [`POST ${V3}/resources/:type`]: { tenantFrom: 'header', sample: { type: 'project' }, body: { name: 'route case' } },
@@ -71,10 +76,6 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   },
   'GET /v4/data/resources/:tenantId/:objectType/:id/files/:propertyName': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, propertyName: 'attachment' } },
   'DELETE /v4/data/resources/:tenantId/:objectType/:id/files/:propertyName': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, propertyName: 'attachment' } },
-  'GET /v4/data/resources/:tenantId/:objectType/:id/history': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID } },
-  'POST /v4/data/resources/:tenantId/:objectType/batch/create': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ name: 'route case' }] } },
-  'POST /v4/data/resources/:tenantId/:objectType/batch/update': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { items: [{ id: NO_ID, data: { name: 'route case' }, version: 1 }] } },
-  'POST /v4/data/resources/:tenantId/:objectType/batch/delete': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { ids: [NO_ID] } },
   'POST /v4/data/resources/:tenantId/query': { tenantFrom: 'path', body: { types: ['project'] } },
   'POST /v4/data/resources/:tenantId/:objectType/aggregate': { tenantFrom: 'path', sample: { objectType: 'project' }, body: { groupBy: ['status'], metrics: { n: { count: '*' } } } },
   'POST /v4/data/resources/:tenantId/:objectType/:id/actions/:action': { tenantFrom: 'path', sample: { objectType: 'project', id: NO_ID, action: 'approve' }, body: {} },
@@ -151,7 +152,7 @@ export const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v4/data/documents/records/:documentId': { tenantFrom: 'query', sample: { documentId: NO_ID } },
   'POST /v4/data/documents/rag-index': { tenantFrom: 'query', body: { documentId: NO_ID } },
   'GET /v4/data/documents/rag-index/:jobId': { tenantFrom: 'query', sample: { jobId: NO_ID } },
-};
+} };
 
 export interface RouteCall {
   /** `METHOD /path/:param` as the edge's route table names it. */

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia';
 import type { ControlPlane } from '../../../control-plane/contracts.ts';
 import type { RequestCalls } from '../../request-context.ts';
+import { mountRoutes, type Route } from '../route.ts';
 import { v4DocumentRoutes } from './data-documents.ts';
 import { v4AiChatRoutes } from './ai-chat.ts';
 import { v4ObjectTypeRoutes } from './data-object-types.ts';
@@ -26,6 +27,8 @@ import { v4WebhookRoutes } from './webhooks.ts';
  * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resource-search.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`, `geo.ts`, `platform-idp-apps.ts`, `verticals.ts`, `data-documents.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
  * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
+export const V4_ROUTES: readonly Route[] = [...v4ResourceBatchRoutes];
+
 export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
   return new Elysia({ name: 'v4', prefix: '/v4' })
     .use(v4IdentityRoutes(cp, calls))
@@ -37,7 +40,7 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHe
     .use(v4ResourceSearchRoutes(cp, calls))
     .use(v4ResourceRoutes(cp, calls))
     .use(v4ResourceFileRoutes(cp, calls))
-    .use(v4ResourceBatchRoutes(cp, calls))
+    .use(declared(cp, calls, options))
     .use(v4RealtimeRoutes(cp, calls))
     .use(v4WebhookRoutes(cp, calls))
     .use(v4GeoRoutes(cp, calls))
@@ -47,4 +50,10 @@ export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHe
     .use(v4AiChatRoutes(cp, calls, { heartbeatMs: options.sseHeartbeatMs }))
     .use(v4WorkflowRoutes(cp, calls))
     .use(v4IntegrationRoutes(cp, calls));
+}
+
+function declared(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number }) {
+  const app = new Elysia({ name: 'v4-declared' });
+  mountRoutes(app, V4_ROUTES, { controlPlane: cp, calls, options });
+  return app;
 }
