@@ -1,16 +1,29 @@
 import { z } from 'zod';
-import { AppErrorBodySchema, HTTP_STATUS, WEBHOOK_HEADERS, type ErrorCode } from '../../control-plane/contracts.ts';
+import {
+  AppErrorBodySchema,
+  HTTP_STATUS,
+  MembershipSchema,
+  MeSchema,
+  ObjectTypeSchema,
+  ResourceSchema,
+  StorageStatusSchema,
+  TenantMembershipSchema,
+  TenantSchema,
+  UserSchema,
+  WEBHOOK_HEADERS,
+  type ErrorCode,
+} from '../../control-plane/contracts.ts';
 import { PROVIDER_ROUTES } from '../identity/provider-routes.ts';
 import { SESSION_COOKIE } from '../plugins/auth.ts';
 import { BODY_METHODS } from '../plugins/body-limit.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
-import type { ParamDoc, ParamSpec, Route } from '../routes/route.ts';
 import { API_ROUTES } from '../routes/index.ts';
-import { legacyRoutes, V3_ROUTE_DOCS, V3_SCHEMA_NAMES, V4_ROUTE_DOCS, V4_SCHEMA_NAMES } from './routes.ts';
+import type { ParamDoc, ParamSpec, Route } from '../routes/route.ts';
+import { V3ExecutionSchema, V3ResourceSchema } from '../routes/v3/shape.ts';
 
 /**
- * The OpenAPI 3.1 documents of v3 and v4, generated from the route descriptions of
- * api-edge/openapi/routes.ts: every schema is converted from zod with `z.toJSONSchema` (draft
+ * The OpenAPI 3.1 documents of v3 and v4, generated from the routes' declarations
+ * (api-edge/routes, `defineRoute`): every schema is converted from zod with `z.toJSONSchema` (draft
  * 2020-12), request schemas as the procedures take them (`io: 'input'`), response schemas as the
  * edge renders them (`io: 'output'`).
  */
@@ -25,6 +38,7 @@ interface ApiDescription {
   version: string;
   description: string;
   routes: readonly Route[];
+  /** Names of the response schemas several routes share, as the document's components call them. */
   schemaNames: Array<[z.ZodType, string]>;
   tags: Array<{ name: string; description: string }>;
 }
@@ -35,8 +49,12 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     title: 'REST API v3',
     version: '3',
     description: 'The browser-facing API: resources, users, orchestrate, documents and chat. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
-    routes: [...API_ROUTES.v3.routes, ...legacyRoutes(V3_BASE, V3_ROUTE_DOCS)],
-    schemaNames: V3_SCHEMA_NAMES,
+    routes: API_ROUTES.v3.routes,
+    schemaNames: [
+      [V3ResourceSchema, 'Resource'],
+      [UserSchema, 'User'],
+      [V3ExecutionSchema, 'Execution'],
+    ],
     tags: [
       { name: 'Resources', description: 'Resources of the tenant, by object type' },
       { name: 'Users', description: 'Members of the tenant' },
@@ -50,8 +68,16 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     title: 'Platform API v4',
     version: '4',
     description: 'The platform API: identity, tenants and apps, and data (object types, resources, files, storage, documents).',
-    routes: [...API_ROUTES.v4.routes, ...legacyRoutes(V4_BASE, V4_ROUTE_DOCS)],
-    schemaNames: V4_SCHEMA_NAMES,
+    routes: API_ROUTES.v4.routes,
+    schemaNames: [
+      [ResourceSchema, 'Resource'],
+      [MembershipSchema, 'Membership'],
+      [TenantMembershipSchema, 'TenantMembership'],
+      [TenantSchema, 'Tenant'],
+      [ObjectTypeSchema, 'ObjectType'],
+      [MeSchema, 'Me'],
+      [StorageStatusSchema, 'StorageStatus'],
+    ],
     tags: [
       { name: 'Identity', description: "The caller's own record and tenants" },
       { name: 'Platform', description: 'Tenants, apps and user grants' },
