@@ -1,12 +1,13 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonInput, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
+import type { HttpMethod } from '../../api/wire.ts';
 import { createPublicApiService, parseParam, preparePath } from '../../services/publicapi.service.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 
 /** `publicapi <method> <path>`: one command per HTTP method, all alike. */
-export function methodCommand(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE') {
+export function methodCommand(method: HttpMethod) {
   let command = new Command(method.toLowerCase())
     .description(`${method} an allowed /v4/ path and print the answer`)
     .argument('<path>', 'a path beginning with /v4/ in an allowed route family')
