@@ -14,7 +14,7 @@ describe('the OpenAPI documents', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
   });
 
-  it('describe every route the edge serves (add its entry to api-edge/openapi/routes.ts)', () => {
+  it('describe every route the edge serves (declare it with defineRoute in its api-edge/routes module)', () => {
     const undocumented = apiRouteTable().filter((route) => !documented.includes(route));
     expect(undocumented).toEqual([]);
   });
