@@ -36,6 +36,15 @@ describe('the OpenAPI documents', () => {
     }
   });
 
+  it('tag every operation with one of its API\'s tags, and give each a distinct operationId', () => {
+    for (const version of VERSIONS) {
+      const { routes, tags } = APIS[version];
+      expect(routes.filter((route) => !tags.some((tag) => tag.name === route.docs.tag)).map((route) => `${route.method} ${route.path}: ${route.docs.tag}`)).toEqual([]);
+      const ids = routes.map((route) => route.docs.operationId);
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    }
+  });
+
   it('give every operation the rate-limit headers and the error body', () => {
     const document = buildOpenApiDocument('v4') as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object; $ref?: string }> }>> };
     for (const operations of Object.values(document.paths)) {

@@ -11,6 +11,8 @@ import { param } from '../params.ts';
 import { jsonObjectBody } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
 
+const conversationPath = { conversationId: ResumeChatInputSchema.shape.conversationId };
+
 /**
  * v3 chat: `POST /chat` answers with server-sent events; the answer goes on being produced when
  * the client leaves, and `GET .../messages/:messageId/events` with `Last-Event-ID` replays what it
@@ -50,7 +52,7 @@ export const v3ChatRoutes = [
     path: '/chat/conversations/:conversationId',
     procedure: 'chat.conversation',
     tenant: 'header',
-    input: { path: { conversationId: ResumeChatInputSchema.shape.conversationId } },
+    input: { path: conversationPath },
     output: { 200: { description: 'The conversation; assistant messages carry their citations', schema: ConversationMessagesSchema } },
     docs: { operationId: 'getConversation', summary: 'A conversation of the caller with its messages', tag: 'Chat' },
     sample: { params: { conversationId: NIL_ID } },
@@ -61,7 +63,7 @@ export const v3ChatRoutes = [
     path: '/chat/conversations/:conversationId',
     procedure: 'chat.deleteConversation',
     tenant: 'header',
-    input: { path: { conversationId: ResumeChatInputSchema.shape.conversationId } },
+    input: { path: conversationPath },
     output: { 204: { description: 'Deleted' } },
     docs: { operationId: 'deleteConversation', summary: 'Delete a conversation of the caller', tag: 'Chat' },
     sample: { params: { conversationId: NIL_ID } },
@@ -76,7 +78,7 @@ export const v3ChatRoutes = [
     procedure: 'chat.resume',
     tenant: 'header',
     input: {
-      path: { conversationId: ResumeChatInputSchema.shape.conversationId, messageId: ResumeChatInputSchema.shape.messageId },
+      path: { ...conversationPath, messageId: ResumeChatInputSchema.shape.messageId },
       headers: { 'Last-Event-ID': param(ResumeChatInputSchema.shape.lastEventId, { description: 'The id of the last event the client has; none: from the start' }) },
     },
     output: { 200: { description: "The answer's events after Last-Event-ID, until `done` or `error`", events: ChatEventSchema, streamIds: true } },

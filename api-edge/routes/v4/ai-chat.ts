@@ -4,6 +4,8 @@ import { tenantPath } from '../params.ts';
 import { bodyWithPath } from '../request-input.ts';
 import { defineRoute } from '../route.ts';
 
+const stagePath = { ...tenantPath, workflowId: WorkflowChatInputSchema.shape.workflowId, stage: WorkflowChatInputSchema.shape.stage };
+
 /**
  * v4 chat per tenant, workflow and stage (`{message, conversation_id, params}`): answered as one
  * JSON document, or streamed as server-sent events (the v3 events) ending with `data: [DONE]`.
@@ -14,10 +16,7 @@ export const v4AiChatRoutes = [
     path: '/ai/chat/:tenantId/:workflowId/:stage',
     procedure: 'chat.askWorkflow',
     tenant: 'path',
-    input: {
-      path: { ...tenantPath, workflowId: WorkflowChatInputSchema.shape.workflowId, stage: WorkflowChatInputSchema.shape.stage },
-      body: { schema: WorkflowChatBodySchema },
-    },
+    input: { path: stagePath, body: { schema: WorkflowChatBodySchema } },
     output: { 200: { description: 'The answer with its citations, ids and token usage', schema: WorkflowChatAnswerSchema } },
     docs: {
       operationId: 'chatWithWorkflow',
@@ -35,10 +34,7 @@ export const v4AiChatRoutes = [
     path: '/ai/chat/stream/:tenantId/:workflowId/:stage',
     procedure: 'chat.streamWorkflow',
     tenant: 'path',
-    input: {
-      path: { ...tenantPath, workflowId: WorkflowChatInputSchema.shape.workflowId, stage: WorkflowChatInputSchema.shape.stage },
-      body: { schema: WorkflowChatBodySchema },
-    },
+    input: { path: stagePath, body: { schema: WorkflowChatBodySchema } },
     output: { 200: { description: 'The answer as it is produced, then `data: [DONE]`', events: ChatEventSchema, done: true, streamIds: true } },
     docs: {
       operationId: 'streamChatWithWorkflow',

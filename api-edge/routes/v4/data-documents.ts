@@ -40,6 +40,13 @@ const V4UploadFormSchema = z.object({
   metadata: UploadFormSchema.shape.metadata,
 });
 
+/** A v4 upload form with its files, in one processing mode. */
+const uploadForm = (mode: 'full' | 'classification') => ({
+  multipart: V4UploadFormSchema.extend({ processing_mode: z.literal(mode).optional() }),
+  files: { files: { description: 'The documents', multiple: MAX_V4_UPLOAD_FILES, required: true } },
+  description: 'The files and their description',
+});
+
 function checkMode(fields: ReadonlyMap<string, string>, expected: 'full' | 'classification'): void {
   const mode = fields.get('processing_mode') ?? expected;
   if (mode !== expected) throw ValidationError.field('processing_mode', `must be "${expected}" on this route`);
@@ -89,14 +96,7 @@ export const v4DocumentRoutes = [
     path: '/data/documents/upload',
     procedure: 'documents.create',
     tenant: 'query',
-    input: {
-      query: tenantQuery,
-      body: {
-        multipart: V4UploadFormSchema.extend({ processing_mode: z.literal('full').optional() }),
-        files: { files: { description: 'The documents', multiple: MAX_V4_UPLOAD_FILES, required: true } },
-        description: 'The files and their description',
-      },
-    },
+    input: { query: tenantQuery, body: uploadForm('full') },
     output: { 201: { description: 'The documents, each with its job (`jobId`)', schema: listOf(DocumentSchema) } },
     docs: {
       operationId: 'uploadDocuments',
@@ -121,14 +121,7 @@ export const v4DocumentRoutes = [
     path: '/data/documents/classify',
     procedure: 'documents.classify',
     tenant: 'query',
-    input: {
-      query: tenantQuery,
-      body: {
-        multipart: V4UploadFormSchema.extend({ processing_mode: z.literal('classification').optional() }),
-        files: { files: { description: 'The documents', multiple: MAX_V4_UPLOAD_FILES, required: true } },
-        description: 'The files and their description',
-      },
-    },
+    input: { query: tenantQuery, body: uploadForm('classification') },
     output: { 201: { description: 'The documents with their classification', schema: listOf(DocumentSchema) } },
     docs: {
       operationId: 'classifyDocuments',

@@ -42,10 +42,7 @@ export const v4ResourceQueryRoutes = [
     path: '/data/resources/:tenantId/:objectType/aggregate',
     procedure: 'resources.aggregate',
     tenant: 'path',
-    input: {
-      path: typePath,
-      body: { schema: AggregateResourcesInputSchema.omit({ type: true }) },
-    },
+    input: { path: typePath, body: { schema: AggregateResourcesInputSchema.omit({ type: true }) } },
     output: { 200: { description: 'The groups', schema: AggregateResultSchema.omit({ items: true }).extend({ data: AggregateResultSchema.shape.items }) } },
     docs: {
       operationId: 'aggregateTenantResources',

@@ -56,10 +56,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id',
     procedure: 'resources.get',
     tenant: 'path',
-    input: {
-      path: resourcePath,
-      headers: ifNoneMatchHeader,
-    },
+    input: { path: resourcePath, headers: ifNoneMatchHeader },
     output: {
       200: { description: 'The resource', schema: ResourceSchema, etag: true },
       304: { description: 'The version named by If-None-Match is current', etag: true },
@@ -82,10 +79,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType',
     procedure: 'resources.create',
     tenant: 'path',
-    input: {
-      path: typePath,
-      body: { schema: CreateResourceInputSchema.omit({ type: true }) },
-    },
+    input: { path: typePath, body: { schema: CreateResourceInputSchema.omit({ type: true }) } },
     output: { 201: { description: 'The created resource', schema: ResourceSchema, etag: true } },
     docs: { operationId: 'createTenantResource', summary: 'Create a resource', tag: 'Resources', errors: [409] },
     sample: { params: { objectType: 'project' }, body: { data: { name: 'route case' } } },

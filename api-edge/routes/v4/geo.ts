@@ -16,6 +16,8 @@ import { listOf, param, tenantField, tenantPath, tenantQuery } from '../params.t
 import { bodyAndQueryOptions, bodyWithPath, jsonObjectBody, tenantOption } from '../request-input.ts';
 import { defineRoute } from '../route.ts';
 
+const datasetPath = { ...tenantPath, dataset: DatasetRefSchema.shape.dataset };
+
 /**
  * v4 geo: place lookup by name and by coordinates (the tenant is `tenant_id` in the body or query
  * string, else the caller's), and a tenant's datasets of GeoJSON features by the tenant in the
@@ -98,7 +100,7 @@ export const v4GeoRoutes = [
     path: '/geo/datasets/:tenantId/:dataset',
     procedure: 'geo.getDataset',
     tenant: 'path',
-    input: { path: { ...tenantPath, dataset: DatasetRefSchema.shape.dataset } },
+    input: { path: datasetPath },
     output: { 200: { description: 'The dataset', schema: DatasetSchema } },
     docs: { operationId: 'getGeoDataset', summary: 'A geo dataset, with its feature count and extent', tag: 'Geo' },
     sample: { params: { dataset: 'route-case' } },
@@ -109,7 +111,7 @@ export const v4GeoRoutes = [
     path: '/geo/datasets/:tenantId/:dataset',
     procedure: 'geo.deleteDataset',
     tenant: 'path',
-    input: { path: { ...tenantPath, dataset: DatasetRefSchema.shape.dataset } },
+    input: { path: datasetPath },
     output: { 204: { description: 'Deleted' } },
     docs: { operationId: 'deleteGeoDataset', summary: 'Delete a geo dataset and its features', tag: 'Geo' },
     sample: { params: { dataset: 'route-case' } },
@@ -123,7 +125,7 @@ export const v4GeoRoutes = [
     path: '/geo/datasets/:tenantId/:dataset/features',
     procedure: 'geo.ingest',
     tenant: 'path',
-    input: { path: { ...tenantPath, dataset: DatasetRefSchema.shape.dataset }, body: { schema: FeatureCollectionInputSchema } },
+    input: { path: datasetPath, body: { schema: FeatureCollectionInputSchema } },
     output: { 200: { description: 'The dataset, and how many features were created and updated', schema: IngestOutcomeSchema } },
     docs: {
       operationId: 'addGeoFeatures',
@@ -140,7 +142,7 @@ export const v4GeoRoutes = [
     path: '/geo/datasets/:tenantId/:dataset/features',
     procedure: 'geo.ingest',
     tenant: 'path',
-    input: { path: { ...tenantPath, dataset: DatasetRefSchema.shape.dataset }, body: { schema: FeatureCollectionInputSchema } },
+    input: { path: datasetPath, body: { schema: FeatureCollectionInputSchema } },
     output: { 200: { description: 'The dataset, and how many features were created, updated and removed', schema: IngestOutcomeSchema } },
     docs: {
       operationId: 'replaceGeoFeatures',
@@ -158,7 +160,7 @@ export const v4GeoRoutes = [
     procedure: 'geo.queryFeatures',
     tenant: 'path',
     input: {
-      path: { ...tenantPath, dataset: DatasetRefSchema.shape.dataset },
+      path: datasetPath,
       query: {
         bbox: param(z.string(), { description: '`west,south,east,north` in degrees; west may exceed east for a box across the antimeridian' }),
         lat: param(z.number().min(-90).max(90), { description: "The radius query's center latitude" }),

@@ -13,6 +13,8 @@ import { tenantField, tenantPath, tenantQuery } from '../params.ts';
 import { bodyWithPath, optionalObject, tenantOption } from '../request-input.ts';
 import { defineRoute } from '../route.ts';
 
+const overridePath = { ...tenantPath, capability: OverrideInputSchema.shape.capability };
+
 /**
  * v4 capabilities: the catalog per plan, a tenant's decisions (`tenant_id` in the body or query
  * string, else the caller's tenant), and what platform administrators set: a tenant's plan and
@@ -38,10 +40,7 @@ export const v4CapabilityRoutes = [
     path: '/platform/capabilities/evaluate',
     procedure: 'capabilities.evaluate',
     tenant: 'query',
-    input: {
-      query: tenantQuery,
-      body: { schema: EvaluateInputSchema.extend(tenantField), required: false },
-    },
+    input: { query: tenantQuery, body: { schema: EvaluateInputSchema.extend(tenantField), required: false } },
     output: { 200: { description: 'A decision per capability', schema: EvaluationSchema } },
     docs: {
       operationId: 'evaluateCapabilities',
@@ -60,10 +59,7 @@ export const v4CapabilityRoutes = [
     path: '/platform/capabilities/overrides/:tenantId/:capability',
     procedure: 'capabilities.setOverride',
     tenant: 'path',
-    input: {
-      path: { ...tenantPath, capability: OverrideInputSchema.shape.capability },
-      body: { schema: OverrideInputSchema.omit({ tenantId: true, capability: true }) },
-    },
+    input: { path: overridePath, body: { schema: OverrideInputSchema.omit({ tenantId: true, capability: true }) } },
     output: { 200: { description: 'The override', schema: OverrideSchema } },
     docs: {
       operationId: 'setCapabilityOverride',
@@ -79,7 +75,7 @@ export const v4CapabilityRoutes = [
     path: '/platform/capabilities/overrides/:tenantId/:capability',
     procedure: 'capabilities.removeOverride',
     tenant: 'path',
-    input: { path: { ...tenantPath, capability: OverrideInputSchema.shape.capability } },
+    input: { path: overridePath },
     output: { 204: { description: 'Removed' } },
     docs: { operationId: 'removeCapabilityOverride', summary: "Remove a tenant's override (platform administrators)", tag: 'Capabilities' },
     sample: { params: { capability: 'geo' } },

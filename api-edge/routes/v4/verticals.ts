@@ -76,11 +76,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.getResource',
     tenant: 'query',
-    input: {
-      path: verticalResourcePath,
-      query: verticalTenantQuery,
-      headers: ifNoneMatchHeader,
-    },
+    input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifNoneMatchHeader },
     output: {
       200: { description: 'The resource', schema: ResourceSchema, etag: true },
       304: { description: 'The version named by If-None-Match is current', etag: true },
@@ -153,11 +149,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.deleteResource',
     tenant: 'query',
-    input: {
-      path: verticalResourcePath,
-      query: verticalTenantQuery,
-      headers: ifMatchHeader('Delete only at this version (`"3"`)'),
-    },
+    input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifMatchHeader('Delete only at this version (`"3"`)') },
     output: { 204: { description: 'Deleted' } },
     docs: { operationId: 'deleteVerticalResource', summary: "Delete an app's resource", tag: 'Verticals', errors: [409] },
     sample: { params: { key: 'route-case', objectType: 'project', id: NIL_ID } },

@@ -25,6 +25,9 @@ import { listOf, param, tenantPath } from '../params.ts';
 import { bodyAndQueryOptions, bodyWithPath, jsonObjectBody } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
 
+const endpointPath = { ...tenantPath, source: SourceSchema };
+const deliveryPath = { ...tenantPath, deliveryId: DeliveryRefSchema.shape.deliveryId };
+
 /** A rotation's option, in the body or the query string (`?revokePrevious=true`). */
 const ROTATE_FLAGS = new Set(['revokePrevious']);
 
@@ -102,7 +105,7 @@ export const v4WebhookRoutes = [
     path: '/webhooks/:tenantId/endpoints/:source',
     procedure: 'webhooks.getEndpoint',
     tenant: 'path',
-    input: { path: { ...tenantPath, source: SourceSchema } },
+    input: { path: endpointPath },
     output: { 200: { description: 'The endpoint', schema: EndpointSchema } },
     docs: { operationId: 'getWebhookEndpoint', summary: 'A webhook endpoint', tag: 'Webhooks' },
     sample: { params: { source: 'route-case' } },
@@ -113,7 +116,7 @@ export const v4WebhookRoutes = [
     path: '/webhooks/:tenantId/endpoints/:source',
     procedure: 'webhooks.updateEndpoint',
     tenant: 'path',
-    input: { path: { ...tenantPath, source: SourceSchema }, body: { schema: EndpointChangesSchema } },
+    input: { path: endpointPath, body: { schema: EndpointChangesSchema } },
     output: { 200: { description: 'The endpoint', schema: EndpointSchema } },
     docs: { operationId: 'updateWebhookEndpoint', summary: 'Change a webhook endpoint', tag: 'Webhooks' },
     sample: { params: { source: 'route-case' }, body: { description: 'route case' } },
@@ -124,7 +127,7 @@ export const v4WebhookRoutes = [
     path: '/webhooks/:tenantId/endpoints/:source',
     procedure: 'webhooks.deleteEndpoint',
     tenant: 'path',
-    input: { path: { ...tenantPath, source: SourceSchema } },
+    input: { path: endpointPath },
     output: { 204: { description: 'Removed' } },
     docs: { operationId: 'deleteWebhookEndpoint', summary: 'Remove a webhook endpoint and its deliveries', tag: 'Webhooks' },
     sample: { params: { source: 'route-case' } },
@@ -139,7 +142,7 @@ export const v4WebhookRoutes = [
     procedure: 'webhooks.rotateSecret',
     tenant: 'path',
     input: {
-      path: { ...tenantPath, source: SourceSchema },
+      path: endpointPath,
       query: { revokePrevious: param(RotateWebhookSecretInputSchema.shape.revokePrevious, { description: 'May be given in the body instead' }) },
       body: { schema: RotateWebhookSecretInputSchema.omit({ source: true }), required: false },
     },
@@ -160,7 +163,7 @@ export const v4WebhookRoutes = [
     procedure: 'webhooks.listDeliveries',
     tenant: 'path',
     input: {
-      path: { ...tenantPath, source: SourceSchema },
+      path: endpointPath,
       query: { status: ListDeliveriesInputSchema.shape.status, limit: ListDeliveriesInputSchema.shape.limit, offset: ListDeliveriesInputSchema.shape.offset },
     },
     output: { 200: { description: 'A page of deliveries', schema: DeliveryPageSchema } },
@@ -179,10 +182,7 @@ export const v4WebhookRoutes = [
     path: '/webhooks/:tenantId/endpoints/:source/refusals',
     procedure: 'webhooks.listRefusals',
     tenant: 'path',
-    input: {
-      path: { ...tenantPath, source: SourceSchema },
-      query: { limit: ListRefusalsInputSchema.shape.limit, offset: ListRefusalsInputSchema.shape.offset },
-    },
+    input: { path: endpointPath, query: { limit: ListRefusalsInputSchema.shape.limit, offset: ListRefusalsInputSchema.shape.offset } },
     output: { 200: { description: 'A page of hourly windows', schema: RefusalPageSchema } },
     docs: {
       operationId: 'listWebhookRefusals',
@@ -199,7 +199,7 @@ export const v4WebhookRoutes = [
     path: '/webhooks/:tenantId/deliveries/:deliveryId',
     procedure: 'webhooks.getDelivery',
     tenant: 'path',
-    input: { path: { ...tenantPath, deliveryId: DeliveryRefSchema.shape.deliveryId } },
+    input: { path: deliveryPath },
     output: { 200: { description: 'The delivery', schema: DeliveryDetailSchema } },
     docs: { operationId: 'getWebhookDelivery', summary: 'A webhook delivery, with its verified payload', tag: 'Webhooks' },
     sample: { params: { deliveryId: NIL_ID } },
@@ -210,7 +210,7 @@ export const v4WebhookRoutes = [
     path: '/webhooks/:tenantId/deliveries/:deliveryId/replay',
     procedure: 'webhooks.replayDelivery',
     tenant: 'path',
-    input: { path: { ...tenantPath, deliveryId: DeliveryRefSchema.shape.deliveryId } },
+    input: { path: deliveryPath },
     output: { 201: { description: 'The new delivery', schema: DeliverySchema } },
     docs: {
       operationId: 'replayWebhookDelivery',
@@ -232,7 +232,7 @@ export const v4WebhookRoutes = [
     procedure: 'webhooks.receive',
     tenant: 'path',
     input: {
-      path: { ...tenantPath, source: SourceSchema },
+      path: endpointPath,
       headers: {
         [WEBHOOK_HEADERS.timestamp]: param(ReceiveMetaSchema.shape.timestamp.unwrap(), { required: true, description: 'Unix time in seconds' }),
         [WEBHOOK_HEADERS.signature]: param(ReceiveMetaSchema.shape.signature.unwrap(), { required: true, description: '`sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`' }),
