@@ -12,12 +12,8 @@ import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
 import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
 import { V3_BASE, V4_BASE } from './routes/bases.ts';
-import { v3DocumentRoutes } from './routes/v3/documents.ts';
-import { v3ChatRoutes } from './routes/v3/chat.ts';
-import { v3OrchestrateRoutes } from './routes/v3/orchestrate.ts';
-import { v3ResourceRoutes } from './routes/v3/resources.ts';
-import { v3UserRoutes } from './routes/v3/users.ts';
-import { v4Routes } from './routes/v4/index.ts';
+import { API_ROUTES } from './routes/index.ts';
+import { mountRoutes } from './routes/route.ts';
 
 export { V3_BASE, V4_BASE };
 
@@ -54,23 +50,20 @@ function groupOf(method: string, pathname: string): RateLimitGroup {
 /** An error the control plane threw (it renders itself), as opposed to one of Elysia's own. */
 const isDomainError = (error: unknown) => typeof (error as { toBody?: unknown } | null)?.toBody === 'function';
 
-/** The REST API under both bases: v3 for the browser (via the BFF), v4 for the platform. */
-function apiRoutes(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
-  return new Elysia()
-    .group(V3_BASE, (v3) =>
-      v3
-        .use(v3ResourceRoutes(cp, calls))
-        .use(v3UserRoutes(cp, calls))
-        .use(v3OrchestrateRoutes(cp, calls))
-        .use(v3DocumentRoutes(cp, calls))
-        .use(v3ChatRoutes(cp, calls, { heartbeatMs: options.sseHeartbeatMs })),
-    )
-    .use(v4Routes(cp, calls, options));
+/** The REST API under both bases, mounted from the routes' declarations (api-edge/routes): v3 for the browser (via the BFF), v4 for the platform. */
+function apiRoutes(controlPlane: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
+  const app = new Elysia();
+  for (const { base, routes } of Object.values(API_ROUTES)) {
+    const api = new Elysia({ prefix: base });
+    mountRoutes(api, routes, { controlPlane, calls, options });
+    app.use(api);
+  }
+  return app;
 }
 
 /**
- * Every v3 and v4 route the edge serves, as `METHOD /path/:param`, read from the routes
- * themselves: the table that contract, isolation and malformed-input tests cover.
+ * Every v3 and v4 route the edge serves, as `METHOD /path/:param`, read from the mounted app: the
+ * table that the OpenAPI, isolation and malformed-input tests check against the declarations.
  */
 export function apiRouteTable(): string[] {
   const unreachable = () => {

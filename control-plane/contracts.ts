@@ -1,21 +1,36 @@
-/** What api-edge, workers and cli import from the control plane: schemas, types, the router type. */
+/**
+ * What crosses the control plane's boundary, and nothing else: what api-edge imports (the router
+ * type and the port it calls, errors, transport and telemetry helpers, and the schemas its route
+ * declarations validate and document with), and what workers and the start-up scripts import.
+ * The CLI imports nothing from here: its wire types are generated from the OpenAPI documents.
+ */
 export type { AppRouter } from './trpc/root-router.ts';
-export type { Context } from './trpc/context.ts';
 export type { Services } from './services.ts';
-export type { Identity, Actor } from './identity/identity.schema.ts';
+export type { Identity } from './identity/identity.schema.ts';
 export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
-export { AppErrorBodySchema, ERROR_CODES, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, StorageQuotaError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
-export { untrusted, type ControlPlane, type CallContext, type PortInput, type UploadBody, type Untrusted } from './trpc/control-plane.ts';
-export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER, type UploadMeta } from './trpc/upload-body.ts';
+export { AppErrorBodySchema, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, StorageQuotaError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
+export {
+  untrusted,
+  type CallContext,
+  type ControlPlane,
+  type Domain,
+  type PortInput,
+  type ProcedureName,
+  type SubscriptionName,
+  type UploadBody,
+  type UploadName,
+  type Untrusted,
+} from './trpc/control-plane.ts';
+export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER } from './trpc/upload-body.ts';
 export { CONTROL_PLANE_TOKEN_HEADER } from './trpc/control-plane-token.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';
 export { metricsText, observeHttp, rateLimitRefusals } from './telemetry/metrics.ts';
 export { newTraceparent, parseTraceparent, requestIdFrom, traceIdOf, withTrace, REQUEST_ID_HEADER, TRACEPARENT_HEADER, type TraceFields } from './telemetry/trace-context.ts';
 
-/** The schemas the procedures validate with, from which the edge documents its routes (api-edge/openapi). */
+/** The schemas the procedures validate with, from which the edge declares and documents its routes (api-edge/routes). */
 export { AppSchema, CreateAppInputSchema } from './apps/apps.schema.ts';
 export { MeSchema, UpdateProfileInputSchema } from './identity/identity.schema.ts';
 export { CreateObjectTypeInputSchema, ObjectTypeSchema, UpdateObjectTypeInputSchema } from './object-types/object-types.schema.ts';
@@ -31,7 +46,6 @@ export {
   BatchCreateInputSchema,
   BatchDeletedSchema,
   BatchDeleteInputSchema,
-  BatchResourcesSchema,
   BatchUpdateInputSchema,
   CreateResourceInputSchema,
   FileRefSchema,
@@ -70,7 +84,6 @@ export {
   EvaluateInputSchema,
   EvaluationSchema,
   OverrideInputSchema,
-  OverrideRefSchema,
   OverrideSchema,
   SetPlanInputSchema,
   TenantPlanSchema,
@@ -79,7 +92,6 @@ export {
   AlertsSchema,
   NegotiateInputSchema,
   NegotiationSchema,
-  RealtimeEventSchema,
   EventIdSchema,
   RotatedSigningKeysSchema,
   RotateSigningKeysInputSchema,
@@ -105,21 +117,17 @@ export {
   RotatedEndpointSchema,
   RotateSecretInputSchema as RotateWebhookSecretInputSchema,
   SourceSchema,
-  UpdateEndpointInputSchema,
 } from './webhooks/webhooks.schema.ts';
 export { WEBHOOK_HEADERS } from './webhooks/webhook-signature.ts';
 export {
   ChatEventSchema,
   ConversationListSchema,
   ConversationMessagesSchema,
-  ConversationSchema,
-  MessageSchema,
   ResumeChatInputSchema,
   SendChatInputSchema,
   WorkflowChatAnswerSchema,
   WorkflowChatBodySchema,
   WorkflowChatInputSchema,
-  type ChatEvent,
   type ChatStreamItem,
 } from './chat/chat.schema.ts';
 export {
@@ -136,7 +144,6 @@ export {
   DatasetSchema,
   FeatureCollectionInputSchema,
   FeaturePageSchema,
-  IngestInputSchema,
   IngestOutcomeSchema,
   NearbyPlacesSchema,
   QueryFeaturesInputSchema,
@@ -146,13 +153,10 @@ export {
 } from './geo/geo.schema.ts';
 export {
   ClientIdSchema,
-  EnsuredIdpAppSchema,
   EnsureIdpAppInputSchema,
-  IdpAppSchema,
   IdpAppWithSecretSchema,
   RotatedSecretSchema,
   RotateSecretInputSchema as RotateClientSecretInputSchema,
-  type ProviderClient,
 } from './idp-apps/idp-apps.schema.ts';
 export type { IdentityProviderSettings } from './idp-apps/idp-apps.service.ts';
 export {
@@ -166,11 +170,9 @@ export { ResourceSearchInputSchema, ResourceSearchResultSchema } from './search/
 export {
   ChunkingOptionsSchema,
   ClassificationSchema,
-  CreateDocumentInputSchema,
   DocumentJobSchema,
   DocumentRefSchema,
   DocumentSchema,
-  DocumentSearchResultSchema,
   DocumentSearchResultsSchema,
   DocumentTypeSchema,
   IndexOutcomeSchema,
@@ -178,10 +180,8 @@ export {
   ListDocumentsInputSchema,
   SearchDocumentsInputSchema,
   SubmitIndexJobFieldsSchema,
-  SubmitIndexJobInputSchema,
   MAX_TAG_LENGTH,
   MAX_TAGS,
-  TagsSchema,
   type Document,
 } from './documents/documents.schema.ts';
 export { MAX_UPLOAD_BYTES } from './uploads/uploads.schema.ts';

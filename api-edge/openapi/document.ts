@@ -1,14 +1,29 @@
 import { z } from 'zod';
-import { AppErrorBodySchema, HTTP_STATUS, WEBHOOK_HEADERS, type ErrorCode } from '../../control-plane/contracts.ts';
+import {
+  AppErrorBodySchema,
+  HTTP_STATUS,
+  MembershipSchema,
+  MeSchema,
+  ObjectTypeSchema,
+  ResourceSchema,
+  StorageStatusSchema,
+  TenantMembershipSchema,
+  TenantSchema,
+  UserSchema,
+  WEBHOOK_HEADERS,
+  type ErrorCode,
+} from '../../control-plane/contracts.ts';
 import { PROVIDER_ROUTES } from '../identity/provider-routes.ts';
 import { SESSION_COOKIE } from '../plugins/auth.ts';
 import { BODY_METHODS } from '../plugins/body-limit.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
-import { V3_ROUTE_DOCS, V3_SCHEMA_NAMES, V4_ROUTE_DOCS, V4_SCHEMA_NAMES, type ParamDoc, type RouteDoc } from './routes.ts';
+import { API_ROUTES } from '../routes/index.ts';
+import type { ParamDoc, ParamSpec, Route } from '../routes/route.ts';
+import { V3ExecutionSchema, V3ResourceSchema } from '../routes/v3/shape.ts';
 
 /**
- * The OpenAPI 3.1 documents of v3 and v4, generated from the route descriptions of
- * api-edge/openapi/routes.ts: every schema is converted from zod with `z.toJSONSchema` (draft
+ * The OpenAPI 3.1 documents of v3 and v4, generated from the routes' declarations
+ * (api-edge/routes, `defineRoute`): every schema is converted from zod with `z.toJSONSchema` (draft
  * 2020-12), request schemas as the procedures take them (`io: 'input'`), response schemas as the
  * edge renders them (`io: 'output'`).
  */
@@ -22,7 +37,8 @@ interface ApiDescription {
   title: string;
   version: string;
   description: string;
-  routes: Record<string, RouteDoc>;
+  routes: readonly Route[];
+  /** Names of the response schemas several routes share, as the document's components call them. */
   schemaNames: Array<[z.ZodType, string]>;
   tags: Array<{ name: string; description: string }>;
 }
@@ -33,8 +49,12 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     title: 'REST API v3',
     version: '3',
     description: 'The browser-facing API: resources, users, orchestrate, documents and chat. Browsers call it through the backend-for-frontend session; other clients send a bearer token.',
-    routes: V3_ROUTE_DOCS,
-    schemaNames: V3_SCHEMA_NAMES,
+    routes: API_ROUTES.v3.routes,
+    schemaNames: [
+      [V3ResourceSchema, 'Resource'],
+      [UserSchema, 'User'],
+      [V3ExecutionSchema, 'Execution'],
+    ],
     tags: [
       { name: 'Resources', description: 'Resources of the tenant, by object type' },
       { name: 'Users', description: 'Members of the tenant' },
@@ -48,8 +68,16 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     title: 'Platform API v4',
     version: '4',
     description: 'The platform API: identity, tenants and apps, and data (object types, resources, files, storage, documents).',
-    routes: V4_ROUTE_DOCS,
-    schemaNames: V4_SCHEMA_NAMES,
+    routes: API_ROUTES.v4.routes,
+    schemaNames: [
+      [ResourceSchema, 'Resource'],
+      [MembershipSchema, 'Membership'],
+      [TenantMembershipSchema, 'TenantMembership'],
+      [TenantSchema, 'Tenant'],
+      [ObjectTypeSchema, 'ObjectType'],
+      [MeSchema, 'Me'],
+      [StorageStatusSchema, 'StorageStatus'],
+    ],
     tags: [
       { name: 'Identity', description: "The caller's own record and tenants" },
       { name: 'Platform', description: 'Tenants, apps and user grants' },
@@ -117,10 +145,10 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
   return rest;
 }
 
-const asParam = (spec: z.ZodType | ParamDoc): ParamDoc => (spec instanceof z.ZodType ? { schema: spec } : spec);
+const asParam = (spec: ParamSpec): ParamDoc => (spec instanceof z.ZodType ? { schema: spec } : spec);
 
 /** An OpenAPI parameter: required unless its schema takes nothing, with the default it gets then. */
-function parameter(name: string, where: 'path' | 'query' | 'header', spec: z.ZodType | ParamDoc): Json {
+function parameter(name: string, where: 'path' | 'query' | 'header', spec: ParamSpec): Json {
   const doc = asParam(spec);
   const absent = doc.schema.safeParse(undefined);
   const required = where === 'path' || (doc.required ?? !absent.success);
@@ -130,8 +158,8 @@ function parameter(name: string, where: 'path' | 'query' | 'header', spec: z.Zod
   return { name, in: where, required, ...(doc.description ? { description: doc.description } : {}), ...form };
 }
 
-/** `/resources/:type/:id` under the API's base as OpenAPI writes it: `/resources/{type}/{id}`. */
-export const openApiPath = (base: string, template: string) => template.slice(base.length).replace(/:([A-Za-z]+)/g, '{$1}');
+/** A route's path (under its API's base) as OpenAPI writes it: `/resources/:type/:id` -> `/resources/{type}/{id}`. */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 
 /** Named schemas, converted together so that one used by another is a `$ref` to its component. */
 class Components {
@@ -170,15 +198,16 @@ function formSchema(fields: z.ZodObject, files: Record<string, { description: st
   return { ...schema, properties, ...(required.length ? { required } : {}) };
 }
 
-function operation(method: string, doc: RouteDoc, components: Components, shared: Json[]): Json {
+function operation(route: Route, components: Components, shared: Json[]): Json {
+  const { method, input, output, docs: doc } = route;
   const parameters = [
-    ...Object.entries(doc.path ?? {}).map(([name, spec]) => parameter(name, 'path', spec)),
-    ...Object.entries(doc.query ?? {}).map(([name, spec]) => parameter(name, 'query', spec)),
-    ...Object.entries(doc.headers ?? {}).map(([name, spec]) => parameter(name, 'header', spec)),
+    ...Object.entries(input.path ?? {}).map(([name, spec]) => parameter(name, 'path', spec)),
+    ...Object.entries(input.query ?? {}).map(([name, spec]) => parameter(name, 'query', spec)),
+    ...Object.entries(input.headers ?? {}).map(([name, spec]) => parameter(name, 'header', spec)),
     ...shared,
   ];
   const responses: Json = {};
-  for (const [status, response] of Object.entries(doc.responses)) {
+  for (const [status, response] of Object.entries(output)) {
     const headers = {
       ...RATE_LIMIT_HEADERS,
       ...(response.etag ? { ETag: ETAG } : {}),
@@ -205,7 +234,7 @@ function operation(method: string, doc: RouteDoc, components: Components, shared
   }
   const errors = [...COMMON_ERRORS, ...(BODY_METHODS.has(method) ? [413] : []), ...(doc.errors ?? [])].sort((a, b) => a - b);
   for (const status of errors) responses[status] = ref('responses', ERROR_RESPONSES[status]!.name);
-  const body = doc.body;
+  const body = input.body;
   const requestBody = !body
     ? undefined
     : 'binary' in body
@@ -238,11 +267,10 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
   for (const [schema, name] of api.schemaNames) components.use(schema, 'output', name);
   const shared = version === 'v3' ? [ref('parameters', 'TenantHeader')] : [];
   const paths: Record<string, Json> = {};
-  for (const [route, doc] of Object.entries(api.routes)) {
-    const [method, template] = route.split(' ') as [string, string];
-    if (!template.startsWith(`${api.base}/`)) throw new Error(`${route} is not under ${api.base}`);
-    const path = openApiPath(api.base, template);
-    (paths[path] ??= {})[method.toLowerCase()] = operation(method, doc, components, shared);
+  for (const route of api.routes) {
+    const path = openApiPath(route.path);
+    if (paths[path]?.[route.method.toLowerCase()]) throw new Error(`${route.method} ${api.base}${route.path} is declared twice`);
+    (paths[path] ??= {})[route.method.toLowerCase()] = operation(route, components, shared);
   }
   // Only the components some operation names: a document lists nothing it does not use.
   const used = JSON.stringify(paths);

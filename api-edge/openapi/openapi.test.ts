@@ -5,7 +5,7 @@ import { APIS, buildOpenApiDocument, openApiPath, type ApiVersion } from './docu
 import { OPENAPI_PATHS } from './reference.ts';
 
 const VERSIONS: ApiVersion[] = ['v3', 'v4'];
-const documented = VERSIONS.flatMap((version) => Object.keys(APIS[version].routes));
+const documented = VERSIONS.flatMap((version) => APIS[version].routes.map((route) => `${route.method} ${APIS[version].base}${route.path}`));
 
 describe('the OpenAPI documents', () => {
   it.each(VERSIONS)('%s is a valid OpenAPI 3.1 document', async (version) => {
@@ -14,7 +14,7 @@ describe('the OpenAPI documents', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
   });
 
-  it('describe every route the edge serves (add its entry to api-edge/openapi/routes.ts)', () => {
+  it('describe every route the edge serves (declare it with defineRoute in its api-edge/routes module)', () => {
     const undocumented = apiRouteTable().filter((route) => !documented.includes(route));
     expect(undocumented).toEqual([]);
   });
@@ -28,13 +28,20 @@ describe('the OpenAPI documents', () => {
     for (const version of VERSIONS) {
       const { base, routes } = APIS[version];
       const document = buildOpenApiDocument(version) as { paths: Record<string, Record<string, { parameters?: Array<{ in?: string; name?: string }> }>> };
-      for (const route of Object.keys(routes)) {
-        const [method, template] = route.split(' ') as [string, string];
-        const path = openApiPath(base, template);
-        const operation = document.paths[path]![method.toLowerCase()]!;
+      for (const route of routes) {
+        const operation = document.paths[openApiPath(route.path)]![route.method.toLowerCase()]!;
         const inPath = (operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name);
-        expect(inPath.sort(), route).toEqual([...template.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]).sort());
+        expect(inPath.sort(), `${route.method} ${base}${route.path}`).toEqual([...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]).sort());
       }
+    }
+  });
+
+  it('tag every operation with one of its API\'s tags, and give each a distinct operationId', () => {
+    for (const version of VERSIONS) {
+      const { routes, tags } = APIS[version];
+      expect(routes.filter((route) => !tags.some((tag) => tag.name === route.docs.tag)).map((route) => `${route.method} ${route.path}: ${route.docs.tag}`)).toEqual([]);
+      const ids = routes.map((route) => route.docs.operationId);
+      expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
     }
   });
 

@@ -1,5 +1,29 @@
-import { FileTooLargeError, MAX_UPLOAD_BYTES, StorageQuotaError, untrusted, ValidationError, type CallContext, type ControlPlane, type Untrusted } from '../../control-plane/contracts.ts';
-import { FORM_OVERHEAD_BYTES, isMultipartForm, readMultipartForm } from '../plugins/multipart.ts';
+import { z } from 'zod';
+import {
+  DocumentTypeSchema,
+  FileTooLargeError,
+  MAX_TAG_LENGTH,
+  MAX_TAGS,
+  MAX_UPLOAD_BYTES,
+  StorageQuotaError,
+  untrusted,
+  ValidationError,
+  type CallContext,
+  type ControlPlane,
+  type Untrusted,
+} from '../../control-plane/contracts.ts';
+import { FORM_OVERHEAD_BYTES, isMultipartForm, MAX_FIELD_BYTES, readMultipartForm } from '../plugins/multipart.ts';
+
+const flag = z.enum(['true', 'false']).optional();
+
+/** The text fields of a document upload form, as text (v3's form; v4's takes some of them). */
+export const UploadFormSchema = z.object({
+  type: DocumentTypeSchema.optional().describe('The document type; default `general`'),
+  tags: z.string().max(MAX_TAGS * (MAX_TAG_LENGTH + 1)).optional().describe(`Comma-separated tags (at most ${MAX_TAGS})`),
+  autoClassify: flag.describe('Classify it (a processing job)'),
+  autoIndex: flag.describe('Index it for search (a processing job)'),
+  metadata: z.string().max(MAX_FIELD_BYTES).optional().describe('A JSON object, as text'),
+});
 
 export interface DocumentForm {
   /** The file part's name: `file` (v3, one) or `files` (v4, several). */

@@ -1,28 +1,15 @@
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { CliError } from '../errors.ts';
+import type { Answer, RequestBody, Schemas } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 import { importTypeScript } from './ts-module.ts';
 
-/** An object type as the project declares it: the body of `POST /v4/data/resources/object-types`. */
-export interface ObjectTypeDefinition {
-  name: string;
-  key?: string;
-  schema: Record<string, unknown>;
-  status?: 'draft' | 'published';
-  indexes?: string[];
-  searchFields?: string[];
-  actions?: Record<string, unknown>;
-  fileProperties?: Record<string, unknown>;
-}
+/** An object type as the project declares it: the body of `POST /v4/data/resources/object-types`, without a tenant. */
+export type ObjectTypeDefinition = Omit<RequestBody<'createObjectType'>, 'tenant_id'>;
 
 /** An object type as the platform returns it. */
-export interface RemoteObjectType extends Required<Omit<ObjectTypeDefinition, 'key'>> {
-  objectTypeId: string;
-  key: string;
-  builtIn: boolean;
-  version: number;
-}
+export type RemoteObjectType = Schemas['ObjectType'];
 
 export const OBJECT_TYPES_FILE = 'src/svc.config/object-types.ts';
 export const GENERATED_FILE = 'src/svc.config/object-types.generated.ts';
@@ -147,7 +134,7 @@ export function generatedSource(types: RemoteObjectType[]): string {
 /** Object types over v4, for the tenant named (its id or slug) or the caller's active one. */
 export function createObjectTypesService(api: ApiClient) {
   const query = (tenant?: string) => (tenant ? { tenant_id: tenant } : {});
-  const list = async (tenant?: string) => (await api.request<{ data: RemoteObjectType[] }>('GET', '/v4/data/resources/object-types', { query: query(tenant) })).body.data;
+  const list = async (tenant?: string) => (await api.request<Answer<'listObjectTypes'>>('GET', '/v4/data/resources/object-types', { query: query(tenant) })).body.data;
   return {
     list,
 
@@ -164,7 +151,7 @@ export function createObjectTypesService(api: ApiClient) {
           if (change.action === 'create') {
             await api.request('POST', '/v4/data/resources/object-types', { query: query(options.tenant), body: type, subject: `Tenant ${options.tenant}` });
           } else if (change.action === 'update') {
-            const body = Object.fromEntries(change.fields.map((f) => [f, type[f] ?? (DEFAULTS as Record<string, unknown>)[f]]));
+            const body = Object.fromEntries(change.fields.map((f) => [f, type[f] ?? (DEFAULTS as Record<string, unknown>)[f]])) as RequestBody<'updateObjectType'>;
             await api.request('PATCH', `/v4/data/resources/object-types/${encodeURIComponent(change.objectTypeId!)}`, {
               query: query(options.tenant),
               body,

@@ -1,4 +1,5 @@
 import { invalidInput } from '../errors.ts';
+import type { Answer, HttpMethod, OperationId } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 
 /** The route families `publicapi` may reach (`verticals/<vertical>` takes any vertical). */
@@ -42,7 +43,8 @@ export function parseParam(param: string): [string, string] {
 export interface PublicApiAnswer {
   status: number;
   headers: Record<string, string>;
-  body: unknown;
+  /** What the operation answered (null for an answer without a body, 204). */
+  body: Answer<OperationId> | null;
 }
 
 /** The path with `{tenantId}` filled, checked, and its parameters (`tenant_id` added when the path has no place for it). */
@@ -57,9 +59,9 @@ export function preparePath(rawPath: string, params: Array<[string, string]>, te
 /** One call to an allowed v4 path with the caller's token; the platform still authorizes it. */
 export function createPublicApiService(api: ApiClient) {
   return {
-    async call(method: string, rawPath: string, options: { params: Array<[string, string]>; body?: unknown; tenantId?: string }): Promise<PublicApiAnswer> {
+    async call(method: HttpMethod, rawPath: string, options: { params: Array<[string, string]>; body?: unknown; tenantId?: string }): Promise<PublicApiAnswer> {
       const { path, query } = preparePath(rawPath, options.params, options.tenantId);
-      const answer = await api.request(method, path, { query, body: options.body, subject: path });
+      const answer = await api.request<Answer<OperationId> | undefined>(method, path, { query, body: options.body, subject: path });
       return { status: answer.status, headers: answer.headers, body: answer.body ?? null };
     },
   };

@@ -1,39 +1,16 @@
+import type { Answer, RequestBody, Schemas } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 
 /** A v4 resource, as the platform returns it. */
-export interface Resource {
-  id: string;
-  type: string;
-  data: Record<string, unknown>;
-  version: number;
-  createdAt: string;
-  updatedAt: string;
-  createdBy?: string | null;
-  updatedBy?: string | null;
-}
-
-export interface ResourcePage {
-  data: Resource[];
-  total: number;
-  page: number | null;
-  limit: number;
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
+export type Resource = Schemas['Resource'];
+export type ResourcePage = Answer<'listTenantResources'>;
 /** A cross-type query's answer. */
-export interface QueryAnswer {
-  data: Resource[];
-  total: number;
-  hasMore: boolean;
-  nextCursor: string | null;
-}
-
+export type QueryAnswer = Answer<'queryTenantResources'>;
 /** Summary rows: each group-by field and each metric by name. */
-export interface AggregateAnswer {
-  data: Array<Record<string, unknown>>;
-  hasMore: boolean;
-}
+export type AggregateAnswer = Answer<'aggregateTenantResources'>;
+export type SearchAnswer = Answer<'searchTenantResources'>;
+/** A batch's answer: the resources it created or replaced, or how many it deleted. */
+export type BatchAnswer = Answer<'batchCreateResources'> | Answer<'batchUpdateResources'> | Answer<'batchDeleteResources'>;
 
 export interface ListOptions {
   page?: number;
@@ -84,21 +61,23 @@ export function createResourcesService(api: ApiClient) {
       return { id, type, deleted: true };
     },
 
-    async query(tenantId: string, input: { types: string[]; where?: unknown; limit: number }): Promise<QueryAnswer> {
+    /** `where` is the caller's JSON, passed on for the platform to check. */
+    async query(tenantId: string, input: Omit<RequestBody<'queryTenantResources'>, 'where'> & { where?: unknown }): Promise<QueryAnswer> {
       return (await api.request<QueryAnswer>('POST', `${base(tenantId)}/query`, { body: input })).body;
     },
 
-    async aggregate(tenantId: string, type: string, input: { groupBy: string[]; metrics: unknown; where?: unknown; limit: number }): Promise<AggregateAnswer> {
+    /** `metrics` and `where` are the caller's JSON, passed on for the platform to check. */
+    async aggregate(tenantId: string, type: string, input: Omit<RequestBody<'aggregateTenantResources'>, 'metrics' | 'where'> & { metrics: unknown; where?: unknown }): Promise<AggregateAnswer> {
       return (await api.request<AggregateAnswer>('POST', `${base(tenantId)}/${seg(type)}/aggregate`, { body: input, subject: `Object type ${type}` })).body;
     },
 
-    async search(tenantId: string, input: { query: string; types?: string[]; mode: string; limit: number }): Promise<unknown> {
-      return (await api.request('POST', `${base(tenantId)}/search`, { body: input })).body;
+    async search(tenantId: string, input: RequestBody<'searchTenantResources'>): Promise<SearchAnswer> {
+      return (await api.request<SearchAnswer>('POST', `${base(tenantId)}/search`, { body: input })).body;
     },
 
     /** `POST .../{type}/batch/create|update|delete`: all items or none; the platform's answer as it came. */
-    async batch(tenantId: string, type: string, operation: 'create' | 'update' | 'delete', body: unknown): Promise<unknown> {
-      return (await api.request('POST', `${base(tenantId)}/${seg(type)}/batch/${operation}`, { body, subject: `Object type ${type}` })).body;
+    async batch(tenantId: string, type: string, operation: 'create' | 'update' | 'delete', body: unknown): Promise<BatchAnswer> {
+      return (await api.request<BatchAnswer>('POST', `${base(tenantId)}/${seg(type)}/batch/${operation}`, { body, subject: `Object type ${type}` })).body;
     },
 
     /** Streams a file into a file property of a resource (`?filename=`, the file's bytes as the body). */
@@ -125,8 +104,8 @@ export function createResourcesService(api: ApiClient) {
       return { id, type, property, deleted: true };
     },
 
-    async schema(tenantId: string): Promise<{ data: Array<Record<string, unknown>> }> {
-      return (await api.request<{ data: Array<Record<string, unknown>> }>('GET', `/v4/data/resources/schema/${seg(tenantId)}`, { subject: `Tenant ${tenantId}` })).body;
+    async schema(tenantId: string): Promise<Answer<'listPublishedObjectTypes'>> {
+      return (await api.request<Answer<'listPublishedObjectTypes'>>('GET', `/v4/data/resources/schema/${seg(tenantId)}`, { subject: `Tenant ${tenantId}` })).body;
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { Answer } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 
 export const STORAGE_BACKENDS = ['postgresql', 'documentdb', 'blob', 'search'] as const;
@@ -18,43 +19,21 @@ export function createStorageService(api: ApiClient) {
       return (await api.request<DoctorReport>('GET', `${base(tenantId)}/doctor`, { subject: subject(tenantId) })).body;
     },
 
-    async syncSchema(tenantId: string, input: { backend?: string; dryRun: boolean }): Promise<Record<string, unknown>> {
+    async syncSchema(tenantId: string, input: { backend?: string; dryRun: boolean }): Promise<SyncSchemaOutcome> {
       const body = { ...(input.backend ? { backend: input.backend } : {}), dryRun: input.dryRun };
-      return (await api.request<Record<string, unknown>>('POST', `${base(tenantId)}/sync-schema`, { body, subject: subject(tenantId) })).body;
+      return (await api.request<SyncSchemaOutcome>('POST', `${base(tenantId)}/sync-schema`, { body, subject: subject(tenantId) })).body;
     },
 
-    async provision(tenantId: string, input: { backend: string; dryRun: boolean; rebuildSearch: boolean }): Promise<Record<string, unknown>> {
-      return (await api.request<Record<string, unknown>>('POST', `${base(tenantId)}/provision`, { body: input, subject: subject(tenantId) })).body;
+    async provision(tenantId: string, input: { backend: string; dryRun: boolean; rebuildSearch: boolean }): Promise<ProvisionOutcome> {
+      return (await api.request<ProvisionOutcome>('POST', `${base(tenantId)}/provision`, { body: input, subject: subject(tenantId) })).body;
     },
   };
 }
 
 /** `GET .../storage`: each backend's state and where its data lives. */
-export interface StorageStatus {
-  tenantId: string;
-  ready: boolean;
-  backends: Array<{
-    backend: string;
-    status: string;
-    location: { store?: string; isolation?: string; [field: string]: unknown } | null;
-    provisionedAt: string | null;
-    updatedAt: string | null;
-    error: string | null;
-  }>;
-  workflow?: { id: string; status: string | null };
-}
-
-export interface DoctorCheck {
-  backend: string;
-  name: string;
-  result: 'ok' | 'warn' | 'fail';
-  message: string;
-  hint: string | null;
-}
-
-export interface DoctorReport {
-  tenantId: string;
-  result: 'ok' | 'warn' | 'fail';
-  summary: { ok: number; warn: number; fail: number };
-  checks: DoctorCheck[];
-}
+export type StorageStatus = Answer<'getStorageStatus'>;
+/** `GET .../storage/doctor`: a check per backend. */
+export type DoctorReport = Answer<'checkStorage'>;
+export type DoctorCheck = DoctorReport['checks'][number];
+export type SyncSchemaOutcome = Answer<'syncStorageSchema'>;
+export type ProvisionOutcome = Answer<'provisionStorage'>;

@@ -1,45 +1,24 @@
 import { CliError } from '../errors.ts';
+import type { Answer, RequestBody, Schemas } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 
 /** A membership of the caller, as `GET /v4/identity/tenants` lists it. */
-export interface TenantMembership {
-  id: string;
-  slug: string;
-  name: string;
-  status: string;
-  statusReason?: string | null;
-  parentId: string | null;
-  homeRegion?: string | null;
-  roles: string[];
-}
+export type TenantMembership = Schemas['TenantMembership'];
 
 /** A tenant as the platform answers its creation. */
-export interface CreatedTenant {
-  id: string;
-  slug: string;
-  name: string;
-  parentId: string | null;
-  homeRegion: string | null;
-  status: string;
-  statusReason: string | null;
-  [field: string]: unknown;
-}
+export type CreatedTenant = Schemas['Tenant'];
 
-export interface TenantFields {
-  name: string;
-  slug: string;
-  domains?: string[];
-  usecase?: string;
-  industry?: string;
-  starterTemplate?: string;
-  homeRegion?: string;
-}
+/** What a new tenant is given: a child's fields (a root tenant also needs its home region). */
+export type TenantFields = RequestBody<'createChildTenant'>;
+
+/** A membership granted (or found) by an invitation or self-provisioning. */
+export type Membership = Schemas['Membership'];
 
 const seg = encodeURIComponent;
 
 /** The caller's tenants over v4: memberships (`GET /v4/identity/tenants`), creation and deletion. */
 export function createTenantsService(api: ApiClient) {
-  const memberships = async () => (await api.request<{ data: TenantMembership[] }>('GET', '/v4/identity/tenants')).body;
+  const memberships = async () => (await api.request<Answer<'listMyTenants'>>('GET', '/v4/identity/tenants')).body;
   return {
     /** Tenants the caller administers (`tenant-admin`), or all with `all`; `parent` keeps that tenant's children. */
     async list(options: { all?: boolean; parent?: string; raw?: boolean }): Promise<{ data: TenantMembership[] }> {
@@ -64,7 +43,7 @@ export function createTenantsService(api: ApiClient) {
     },
 
     /** A root tenant (platform administrators only). */
-    async createRoot(fields: TenantFields): Promise<CreatedTenant> {
+    async createRoot(fields: RequestBody<'createRootTenant'>): Promise<CreatedTenant> {
       return (await api.request<CreatedTenant>('POST', '/v4/platform/tenants', { body: fields })).body;
     },
 
@@ -102,17 +81,18 @@ export function createTenantsService(api: ApiClient) {
 /** Users over v4: look one up by e-mail, grant a membership, provision oneself. */
 export function createUsersService(api: ApiClient) {
   return {
-    async findByEmail(email: string): Promise<{ id: string; email: string; name: string; [field: string]: unknown }> {
-      return (await api.request<{ id: string; email: string; name: string }>('GET', '/v4/platform/users/by-email', { query: { email }, subject: `User ${email}` })).body;
+    async findByEmail(email: string): Promise<Answer<'findUserByEmail'>> {
+      return (await api.request<Answer<'findUserByEmail'>>('GET', '/v4/platform/users/by-email', { query: { email }, subject: `User ${email}` })).body;
     },
 
-    async provision(tenantId: string, userId: string): Promise<Record<string, unknown>> {
+    async provision(tenantId: string, userId: string): Promise<Membership> {
       const path = `/v4/platform/tenants/${seg(tenantId)}/users/${seg(userId)}/provision`;
-      return (await api.request<Record<string, unknown>>('POST', path, { subject: `Tenant ${tenantId}` })).body;
+      return (await api.request<Membership>('POST', path, { subject: `Tenant ${tenantId}` })).body;
     },
 
-    async provisionMe(tenantId: string): Promise<Record<string, unknown>> {
-      return (await api.request<Record<string, unknown>>('POST', '/v4/identity/me/provision', { body: { tenant_id: tenantId }, subject: `Tenant ${tenantId}` })).body;
+    async provisionMe(tenantId: string): Promise<Membership> {
+      const body: RequestBody<'provisionMe'> = { tenant_id: tenantId };
+      return (await api.request<Membership>('POST', '/v4/identity/me/provision', { body, subject: `Tenant ${tenantId}` })).body;
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CliError, type ErrorBody } from '../errors.ts';
+import type { Answer, RequestBody } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 import { createChatService } from './chat.service.ts';
 
@@ -57,12 +58,12 @@ export function createVerifyService(api: ApiClient) {
           return `status ${health.body.status}`;
         }),
         await check('object types', 'GET /v4/data/resources/object-types', async () => {
-          const types = await api.request<{ data: unknown[] }>('GET', '/v4/data/resources/object-types');
+          const types = await api.request<Answer<'listObjectTypes'>>('GET', '/v4/data/resources/object-types');
           return `${types.body.data.length} visible`;
         }),
         await check('schema', 'GET /v4/data/resources/schema/{tenantId}', async () => {
           const id = await tenantId();
-          const schema = await api.request<{ data: unknown[] }>('GET', `/v4/data/resources/schema/${encodeURIComponent(id)}`, { subject: `Tenant ${id}` });
+          const schema = await api.request<Answer<'listPublishedObjectTypes'>>('GET', `/v4/data/resources/schema/${encodeURIComponent(id)}`, { subject: `Tenant ${id}` });
           return `${schema.body.data.length} published to ${id}`;
         }),
       ];
@@ -75,12 +76,11 @@ export function createVerifyService(api: ApiClient) {
       const subject = `Tenant ${tenantId}`;
       return report([
         await check('storage status', 'GET /v4/data/resources/{tenantId}/storage', async () => {
-          const status = (await api.request<Record<string, unknown>>('GET', base, { subject })).body;
-          const backends = Array.isArray(status['backends']) ? (status['backends'] as Array<{ backend?: string; status?: string }>) : [];
+          const { backends } = (await api.request<Answer<'getStorageStatus'>>('GET', base, { subject })).body;
           return backends.length ? backends.map((b) => `${b.backend} ${b.status}`).join(', ') : 'answered';
         }),
         await check('storage doctor', 'GET /v4/data/resources/{tenantId}/storage/doctor', async () => {
-          const doctor = (await api.request<{ result: string; summary: { ok: number; warn: number; fail: number }; checks: Array<{ name: string; result: string; message: string }> }>('GET', `${base}/doctor`, { subject })).body;
+          const doctor = (await api.request<Answer<'checkStorage'>>('GET', `${base}/doctor`, { subject })).body;
           const { ok, warn, fail } = doctor.summary;
           const line = `${doctor.result}: ${ok} ok, ${warn} warn, ${fail} fail`;
           if (doctor.result === 'fail') {
@@ -105,14 +105,14 @@ export function createVerifyService(api: ApiClient) {
       checks.push(
         await check('health', 'GET /health', async () => `status ${(await api.request<{ status: string }>('GET', '/health', { auth: false })).body.status}`),
       );
-      let published: Array<{ key?: string }> = [];
+      let published: Answer<'listPublishedObjectTypes'>['data'] = [];
       checks.push(
         await check('object types', 'GET /v4/data/resources/object-types', async () => {
-          const types = await api.request<{ data: unknown[] }>('GET', '/v4/data/resources/object-types', { query: { tenant_id: tenantId }, subject });
+          const types = await api.request<Answer<'listObjectTypes'>>('GET', '/v4/data/resources/object-types', { query: { tenant_id: tenantId }, subject });
           return `${types.body.data.length} visible`;
         }),
         await check('schema', 'GET /v4/data/resources/schema/{tenantId}', async () => {
-          published = (await api.request<{ data: Array<{ key?: string }> }>('GET', `/v4/data/resources/schema/${seg(tenantId)}`, { subject })).body.data;
+          published = (await api.request<Answer<'listPublishedObjectTypes'>>('GET', `/v4/data/resources/schema/${seg(tenantId)}`, { subject })).body.data;
           return `${published.length} published`;
         }),
       );
@@ -124,12 +124,13 @@ export function createVerifyService(api: ApiClient) {
       } else {
         checks.push(
           await check('resource list', 'GET /v4/data/resources/{tenantId}/{objectType}', async () => {
-            const page = (await api.request<{ data: Array<{ id: string }>; total: number }>('GET', `/v4/data/resources/${seg(tenantId)}/${seg(type)}`, { query: { limit: 1 }, subject: `Object type ${type}` })).body;
+            const page = (await api.request<Answer<'listTenantResources'>>('GET', `/v4/data/resources/${seg(tenantId)}/${seg(type)}`, { query: { limit: 1 }, subject: `Object type ${type}` })).body;
             firstId = page.data[0]?.id;
             return `${type}: ${page.total} in all`;
           }),
           await check('resource query', 'POST /v4/data/resources/{tenantId}/query', async () => {
-            const page = (await api.request<{ data: unknown[] }>('POST', `/v4/data/resources/${seg(tenantId)}/query`, { body: { types: [type], limit: 1 }, subject })).body;
+            const body: RequestBody<'queryTenantResources'> = { types: [type], limit: 1 };
+            const page = (await api.request<Answer<'queryTenantResources'>>('POST', `/v4/data/resources/${seg(tenantId)}/query`, { body, subject })).body;
             return `${type}: ${page.data.length} on the first page of 1`;
           }),
         );
@@ -138,7 +139,7 @@ export function createVerifyService(api: ApiClient) {
       checks.push(
         type && id
           ? await check('resource get', 'GET /v4/data/resources/{tenantId}/{objectType}/{id}', async () => {
-              const resource = (await api.request<{ id: string; version: number }>('GET', `/v4/data/resources/${seg(tenantId)}/${seg(type)}/${seg(id)}`, { subject: `${type} ${id}` })).body;
+              const resource = (await api.request<Answer<'getTenantResource', 200>>('GET', `/v4/data/resources/${seg(tenantId)}/${seg(type)}/${seg(id)}`, { subject: `${type} ${id}` })).body;
               return `${type} ${resource.id} at version ${resource.version}`;
             })
           : skip('resource get', 'GET /v4/data/resources/{tenantId}/{objectType}/{id}', 'no --resource-id and no resource listed'),
@@ -147,7 +148,7 @@ export function createVerifyService(api: ApiClient) {
         let oid: string | undefined;
         checks.push(
           await check('user by e-mail', 'GET /v4/platform/users/by-email', async () => {
-            const user = (await api.request<{ id: string; email: string }>('GET', '/v4/platform/users/by-email', { query: { email: options.userEmail! }, subject: `User ${options.userEmail}` })).body;
+            const user = (await api.request<Answer<'findUserByEmail'>>('GET', '/v4/platform/users/by-email', { query: { email: options.userEmail! }, subject: `User ${options.userEmail}` })).body;
             oid = user.id;
             return `${user.email} is ${user.id}`;
           }),
@@ -156,7 +157,7 @@ export function createVerifyService(api: ApiClient) {
         checks.push(
           oid
             ? await check('memberships', 'GET /v4/platform/users/{oid}/memberships', async () => {
-                const memberships = (await api.request<{ data: Array<{ id: string; slug: string; roles?: string[] }> }>('GET', `/v4/platform/users/${seg(oid!)}/memberships`, { subject: `User ${oid}` })).body.data;
+                const memberships = (await api.request<Answer<'listUserMemberships'>>('GET', `/v4/platform/users/${seg(oid!)}/memberships`, { subject: `User ${oid}` })).body.data;
                 const member = memberships.find((m) => m.id === tenantRecord || m.slug === tenantRecord);
                 if (!member) throw new CliError('E202', { resource: `Membership of ${options.userEmail} in ${tenantRecord}` });
                 return `member of ${tenantRecord}${member.roles?.length ? ` as ${member.roles.join(', ')}` : ''}`;

@@ -257,7 +257,7 @@ export interface FuzzFailure {
   report: string;
 }
 
-/** The documented operations the fuzzer runs: each one that has a case in test/harness/routes.ts. */
+/** The documented operations the fuzzer runs (each declared route, with its sample: test/harness/routes.ts). */
 export function fuzzedOperations(settings: Pick<FuzzSettings, 'operations'> = {}): DocumentedOperation[] {
   return documentedOperations().filter((op) => !settings.operations || settings.operations.includes(op.operationId));
 }

@@ -25,7 +25,7 @@ export interface DocumentedOperation {
   method: string;
   /** The path as the documents write it, under the API's base: `/resources/{type}/{id}`. */
   openApiPath: string;
-  /** `METHOD /full/path/:param`, as the edge's route table and test/harness/routes.ts name it. */
+  /** `METHOD /full/path/:param`, as the edge's route table and the route declarations (api-edge/routes) name it. */
   route: string;
   /** The full path with `:param` placeholders. */
   template: string;
@@ -35,7 +35,7 @@ export interface DocumentedOperation {
   authenticated: boolean;
   /** The security schemes any of which authenticates a call (`bearer`, `realtimeToken`, `webhookSignature`...). */
   schemes: string[];
-  /** How tests call the route (test/harness/routes.ts); undefined when the route has no case there. */
+  /** How tests call the route: its declaration's sample (test/harness/routes.ts); undefined for a route not declared. */
   case?: RouteCase;
 }
 

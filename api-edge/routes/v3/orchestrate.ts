@@ -1,30 +1,76 @@
-import { Elysia } from 'elysia';
-import { ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import { ExecuteInputSchema, ExecutionRefSchema, ListExecutionsInputSchema, ValidationError } from '../../../control-plane/contracts.ts';
 import { jsonObjectBody, queryValue, untrustedQueryValue } from '../request-input.ts';
-import { v3Execution } from './shape.ts';
+import { defineRoute, NIL_ID } from '../route.ts';
+import { v3Execution, V3ExecutionPageSchema, V3ExecutionSchema, V3WorkflowListSchema } from './shape.ts';
 
 /** v3 orchestrate: workflow definitions and their executions (run on Temporal). */
-export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v3-orchestrate' })
-    .get('/orchestrate/workflows', async ({ request }) => {
-      const workflows = await cp.query(calls.of(request), 'orchestrate', 'listWorkflows', {});
+export const v3OrchestrateRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/orchestrate/workflows',
+    procedure: 'orchestrate.listWorkflows',
+    tenant: 'header',
+    input: {},
+    output: { 200: { description: 'The workflows', schema: V3WorkflowListSchema } },
+    docs: { operationId: 'listWorkflows', summary: 'List workflow definitions', tag: 'Orchestrate' },
+    sample: {},
+    handler: async ({ call, procedure }) => {
+      const workflows = await procedure.query(call(), {});
       return { data: workflows.map((w) => ({ ...w, steps: w.steps.map(({ id, name, type }) => ({ id, name, type })) })) };
-    })
-    .post('/orchestrate/workflows/:workflowId/execute', async ({ request, params, body, set }) => {
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/orchestrate/workflows/:workflowId/execute',
+    procedure: 'orchestrate.execute',
+    tenant: 'header',
+    input: {
+      path: { workflowId: ExecuteInputSchema.shape.workflowId },
+      body: { schema: ExecuteInputSchema.omit({ workflowId: true }), required: false },
+    },
+    output: {
+      200: { description: 'The execution ended', schema: V3ExecutionSchema },
+      202: { description: 'The execution is still running', schema: V3ExecutionSchema },
+    },
+    docs: {
+      operationId: 'executeWorkflow',
+      summary: 'Execute a workflow',
+      tag: 'Orchestrate',
+      description: "With `async` false (the default) the answer waits a bounded time for the execution to end. A start beyond the plan's concurrent executions (workflows.runtime `maxConcurrentExecutions`) is 429; a workflow with an `ai_chat` step is refused as chat is (403 without the `ai.chat` capability, 429 once the day's chat messages are spent), and each `ai_chat` step counts one message.",
+    },
+    sample: { params: { workflowId: 'project-briefing' }, body: { input: {}, async: true } },
+    handler: async ({ params, body, set, call, procedure }) => {
       const fields = body === undefined || body === '' ? {} : jsonObjectBody(body);
       if (Object.hasOwn(fields, 'workflowId')) throw ValidationError.field('workflowId', 'is given by the path, not the body');
       // The body's fields as sent (`input`, `metadata`, `async`): the procedure refuses any other.
-      const result = await cp.mutation(calls.of(request), 'orchestrate', 'execute', { ...fields, workflowId: params.workflowId });
+      const result = await procedure.mutation(call(), { ...fields, workflowId: params.workflowId });
       set.status = result.settled ? 200 : 202;
       return v3Execution(result.execution);
-    })
-    .get('/orchestrate/executions/:id', async ({ request, params }) =>
-      v3Execution(await cp.query(calls.of(request), 'orchestrate', 'get', { id: params.id })),
-    )
-    .get('/orchestrate/executions', async ({ request }) => {
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/orchestrate/executions/:id',
+    procedure: 'orchestrate.get',
+    tenant: 'header',
+    input: { path: ExecutionRefSchema.shape },
+    output: { 200: { description: 'The execution', schema: V3ExecutionSchema } },
+    docs: { operationId: 'getExecution', summary: 'Get an execution', tag: 'Orchestrate' },
+    sample: { params: { id: NIL_ID } },
+    handler: async ({ params, call, procedure }) => v3Execution(await procedure.query(call(), { id: params.id })),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/orchestrate/executions',
+    procedure: 'orchestrate.list',
+    tenant: 'header',
+    input: { query: ListExecutionsInputSchema.shape },
+    output: { 200: { description: 'A page of executions', schema: V3ExecutionPageSchema } },
+    docs: { operationId: 'listExecutions', summary: 'List executions', tag: 'Orchestrate' },
+    sample: {},
+    handler: async ({ request, call, procedure }) => {
       const params = new URL(request.url).searchParams;
-      const page = await cp.query(calls.of(request), 'orchestrate', 'list', {
+      const page = await procedure.query(call(), {
         workflowId: queryValue(params, 'workflowId'),
         state: untrustedQueryValue(params, 'state'),
         limit: queryValue(params, 'limit'),
@@ -34,9 +80,25 @@ export function v3OrchestrateRoutes(cp: ControlPlane, calls: RequestCalls) {
         data: page.items.map(({ id, workflowId, state, startedAt, completedAt }) => ({ id, workflowId, state, startedAt, completedAt })),
         total: page.total,
       };
-    })
-    .post('/orchestrate/executions/:id/cancel', async ({ request, params, set }) => {
-      await cp.mutation(calls.of(request), 'orchestrate', 'cancel', { id: params.id });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/orchestrate/executions/:id/cancel',
+    procedure: 'orchestrate.cancel',
+    tenant: 'header',
+    input: { path: ExecutionRefSchema.shape },
+    output: { 204: { description: 'Cancelled' } },
+    docs: {
+      operationId: 'cancelExecution',
+      summary: 'Cancel an execution',
+      tag: 'Orchestrate',
+      description: 'Cancelling an execution that already ended changes nothing.',
+    },
+    sample: { params: { id: NIL_ID } },
+    handler: async ({ params, set, call, procedure }) => {
+      await procedure.mutation(call(), { id: params.id });
       set.status = 204;
-    });
-}
+    },
+  }),
+];

@@ -1,8 +1,8 @@
-import { Elysia } from 'elysia';
-import { ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import { ListResourcesInputSchema, ResourceDataSchema, ResourceRefSchema, ValidationError } from '../../../control-plane/contracts.ts';
+import { param } from '../params.ts';
 import { queryValue } from '../request-input.ts';
-import { resourceData, v3Resource, v3ResourcePage } from './shape.ts';
+import { defineRoute, NIL_ID } from '../route.ts';
+import { resourceData, v3Resource, v3ResourcePage, V3ResourcePageSchema, V3ResourceSchema } from './shape.ts';
 
 /**
  * `filter[<field>]` query parameters, keyed by what stands inside the brackets. One given twice is
@@ -21,11 +21,28 @@ function filtersOf(params: URLSearchParams): Record<string, string> {
 }
 
 /** v3 resources: translates REST to `resources.*` procedures and shapes records flat. */
-export function v3ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v3-resources' })
-    .get('/resources', async ({ request }) => {
+export const v3ResourceRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/resources',
+    procedure: 'resources.list',
+    tenant: 'header',
+    input: {
+      query: {
+        type: param(ListResourcesInputSchema.shape.type, { required: true }),
+        filter: param(ListResourcesInputSchema.shape.filter, { deepObject: true, description: '`filter[field]=value`, `filter[field.gte]=`, `filter[field.in]=a,b`' }),
+        sort: param(ListResourcesInputSchema.shape.sort, { description: 'Fields, `-` for descending: `-createdAt,name`' }),
+        limit: ListResourcesInputSchema.shape.limit,
+        offset: ListResourcesInputSchema.shape.offset,
+        cursor: param(ListResourcesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`; not with `offset`" }),
+      },
+    },
+    output: { 200: { description: 'A page of resources', schema: V3ResourcePageSchema } },
+    docs: { operationId: 'listResources', summary: 'List resources of a type', tag: 'Resources' },
+    sample: { query: 'type=project' },
+    handler: async ({ request, call, procedure }) => {
       const params = new URL(request.url).searchParams;
-      const page = await cp.query(calls.of(request), 'resources', 'list', {
+      const page = await procedure.query(call(), {
         type: queryValue(params, 'type') ?? '',
         filter: filtersOf(params),
         sort: queryValue(params, 'sort'),
@@ -34,23 +51,79 @@ export function v3ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
         cursor: queryValue(params, 'cursor'),
       });
       return v3ResourcePage(page);
-    })
-    .get('/resources/:type/:id', async ({ request, params }) =>
-      v3Resource(await cp.query(calls.of(request), 'resources', 'get', { type: params.type, id: params.id })),
-    )
-    .post('/resources/:type', async ({ request, params, body, set }) => {
-      const created = await cp.mutation(calls.of(request), 'resources', 'create', { type: params.type, data: resourceData(body) });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/resources/:type/:id',
+    procedure: 'resources.get',
+    tenant: 'header',
+    input: { path: ResourceRefSchema.shape },
+    output: { 200: { description: 'The resource', schema: V3ResourceSchema } },
+    docs: { operationId: 'getResource', summary: 'Get a resource', tag: 'Resources' },
+    sample: { params: { type: 'project', id: NIL_ID } },
+    handler: async ({ params, call, procedure }) => v3Resource(await procedure.query(call(), { type: params.type, id: params.id })),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/resources/:type',
+    procedure: 'resources.create',
+    tenant: 'header',
+    input: {
+      path: { type: ResourceRefSchema.shape.type },
+      body: { schema: ResourceDataSchema, description: "The resource's fields; `id`, `type`, `createdAt`, `updatedAt`, `version`, `tenantId`, `createdBy` and `updatedBy` are the server's, and ignored" },
+    },
+    output: { 201: { description: 'The created resource', schema: V3ResourceSchema } },
+    docs: { operationId: 'createResource', summary: 'Create a resource', tag: 'Resources', errors: [409] },
+    sample: { params: { type: 'project' }, body: { name: 'route case' } },
+    handler: async ({ params, body, set, call, procedure }) => {
+      const created = await procedure.mutation(call(), { type: params.type, data: resourceData(body) });
       set.status = 201;
       return v3Resource(created);
-    })
-    .put('/resources/:type/:id', async ({ request, params, body }) =>
-      v3Resource(await cp.mutation(calls.of(request), 'resources', 'replace', { type: params.type, id: params.id, data: resourceData(body) })),
-    )
-    .patch('/resources/:type/:id', async ({ request, params, body }) =>
-      v3Resource(await cp.mutation(calls.of(request), 'resources', 'update', { type: params.type, id: params.id, patch: resourceData(body) })),
-    )
-    .delete('/resources/:type/:id', async ({ request, params, set }) => {
-      await cp.mutation(calls.of(request), 'resources', 'delete', { type: params.type, id: params.id });
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/resources/:type/:id',
+    procedure: 'resources.replace',
+    tenant: 'header',
+    input: {
+      path: ResourceRefSchema.shape,
+      body: { schema: ResourceDataSchema, description: "The resource's new fields (the server's own, as on create, are ignored)" },
+    },
+    output: { 200: { description: 'The replaced resource', schema: V3ResourceSchema } },
+    docs: { operationId: 'replaceResource', summary: 'Replace a resource', tag: 'Resources', errors: [409] },
+    sample: { params: { type: 'project', id: NIL_ID }, body: { name: 'route case' } },
+    handler: async ({ params, body, call, procedure }) =>
+      v3Resource(await procedure.mutation(call(), { type: params.type, id: params.id, data: resourceData(body) })),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/resources/:type/:id',
+    procedure: 'resources.update',
+    tenant: 'header',
+    input: {
+      path: ResourceRefSchema.shape,
+      body: { schema: ResourceDataSchema, description: 'A JSON merge patch (RFC 7386): objects merge, `null` removes a field' },
+    },
+    output: { 200: { description: 'The updated resource', schema: V3ResourceSchema } },
+    docs: { operationId: 'updateResource', summary: 'Update a resource', tag: 'Resources', errors: [409] },
+    sample: { params: { type: 'project', id: NIL_ID }, body: { name: 'route case' } },
+    handler: async ({ params, body, call, procedure }) =>
+      v3Resource(await procedure.mutation(call(), { type: params.type, id: params.id, patch: resourceData(body) })),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/resources/:type/:id',
+    procedure: 'resources.delete',
+    tenant: 'header',
+    input: { path: ResourceRefSchema.shape },
+    output: { 204: { description: 'Deleted' } },
+    docs: { operationId: 'deleteResource', summary: 'Delete a resource', tag: 'Resources', errors: [409] },
+    sample: { params: { type: 'project', id: NIL_ID } },
+    handler: async ({ params, set, call, procedure }) => {
+      await procedure.mutation(call(), { type: params.type, id: params.id });
       set.status = 204;
-    });
-}
+    },
+  }),
+];

@@ -1,22 +1,53 @@
-import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import { ChatEventSchema, WorkflowChatAnswerSchema, WorkflowChatBodySchema, WorkflowChatInputSchema } from '../../../control-plane/contracts.ts';
 import { chatEventStream } from '../chat-stream.ts';
+import { tenantPath } from '../params.ts';
 import { bodyWithPath } from '../request-input.ts';
+import { defineRoute } from '../route.ts';
+
+const stagePath = { ...tenantPath, workflowId: WorkflowChatInputSchema.shape.workflowId, stage: WorkflowChatInputSchema.shape.stage };
 
 /**
  * v4 chat per tenant, workflow and stage (`{message, conversation_id, params}`): answered as one
  * JSON document, or streamed as server-sent events (the v3 events) ending with `data: [DONE]`.
  */
-export function v4AiChatRoutes(cp: ControlPlane, calls: RequestCalls, options: { heartbeatMs?: number } = {}) {
-  return new Elysia({ name: 'v4-ai-chat' })
-    .post('/ai/chat/:tenantId/:workflowId/:stage', ({ request, params, body }) =>
-      cp.mutation(calls.of(request, params.tenantId), 'chat', 'askWorkflow', bodyWithPath(body, { workflowId: params.workflowId, stage: params.stage })),
-    )
-    .post('/ai/chat/stream/:tenantId/:workflowId/:stage', ({ request, params, body }) =>
+export const v4AiChatRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/ai/chat/:tenantId/:workflowId/:stage',
+    procedure: 'chat.askWorkflow',
+    tenant: 'path',
+    input: { path: stagePath, body: { schema: WorkflowChatBodySchema } },
+    output: { 200: { description: 'The answer with its citations, ids and token usage', schema: WorkflowChatAnswerSchema } },
+    docs: {
+      operationId: 'chatWithWorkflow',
+      summary: 'Ask a workflow stage a question',
+      tag: 'AI',
+      description: "The workflow (its `shared-workflow-config` key) and stage set the prompts; its `shared-chatbot-config` and `shared-ai-profile` the model and retrieval. `conversation_id` continues a conversation, or starts one under that id. An unknown workflow or stage is 404; a workflow without an AI runtime binding is 409.",
+      errors: [409, 502],
+    },
+    sample: { params: { workflowId: 'route-case', stage: 'chat' }, body: { message: 'route case' } },
+    handler: ({ params, body, call, procedure }) =>
+      procedure.mutation(call(params.tenantId), bodyWithPath(body, { workflowId: params.workflowId, stage: params.stage })),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/ai/chat/stream/:tenantId/:workflowId/:stage',
+    procedure: 'chat.streamWorkflow',
+    tenant: 'path',
+    input: { path: stagePath, body: { schema: WorkflowChatBodySchema } },
+    output: { 200: { description: 'The answer as it is produced, then `data: [DONE]`', events: ChatEventSchema, done: true, streamIds: true } },
+    docs: {
+      operationId: 'streamChatWithWorkflow',
+      summary: 'Ask a workflow stage a question and stream the answer (server-sent events)',
+      tag: 'AI',
+      description: 'The events of v3 chat, then the literal line `data: [DONE]`. Refusals are JSON answers before any stream starts.',
+      errors: [409],
+    },
+    sample: { params: { workflowId: 'route-case', stage: 'chat' }, body: { message: 'route case' } },
+    handler: ({ request, params, body, call, procedure, options }) =>
       chatEventStream(
-        cp.subscription(calls.of(request, params.tenantId), 'chat', 'streamWorkflow', bodyWithPath(body, { workflowId: params.workflowId, stage: params.stage }), { signal: request.signal }),
-        { ...options, end: 'data: [DONE]\n\n' },
+        procedure.subscription(call(params.tenantId), bodyWithPath(body, { workflowId: params.workflowId, stage: params.stage }), { signal: request.signal }),
+        { heartbeatMs: options.sseHeartbeatMs, end: 'data: [DONE]\n\n' },
       ),
-    );
-}
+  }),
+];

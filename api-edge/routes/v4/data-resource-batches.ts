@@ -1,7 +1,18 @@
-import { Elysia } from 'elysia';
-import { untrusted, ValidationError, type ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import { z } from 'zod';
+import {
+  BatchCreateInputSchema,
+  BatchDeletedSchema,
+  BatchDeleteInputSchema,
+  BatchUpdateInputSchema,
+  ResourceHistoryInputSchema,
+  ResourceHistoryPageSchema,
+  ResourceSchema,
+  untrusted,
+  ValidationError,
+} from '../../../control-plane/contracts.ts';
+import { idempotencyHeader, listOf, resourcePath, typePath } from '../params.ts';
 import { bodyWithPath, idempotencyKeyOf, jsonObjectBody, untrustedQueryValue } from '../request-input.ts';
+import { defineRoute, NIL_ID } from '../route.ts';
 
 /**
  * The items of a batch body: a JSON array, or `{items: [...]}` (an object whose `items` is an array,
@@ -24,37 +35,99 @@ function batchItems(body: unknown, singleObject: boolean): unknown {
  * or none, and a failure names the item's index (`details.index`, its error in `details.error`).
  * `Idempotency-Key` on the batches (and on create) replays the first answer to a retry.
  */
-export function v4ResourceBatchRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v4-data-resource-batches' })
-    .get('/data/resources/:tenantId/:objectType/:id/history', async ({ request, params }) => {
+export const v4ResourceBatchRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/data/resources/:tenantId/:objectType/:id/history',
+    procedure: 'resources.history',
+    tenant: 'path',
+    input: { path: resourcePath, query: { page: ResourceHistoryInputSchema.shape.page, limit: ResourceHistoryInputSchema.shape.limit } },
+    output: { 200: { description: 'A page of version entries', schema: ResourceHistoryPageSchema.omit({ items: true }).extend({ data: ResourceHistoryPageSchema.shape.items }) } },
+    docs: {
+      operationId: 'getResourceHistory',
+      summary: "A resource's history, newest first",
+      tag: 'Resources',
+      description: 'Every create, update, action and delete as a version entry; it outlives the delete.',
+    },
+    sample: { params: { objectType: 'project', id: NIL_ID } },
+    async handler({ request, params, call, procedure }) {
       const query = new URL(request.url).searchParams;
-      const history = await cp.query(calls.of(request, params.tenantId), 'resources', 'history', {
+      const history = await procedure.query(call(params.tenantId), {
         type: params.objectType,
         id: params.id,
         page: untrustedQueryValue(query, 'page'),
         limit: untrustedQueryValue(query, 'limit'),
       });
       return { data: history.items, total: history.total, page: history.page, limit: history.limit, hasMore: history.hasMore };
-    })
-    .post('/data/resources/:tenantId/:objectType/batch/create', async ({ request, params, body, set }) => {
-      const created = await cp.mutation(calls.of(request, params.tenantId), 'resources', 'batchCreate', {
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/data/resources/:tenantId/:objectType/batch/create',
+    procedure: 'resources.batchCreate',
+    tenant: 'path',
+    input: {
+      path: typePath,
+      headers: idempotencyHeader,
+      body: { schema: z.union([BatchCreateInputSchema.shape.items, BatchCreateInputSchema.pick({ items: true })]) },
+    },
+    output: { 201: { description: 'The created resources', schema: listOf(ResourceSchema) } },
+    docs: {
+      operationId: 'batchCreateResources',
+      summary: 'Create up to 1000 resources, all or none',
+      tag: 'Batches',
+      description: 'The body is an array of data objects, `{items: [...]}`, or one object. A failure names the item (`details.index`).',
+      errors: [409],
+    },
+    sample: { params: { objectType: 'project' }, body: { items: [{ name: 'route case' }] } },
+    async handler({ request, params, body, set, call, procedure }) {
+      const created = await procedure.mutation(call(params.tenantId), {
         type: params.objectType,
         items: untrusted(batchItems(body, true)),
         ...idempotencyKeyOf(request),
       });
       set.status = 201;
       return { data: created.items };
-    })
-    .post('/data/resources/:tenantId/:objectType/batch/update', async ({ request, params, body }) => {
-      const updated = await cp.mutation(calls.of(request, params.tenantId), 'resources', 'batchUpdate', {
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/data/resources/:tenantId/:objectType/batch/update',
+    procedure: 'resources.batchUpdate',
+    tenant: 'path',
+    input: {
+      path: typePath,
+      headers: idempotencyHeader,
+      body: { schema: z.union([BatchUpdateInputSchema.shape.items, BatchUpdateInputSchema.pick({ items: true })]) },
+    },
+    output: { 200: { description: 'The replaced resources', schema: listOf(ResourceSchema) } },
+    docs: { operationId: 'batchUpdateResources', summary: 'Replace up to 1000 resources at their versions, all or none', tag: 'Batches', errors: [409] },
+    sample: { params: { objectType: 'project' }, body: { items: [{ id: NIL_ID, data: { name: 'route case' }, version: 1 }] } },
+    async handler({ request, params, body, call, procedure }) {
+      const updated = await procedure.mutation(call(params.tenantId), {
         type: params.objectType,
         items: untrusted(batchItems(body, false)),
         ...idempotencyKeyOf(request),
       });
       return { data: updated.items };
-    })
-    .post('/data/resources/:tenantId/:objectType/batch/delete', async ({ request, params, body }) => {
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/data/resources/:tenantId/:objectType/batch/delete',
+    procedure: 'resources.batchDelete',
+    tenant: 'path',
+    input: {
+      path: typePath,
+      headers: idempotencyHeader,
+      body: { schema: z.union([BatchDeleteInputSchema.shape.ids, BatchDeleteInputSchema.pick({ ids: true })]) },
+    },
+    output: { 200: { description: 'How many were deleted', schema: BatchDeletedSchema } },
+    docs: { operationId: 'batchDeleteResources', summary: 'Delete up to 1000 resources, all or none', tag: 'Batches', errors: [409] },
+    sample: { params: { objectType: 'project' }, body: { ids: [NIL_ID] } },
+    handler({ request, params, body, call, procedure }) {
       const ids = Array.isArray(body) ? untrusted({ ids: body }) : body;
-      return cp.mutation(calls.of(request, params.tenantId), 'resources', 'batchDelete', bodyWithPath(ids, { type: params.objectType, ...idempotencyKeyOf(request) }));
-    });
-}
+      return procedure.mutation(call(params.tenantId), bodyWithPath(ids, { type: params.objectType, ...idempotencyKeyOf(request) }));
+    },
+  }),
+];

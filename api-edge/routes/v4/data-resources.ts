@@ -1,7 +1,15 @@
-import { Elysia } from 'elysia';
-import type { ControlPlane, Resource } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import { z } from 'zod';
+import {
+  CreateResourceInputSchema,
+  ListResourcePageInputSchema,
+  ReplaceAtVersionInputSchema,
+  ResourceListPageSchema,
+  ResourceSchema,
+  type Resource,
+} from '../../../control-plane/contracts.ts';
+import { ifMatchHeader, ifNoneMatchHeader, param, resourcePath, typePath } from '../params.ts';
 import { bodyWithPath, etagOf, idempotencyKeyOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
+import { defineRoute, NIL_ID } from '../route.ts';
 
 /** A v4 resource as the API renders it (the procedure's record, field for field). */
 const v4Resource = (resource: Resource) => resource;
@@ -11,11 +19,28 @@ const v4Resource = (resource: Resource) => resource;
  * version as `ETag` and answers 304 to a matching `If-None-Match`; PUT replaces at the version
  * in the body or `If-Match`; DELETE honours `If-Match`. POST takes an `Idempotency-Key`.
  */
-export function v4ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v4-data-resources' })
-    .get('/data/resources/:tenantId/:objectType', async ({ request, params }) => {
+export const v4ResourceRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/data/resources/:tenantId/:objectType',
+    procedure: 'resources.listPage',
+    tenant: 'path',
+    input: {
+      path: typePath,
+      query: {
+        page: param(ListResourcePageInputSchema.shape.page, { description: '1-based; not with `cursor`' }),
+        limit: ListResourcePageInputSchema.shape.limit,
+        sort: param(ListResourcePageInputSchema.shape.sort, { description: 'Fields, `-` for descending; default `-created_at`' }),
+        where: param(ListResourcePageInputSchema.shape.where, { json: true, description: 'A structured filter, as JSON' }),
+        cursor: param(ListResourcePageInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
+      },
+    },
+    output: { 200: { description: 'A page of resources', schema: ResourceListPageSchema.omit({ items: true }).extend({ data: z.array(ResourceSchema) }) } },
+    docs: { operationId: 'listTenantResources', summary: 'List resources of a type', tag: 'Resources' },
+    sample: { params: { objectType: 'project' } },
+    handler: async ({ request, params, call, procedure }) => {
       const query = new URL(request.url).searchParams;
-      const page = await cp.query(calls.of(request, params.tenantId), 'resources', 'listPage', {
+      const page = await procedure.query(call(params.tenantId), {
         type: params.objectType,
         page: untrustedQueryValue(query, 'page'),
         limit: queryValue(query, 'limit'),
@@ -24,9 +49,22 @@ export function v4ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
         cursor: queryValue(query, 'cursor'),
       });
       return { data: page.items.map(v4Resource), total: page.total, page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
-    })
-    .get('/data/resources/:tenantId/:objectType/:id', async ({ request, params, set }) => {
-      const resource = await cp.query(calls.of(request, params.tenantId), 'resources', 'get', { type: params.objectType, id: params.id });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/data/resources/:tenantId/:objectType/:id',
+    procedure: 'resources.get',
+    tenant: 'path',
+    input: { path: resourcePath, headers: ifNoneMatchHeader },
+    output: {
+      200: { description: 'The resource', schema: ResourceSchema, etag: true },
+      304: { description: 'The version named by If-None-Match is current', etag: true },
+    },
+    docs: { operationId: 'getTenantResource', summary: 'Get a resource', tag: 'Resources' },
+    sample: { params: { objectType: 'project', id: NIL_ID } },
+    handler: async ({ request, params, set, call, procedure }) => {
+      const resource = await procedure.query(call(params.tenantId), { type: params.objectType, id: params.id });
       set.headers.etag = etagOf(resource.version);
       const cached = versionTag(request, 'If-None-Match');
       if (cached === '*' || cached === resource.version) {
@@ -34,23 +72,64 @@ export function v4ResourceRoutes(cp: ControlPlane, calls: RequestCalls) {
         return;
       }
       return v4Resource(resource);
-    })
-    .post('/data/resources/:tenantId/:objectType', async ({ request, params, body, set }) => {
-      const created = await cp.mutation(calls.of(request, params.tenantId), 'resources', 'create', bodyWithPath(body, { type: params.objectType, ...idempotencyKeyOf(request) }));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/data/resources/:tenantId/:objectType',
+    procedure: 'resources.create',
+    tenant: 'path',
+    input: { path: typePath, body: { schema: CreateResourceInputSchema.omit({ type: true }) } },
+    output: { 201: { description: 'The created resource', schema: ResourceSchema, etag: true } },
+    docs: { operationId: 'createTenantResource', summary: 'Create a resource', tag: 'Resources', errors: [409] },
+    sample: { params: { objectType: 'project' }, body: { data: { name: 'route case' } } },
+    handler: async ({ request, params, body, set, call, procedure }) => {
+      const created = await procedure.mutation(call(params.tenantId), bodyWithPath(body, { type: params.objectType, ...idempotencyKeyOf(request) }));
       set.status = 201;
       set.headers.etag = etagOf(created.version);
       return v4Resource(created);
-    })
-    .put('/data/resources/:tenantId/:objectType/:id', async ({ request, params, body, set }) => {
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/data/resources/:tenantId/:objectType/:id',
+    procedure: 'resources.replaceAtVersion',
+    tenant: 'path',
+    input: {
+      path: resourcePath,
+      headers: ifMatchHeader('The version replaced (`"3"`), or `*`'),
+      body: { schema: ReplaceAtVersionInputSchema.omit({ type: true, id: true, ifMatch: true }) },
+    },
+    output: { 200: { description: 'The replaced resource', schema: ResourceSchema, etag: true } },
+    docs: {
+      operationId: 'replaceTenantResource',
+      summary: 'Replace a resource at a version',
+      tag: 'Resources',
+      description: 'The version replaced is named by `version` in the body or by `If-Match`; one is required.',
+      errors: [409, 428],
+    },
+    sample: { params: { objectType: 'project', id: NIL_ID }, body: { data: { name: 'route case' }, version: 1 } },
+    handler: async ({ request, params, body, set, call, procedure }) => {
       const ifMatch = versionTag(request, 'If-Match');
       const path = { type: params.objectType, id: params.id, ...(ifMatch === undefined ? {} : { ifMatch }) };
-      const replaced = await cp.mutation(calls.of(request, params.tenantId), 'resources', 'replaceAtVersion', bodyWithPath(body, path));
+      const replaced = await procedure.mutation(call(params.tenantId), bodyWithPath(body, path));
       set.headers.etag = etagOf(replaced.version);
       return v4Resource(replaced);
-    })
-    .delete('/data/resources/:tenantId/:objectType/:id', async ({ request, params, set }) => {
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/data/resources/:tenantId/:objectType/:id',
+    procedure: 'resources.delete',
+    tenant: 'path',
+    input: { path: resourcePath, headers: ifMatchHeader('Delete only at this version (`"3"`)') },
+    output: { 204: { description: 'Deleted' } },
+    docs: { operationId: 'deleteTenantResource', summary: 'Delete a resource', tag: 'Resources', errors: [409] },
+    sample: { params: { objectType: 'project', id: NIL_ID } },
+    handler: async ({ request, params, set, call, procedure }) => {
       const ifMatch = versionTag(request, 'If-Match');
-      await cp.mutation(calls.of(request, params.tenantId), 'resources', 'delete', { type: params.objectType, id: params.id, ...(ifMatch === undefined ? {} : { ifMatch }) });
+      await procedure.mutation(call(params.tenantId), { type: params.objectType, id: params.id, ...(ifMatch === undefined ? {} : { ifMatch }) });
       set.status = 204;
-    });
-}
+    },
+  }),
+];

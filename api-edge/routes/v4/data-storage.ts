@@ -1,7 +1,14 @@
-import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import {
+  DoctorReportSchema,
+  ProvisionInputSchema,
+  ProvisionOutcomeSchema,
+  StorageStatusSchema,
+  SyncSchemaInputSchema,
+  SyncSchemaOutcomeSchema,
+} from '../../../control-plane/contracts.ts';
+import { dryRunFlags, param, tenantPath } from '../params.ts';
 import { bodyAndQueryOptions } from '../request-input.ts';
+import { defineRoute } from '../route.ts';
 
 const FLAGS = new Set(['dryRun', 'rebuildSearch']);
 
@@ -9,16 +16,64 @@ const FLAGS = new Set(['dryRun', 'rebuildSearch']);
  * v4 data: a tenant's storage. Status and doctor are reads; provision answers 200 when its workflow
  * finished within the bounded wait (or for a dry run) and 202 while it is still running.
  */
-export function v4StorageRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v4-data-storage' })
-    .get('/data/resources/:tenantId/storage', ({ request, params }) => cp.query(calls.of(request, params.tenantId), 'storage', 'status', {}))
-    .get('/data/resources/:tenantId/storage/doctor', ({ request, params }) => cp.query(calls.of(request, params.tenantId), 'storage', 'doctor', {}))
-    .post('/data/resources/:tenantId/storage/provision', async ({ request, params, body, set }) => {
-      const outcome = await cp.mutation(calls.of(request, params.tenantId), 'storage', 'provision', bodyAndQueryOptions(request, body, FLAGS));
+export const v4StorageRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/data/resources/:tenantId/storage',
+    procedure: 'storage.status',
+    tenant: 'path',
+    input: { path: tenantPath },
+    output: { 200: { description: 'Storage status', schema: StorageStatusSchema } },
+    docs: { operationId: 'getStorageStatus', summary: "The tenant's storage backends", tag: 'Storage' },
+    sample: {},
+    handler: ({ params, call, procedure }) => procedure.query(call(params.tenantId), {}),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/data/resources/:tenantId/storage/doctor',
+    procedure: 'storage.doctor',
+    tenant: 'path',
+    input: { path: tenantPath },
+    output: { 200: { description: 'The checks', schema: DoctorReportSchema } },
+    docs: { operationId: 'checkStorage', summary: "Check the tenant's storage", tag: 'Storage' },
+    sample: {},
+    handler: ({ params, call, procedure }) => procedure.query(call(params.tenantId), {}),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/data/resources/:tenantId/storage/provision',
+    procedure: 'storage.provision',
+    tenant: 'path',
+    input: {
+      path: tenantPath,
+      query: { backend: param(ProvisionInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags, rebuildSearch: ProvisionInputSchema.shape.rebuildSearch },
+      body: { schema: ProvisionInputSchema, required: false },
+    },
+    output: {
+      200: { description: 'Provisioning ended (or a dry run)', schema: ProvisionOutcomeSchema },
+      202: { description: 'Provisioning is still running', schema: ProvisionOutcomeSchema },
+    },
+    docs: { operationId: 'provisionStorage', summary: "Provision the tenant's storage", tag: 'Storage' },
+    sample: { query: 'dryRun=true', body: {} },
+    handler: async ({ request, params, body, set, call, procedure }) => {
+      const outcome = await procedure.mutation(call(params.tenantId), bodyAndQueryOptions(request, body, FLAGS));
       set.status = outcome.state === 'running' ? 202 : 200;
       return outcome;
-    })
-    .post('/data/resources/:tenantId/storage/sync-schema', ({ request, params, body }) =>
-      cp.mutation(calls.of(request, params.tenantId), 'storage', 'syncSchema', bodyAndQueryOptions(request, body, FLAGS)),
-    );
-}
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/data/resources/:tenantId/storage/sync-schema',
+    procedure: 'storage.syncSchema',
+    tenant: 'path',
+    input: {
+      path: tenantPath,
+      query: { backend: param(SyncSchemaInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags },
+      body: { schema: SyncSchemaInputSchema, required: false },
+    },
+    output: { 200: { description: 'The changes', schema: SyncSchemaOutcomeSchema } },
+    docs: { operationId: 'syncStorageSchema', summary: "Bring the tenant's storage in line with its object types", tag: 'Storage' },
+    sample: { query: 'dryRun=true', body: {} },
+    handler: ({ request, params, body, call, procedure }) => procedure.mutation(call(params.tenantId), bodyAndQueryOptions(request, body, FLAGS)),
+  }),
+];

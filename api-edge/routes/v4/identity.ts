@@ -1,20 +1,65 @@
-import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import { MeSchema, ProvisionSelfInputSchema, TenantMembershipSchema, UpdateProfileInputSchema } from '../../../control-plane/contracts.ts';
+import { listOf, membershipOutput, param } from '../params.ts';
 import { bodyAndQueryOptions, jsonObjectBody } from '../request-input.ts';
+import { defineRoute } from '../route.ts';
 
 /** v4 identity: the caller's own record and profile, their tenant memberships, and self-provisioning. */
-export function v4IdentityRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v4-identity' })
-    .get('/identity/me', ({ request }) => cp.query(calls.of(request), 'identity', 'me', {}))
-    .patch('/identity/me/profile', ({ request, body }) =>
-      cp.mutation(calls.of(request), 'identity', 'updateProfile', jsonObjectBody(body)),
-    )
-    .get('/identity/tenants', async ({ request }) => ({ data: await cp.query(calls.of(request), 'identity', 'tenants', {}) }))
-    .post('/identity/me/provision', async ({ request, body, set }) => {
+export const v4IdentityRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/identity/me',
+    procedure: 'identity.me',
+    tenant: 'none',
+    input: {},
+    output: { 200: { description: 'The caller', schema: MeSchema } },
+    docs: { operationId: 'getMe', summary: "The caller's own record", tag: 'Identity' },
+    sample: {},
+    handler: ({ call, procedure }) => procedure.query(call(), {}),
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/identity/me/profile',
+    procedure: 'identity.updateProfile',
+    tenant: 'none',
+    input: { body: { schema: UpdateProfileInputSchema } },
+    output: { 200: { description: 'The caller', schema: MeSchema } },
+    docs: { operationId: 'updateProfile', summary: "Update the caller's name or preferences", tag: 'Identity' },
+    sample: { body: { name: 'route case' } },
+    handler: ({ body, call, procedure }) => procedure.mutation(call(), jsonObjectBody(body)),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/identity/tenants',
+    procedure: 'identity.tenants',
+    tenant: 'none',
+    input: {},
+    output: { 200: { description: 'Memberships', schema: listOf(TenantMembershipSchema) } },
+    docs: { operationId: 'listMyTenants', summary: "The caller's tenants", tag: 'Identity' },
+    sample: {},
+    handler: async ({ call, procedure }) => ({ data: await procedure.query(call(), {}) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/identity/me/provision',
+    procedure: 'identity.provision',
+    tenant: 'none',
+    input: {
+      query: { tenant_id: param(ProvisionSelfInputSchema.shape.tenant_id, { description: 'May be given in the body instead' }) },
+      body: { schema: ProvisionSelfInputSchema.partial(), required: false },
+    },
+    output: membershipOutput,
+    docs: {
+      operationId: 'provisionMe',
+      summary: 'Join a tenant: accept its invitation, or join one whose domain matches the verified e-mail address',
+      tag: 'Identity',
+      errors: [409],
+    },
+    sample: { body: {} },
+    handler: async ({ request, body, set, call, procedure }) => {
       // `tenant_id` in the body or the query string; anything else is refused by the procedure.
-      const grant = await cp.mutation(calls.of(request), 'identity', 'provision', bodyAndQueryOptions(request, body));
+      const grant = await procedure.mutation(call(), bodyAndQueryOptions(request, body));
       set.status = grant.created ? 201 : 200;
       return grant.membership;
-    });
-}
+    },
+  }),
+];

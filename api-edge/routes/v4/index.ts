@@ -1,8 +1,6 @@
-import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
-import { v4DocumentRoutes } from './data-documents.ts';
+import type { Route } from '../route.ts';
 import { v4AiChatRoutes } from './ai-chat.ts';
+import { v4DocumentRoutes } from './data-documents.ts';
 import { v4ObjectTypeRoutes } from './data-object-types.ts';
 import { v4ResourceBatchRoutes } from './data-resource-batches.ts';
 import { v4ResourceFileRoutes } from './data-resource-files.ts';
@@ -15,38 +13,36 @@ import { v4IdentityRoutes } from './identity.ts';
 import { v4IntegrationRoutes } from './integrations.ts';
 import { v4CapabilityRoutes } from './platform-capabilities.ts';
 import { v4ConfigRoutes } from './platform-config.ts';
-import { v4PlatformRoutes } from './platform.ts';
 import { v4IdpAppRoutes } from './platform-idp-apps.ts';
-import { v4VerticalRoutes } from './verticals.ts';
-import { v4WorkflowRoutes } from './workflows.ts';
+import { v4PlatformRoutes } from './platform.ts';
 import { v4RealtimeRoutes } from './realtime.ts';
+import { v4VerticalRoutes } from './verticals.ts';
 import { v4WebhookRoutes } from './webhooks.ts';
+import { v4WorkflowRoutes } from './workflows.ts';
 
 /**
- * The v4 platform API under `/v4`. Each area is its own module (`identity.ts`, `platform.ts`,
- * `data-storage.ts`, `data-object-types.ts`, `data-resource-queries.ts`, `data-resource-search.ts`, `data-resources.ts`, `data-resource-files.ts`, `data-resource-batches.ts`, `realtime.ts`, `webhooks.ts`, `geo.ts`, `platform-idp-apps.ts`, `platform-config.ts`, `verticals.ts`, `data-documents.ts`, `ai-chat.ts`, `workflows.ts`, `integrations.ts`) mounted here; a route that names a tenant in its path passes it with
- * `calls.of(request, params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
+ * The v4 platform API under `/v4`, each area in its own module. A route that names a tenant in its
+ * path passes it with `call(params.tenantId)`. Errors use the v3 body (`{error: {code, message, details?}}`).
  */
-export function v4Routes(cp: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
-  return new Elysia({ name: 'v4', prefix: '/v4' })
-    .use(v4IdentityRoutes(cp, calls))
-    .use(v4PlatformRoutes(cp, calls))
-    .use(v4CapabilityRoutes(cp, calls))
-    .use(v4StorageRoutes(cp, calls))
-    .use(v4ObjectTypeRoutes(cp, calls))
-    .use(v4ResourceQueryRoutes(cp, calls))
-    .use(v4ResourceSearchRoutes(cp, calls))
-    .use(v4ResourceRoutes(cp, calls))
-    .use(v4ResourceFileRoutes(cp, calls))
-    .use(v4ResourceBatchRoutes(cp, calls))
-    .use(v4RealtimeRoutes(cp, calls))
-    .use(v4WebhookRoutes(cp, calls))
-    .use(v4GeoRoutes(cp, calls))
-    .use(v4IdpAppRoutes(cp, calls))
-    .use(v4ConfigRoutes(cp, calls))
-    .use(v4VerticalRoutes(cp, calls))
-    .use(v4DocumentRoutes(cp, calls))
-    .use(v4AiChatRoutes(cp, calls, { heartbeatMs: options.sseHeartbeatMs }))
-    .use(v4WorkflowRoutes(cp, calls))
-    .use(v4IntegrationRoutes(cp, calls));
-}
+export const V4_ROUTES: readonly Route[] = [
+  ...v4IdentityRoutes,
+  ...v4PlatformRoutes,
+  ...v4CapabilityRoutes,
+  ...v4StorageRoutes,
+  ...v4ObjectTypeRoutes,
+  ...v4ResourceQueryRoutes,
+  ...v4ResourceSearchRoutes,
+  ...v4ResourceRoutes,
+  ...v4ResourceFileRoutes,
+  ...v4ResourceBatchRoutes,
+  ...v4RealtimeRoutes,
+  ...v4WebhookRoutes,
+  ...v4GeoRoutes,
+  ...v4IdpAppRoutes,
+  ...v4ConfigRoutes,
+  ...v4VerticalRoutes,
+  ...v4DocumentRoutes,
+  ...v4AiChatRoutes,
+  ...v4WorkflowRoutes,
+  ...v4IntegrationRoutes,
+];

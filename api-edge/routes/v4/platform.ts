@@ -1,48 +1,141 @@
-import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import {
+  AppSchema,
+  CreateAppInputSchema,
+  CreateChildTenantInputSchema,
+  CreateRootTenantInputSchema,
+  FindUserByEmailInputSchema,
+  PlatformUserSchema,
+  TenantMembershipSchema,
+  TenantRefSchema,
+  TenantSchema,
+  UserRefSchema,
+} from '../../../control-plane/contracts.ts';
+import { listOf, membershipOutput, param, tenantPath } from '../params.ts';
 import { jsonObjectBody, untrustedQueryValue } from '../request-input.ts';
+import { defineRoute, NIL_ID } from '../route.ts';
 
 /**
  * v4 platform: tenants (root, children, bootstrap of a child's admin, soft delete), app
  * enrollments, and user lookups and grants. The tenant segment after `/platform/tenants/` is always `:tenantId` (the
  * router allows one parameter name per position); for the `children` routes it is the parent.
  */
-export function v4PlatformRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v4-platform' })
-    .post('/platform/tenants', async ({ request, body, set }) => {
-      const tenant = await cp.mutation(calls.of(request), 'tenants', 'createRoot', jsonObjectBody(body));
+export const v4PlatformRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/platform/tenants',
+    procedure: 'tenants.createRoot',
+    tenant: 'none',
+    input: { body: { schema: CreateRootTenantInputSchema } },
+    output: { 201: { description: 'The tenant, provisioning', schema: TenantSchema } },
+    docs: { operationId: 'createRootTenant', summary: 'Create a root tenant', tag: 'Platform', errors: [409] },
+    sample: { body: {} },
+    handler: async ({ body, set, call, procedure }) => {
+      const tenant = await procedure.mutation(call(), jsonObjectBody(body));
       set.status = 201;
       return tenant;
-    })
-    .post('/platform/tenants/:tenantId/children', async ({ request, params, body, set }) => {
-      const tenant = await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'createChild', jsonObjectBody(body));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/platform/tenants/:tenantId/children',
+    procedure: 'tenants.createChild',
+    tenant: 'path',
+    input: { path: tenantPath, body: { schema: CreateChildTenantInputSchema } },
+    output: { 201: { description: 'The tenant, provisioning', schema: TenantSchema } },
+    docs: { operationId: 'createChildTenant', summary: 'Create a child tenant', tag: 'Platform', errors: [409] },
+    sample: { body: {} },
+    handler: async ({ params, body, set, call, procedure }) => {
+      const tenant = await procedure.mutation(call(params.tenantId), jsonObjectBody(body));
       set.status = 201;
       return tenant;
-    })
-    .post('/platform/tenants/:tenantId/children/:childId/bootstrap-admin', async ({ request, params, set }) => {
-      const grant = await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'bootstrapAdmin', { childId: params.childId });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/platform/tenants/:tenantId/children/:childId/bootstrap-admin',
+    procedure: 'tenants.bootstrapAdmin',
+    tenant: 'path',
+    input: { path: { ...tenantPath, childId: TenantRefSchema } },
+    output: membershipOutput,
+    docs: { operationId: 'bootstrapChildAdmin', summary: 'Make the caller an administrator of a child tenant', tag: 'Platform', errors: [409] },
+    sample: { params: { childId: NIL_ID } },
+    handler: async ({ params, set, call, procedure }) => {
+      const grant = await procedure.mutation(call(params.tenantId), { childId: params.childId });
       set.status = grant.created ? 201 : 200;
       return grant.membership;
-    })
-    .post('/platform/tenants/:tenantId/apps', async ({ request, params, body, set }) => {
-      const app = await cp.mutation(calls.of(request, params.tenantId), 'apps', 'create', jsonObjectBody(body));
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/platform/tenants/:tenantId/apps',
+    procedure: 'apps.create',
+    tenant: 'path',
+    input: { path: tenantPath, body: { schema: CreateAppInputSchema } },
+    output: { 201: { description: 'The app', schema: AppSchema } },
+    docs: { operationId: 'createApp', summary: 'Enroll an app', tag: 'Platform', errors: [409] },
+    sample: { body: {} },
+    handler: async ({ params, body, set, call, procedure }) => {
+      const app = await procedure.mutation(call(params.tenantId), jsonObjectBody(body));
       set.status = 201;
       return app;
-    })
-    .post('/platform/tenants/:tenantId/delete', async ({ request, params, set }) => {
-      await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'delete', { tenantId: params.tenantId });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/platform/tenants/:tenantId/delete',
+    procedure: 'tenants.delete',
+    tenant: 'path',
+    input: { path: tenantPath },
+    output: { 204: { description: 'Deleted' } },
+    docs: { operationId: 'deleteTenant', summary: 'Delete a tenant (soft)', tag: 'Platform', errors: [409] },
+    sample: {},
+    handler: async ({ params, set, call, procedure }) => {
+      await procedure.mutation(call(params.tenantId), { tenantId: params.tenantId });
       set.status = 204;
-    })
-    .post('/platform/tenants/:tenantId/users/:oid/provision', async ({ request, params, set }) => {
-      const grant = await cp.mutation(calls.of(request, params.tenantId), 'tenants', 'provisionUser', { userId: params.oid });
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/platform/tenants/:tenantId/users/:oid/provision',
+    procedure: 'tenants.provisionUser',
+    tenant: 'path',
+    input: { path: { ...tenantPath, oid: UserRefSchema } },
+    output: membershipOutput,
+    docs: {
+      operationId: 'provisionTenantUser',
+      summary: 'Invite a user to a tenant (a membership with status "invited" until the user accepts it)',
+      tag: 'Platform',
+      errors: [409],
+    },
+    sample: { params: { oid: NIL_ID } },
+    handler: async ({ params, set, call, procedure }) => {
+      const grant = await procedure.mutation(call(params.tenantId), { userId: params.oid });
       set.status = grant.created ? 201 : 200;
       return grant.membership;
-    })
-    .get('/platform/users/by-email', ({ request }) =>
-      cp.query(calls.of(request), 'tenants', 'findUserByEmail', { email: untrustedQueryValue(new URL(request.url).searchParams, 'email') }),
-    )
-    .get('/platform/users/:oid/memberships', async ({ request, params }) => ({
-      data: await cp.query(calls.of(request), 'tenants', 'memberships', { userId: params.oid }),
-    }));
-}
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/platform/users/by-email',
+    procedure: 'tenants.findUserByEmail',
+    tenant: 'none',
+    input: { query: { email: param(FindUserByEmailInputSchema.shape.email, { required: true }) } },
+    output: { 200: { description: 'The user', schema: PlatformUserSchema } },
+    docs: { operationId: 'findUserByEmail', summary: 'Find a user by e-mail address', tag: 'Platform' },
+    sample: { query: 'email=nobody@example.test' },
+    handler: ({ request, call, procedure }) => procedure.query(call(), { email: untrustedQueryValue(new URL(request.url).searchParams, 'email') }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/platform/users/:oid/memberships',
+    procedure: 'tenants.memberships',
+    tenant: 'none',
+    input: { path: { oid: UserRefSchema } },
+    output: { 200: { description: 'Memberships', schema: listOf(TenantMembershipSchema) } },
+    docs: { operationId: 'listUserMemberships', summary: "A user's memberships", tag: 'Platform' },
+    sample: { params: { oid: NIL_ID } },
+    handler: async ({ params, call, procedure }) => ({
+      data: await procedure.query(call(), { userId: params.oid }),
+    }),
+  }),
+];

@@ -1,7 +1,16 @@
-import { Elysia } from 'elysia';
-import type { ControlPlane } from '../../../control-plane/contracts.ts';
-import type { RequestCalls } from '../../request-context.ts';
+import { z } from 'zod';
+import {
+  CreateVerticalResourceInputSchema,
+  ListVerticalResourcesInputSchema,
+  ReplaceVerticalResourceInputSchema,
+  ResourceListPageSchema,
+  ResourceSchema,
+  VerticalKeySchema,
+  VerticalSchema,
+} from '../../../control-plane/contracts.ts';
+import { idempotencyHeader, ifMatchHeader, ifNoneMatchHeader, param, verticalResourcePath, verticalTenantQuery, verticalTypePath } from '../params.ts';
 import { bodyWithPath, etagOf, idempotencyKeyOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
+import { defineRoute, NIL_ID } from '../route.ts';
 
 /** The tenant a vertical call names: `tenant_id` in the query string (the company tenant or the app's child tenant), else the caller's. */
 const tenantOf = (request: Request) => queryValue(new URL(request.url).searchParams, 'tenant_id');
@@ -12,12 +21,45 @@ const tenantOf = (request: Request) => queryValue(new URL(request.url).searchPar
  * serves those resources as the data API does (lists, `ETag`, `If-None-Match`, `If-Match`,
  * `Idempotency-Key`).
  */
-export function v4VerticalRoutes(cp: ControlPlane, calls: RequestCalls) {
-  return new Elysia({ name: 'v4-verticals' })
-    .get('/verticals/:key', ({ request, params }) => cp.query(calls.of(request, tenantOf(request)), 'verticals', 'get', { key: params.key }))
-    .get('/verticals/:key/resources/:objectType', async ({ request, params }) => {
+export const v4VerticalRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/verticals/:key',
+    procedure: 'verticals.get',
+    tenant: 'query',
+    input: { path: { key: VerticalKeySchema }, query: verticalTenantQuery },
+    output: { 200: { description: 'The app', schema: VerticalSchema } },
+    docs: {
+      operationId: 'getVertical',
+      summary: "An app's enrollment, its tenant and object types",
+      tag: 'Verticals',
+      description: "For members of the app's company tenant or of its child tenant, named by `tenant_id` (else the caller's tenant).",
+    },
+    sample: { params: { key: 'route-case' } },
+    handler: ({ request, params, call, procedure }) => procedure.query(call(tenantOf(request)), { key: params.key }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/verticals/:key/resources/:objectType',
+    procedure: 'verticals.listResources',
+    tenant: 'query',
+    input: {
+      path: verticalTypePath,
+      query: {
+        ...verticalTenantQuery,
+        page: param(ListVerticalResourcesInputSchema.shape.page, { description: '1-based; not with `cursor`' }),
+        limit: ListVerticalResourcesInputSchema.shape.limit,
+        sort: param(ListVerticalResourcesInputSchema.shape.sort, { description: 'Fields, `-` for descending; default `-created_at`' }),
+        where: param(ListVerticalResourcesInputSchema.shape.where, { json: true, description: 'A structured filter, as JSON' }),
+        cursor: param(ListVerticalResourcesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
+      },
+    },
+    output: { 200: { description: 'A page of resources', schema: ResourceListPageSchema.omit({ items: true }).extend({ data: z.array(ResourceSchema) }) } },
+    docs: { operationId: 'listVerticalResources', summary: "List an app's resources of a type", tag: 'Verticals', errors: [409] },
+    sample: { params: { key: 'route-case', objectType: 'project' } },
+    handler: async ({ request, params, call, procedure }) => {
       const query = new URL(request.url).searchParams;
-      const page = await cp.query(calls.of(request, tenantOf(request)), 'verticals', 'listResources', {
+      const page = await procedure.query(call(tenantOf(request)), {
         key: params.key,
         type: params.objectType,
         page: untrustedQueryValue(query, 'page'),
@@ -27,9 +69,22 @@ export function v4VerticalRoutes(cp: ControlPlane, calls: RequestCalls) {
         cursor: queryValue(query, 'cursor'),
       });
       return { data: page.items, total: page.total, page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
-    })
-    .get('/verticals/:key/resources/:objectType/:id', async ({ request, params, set }) => {
-      const resource = await cp.query(calls.of(request, tenantOf(request)), 'verticals', 'getResource', { key: params.key, type: params.objectType, id: params.id });
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/verticals/:key/resources/:objectType/:id',
+    procedure: 'verticals.getResource',
+    tenant: 'query',
+    input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifNoneMatchHeader },
+    output: {
+      200: { description: 'The resource', schema: ResourceSchema, etag: true },
+      304: { description: 'The version named by If-None-Match is current', etag: true },
+    },
+    docs: { operationId: 'getVerticalResource', summary: "Get an app's resource", tag: 'Verticals', errors: [409] },
+    sample: { params: { key: 'route-case', objectType: 'project', id: NIL_ID } },
+    handler: async ({ request, params, set, call, procedure }) => {
+      const resource = await procedure.query(call(tenantOf(request)), { key: params.key, type: params.objectType, id: params.id });
       set.headers.etag = etagOf(resource.version);
       const cached = versionTag(request, 'If-None-Match');
       if (cached === '*' || cached === resource.version) {
@@ -37,29 +92,76 @@ export function v4VerticalRoutes(cp: ControlPlane, calls: RequestCalls) {
         return;
       }
       return resource;
-    })
-    .post('/verticals/:key/resources/:objectType', async ({ request, params, body, set }) => {
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/verticals/:key/resources/:objectType',
+    procedure: 'verticals.createResource',
+    tenant: 'query',
+    input: {
+      path: verticalTypePath,
+      query: verticalTenantQuery,
+      headers: idempotencyHeader,
+      body: { schema: CreateVerticalResourceInputSchema.omit({ key: true, type: true, idempotencyKey: true }) },
+    },
+    output: { 201: { description: 'The created resource', schema: ResourceSchema, etag: true } },
+    docs: { operationId: 'createVerticalResource', summary: 'Create a resource of an app', tag: 'Verticals', errors: [409] },
+    sample: { params: { key: 'route-case', objectType: 'project' }, body: { data: { name: 'route case' } } },
+    handler: async ({ request, params, body, set, call, procedure }) => {
       const path = { key: params.key, type: params.objectType, ...idempotencyKeyOf(request) };
-      const created = await cp.mutation(calls.of(request, tenantOf(request)), 'verticals', 'createResource', bodyWithPath(body, path));
+      const created = await procedure.mutation(call(tenantOf(request)), bodyWithPath(body, path));
       set.status = 201;
       set.headers.etag = etagOf(created.version);
       return created;
-    })
-    .put('/verticals/:key/resources/:objectType/:id', async ({ request, params, body, set }) => {
+    },
+  }),
+  defineRoute({
+    method: 'PUT',
+    path: '/verticals/:key/resources/:objectType/:id',
+    procedure: 'verticals.replaceResource',
+    tenant: 'query',
+    input: {
+      path: verticalResourcePath,
+      query: verticalTenantQuery,
+      headers: ifMatchHeader('The version replaced (`"3"`), or `*`'),
+      body: { schema: ReplaceVerticalResourceInputSchema.omit({ key: true, type: true, id: true, ifMatch: true }) },
+    },
+    output: { 200: { description: 'The replaced resource', schema: ResourceSchema, etag: true } },
+    docs: {
+      operationId: 'replaceVerticalResource',
+      summary: "Replace an app's resource at a version",
+      tag: 'Verticals',
+      description: 'The version replaced is named by `version` in the body or by `If-Match`; one is required.',
+      errors: [409, 428],
+    },
+    sample: { params: { key: 'route-case', objectType: 'project', id: NIL_ID }, body: { data: { name: 'route case' }, version: 1 } },
+    handler: async ({ request, params, body, set, call, procedure }) => {
       const ifMatch = versionTag(request, 'If-Match');
       const path = { key: params.key, type: params.objectType, id: params.id, ...(ifMatch === undefined ? {} : { ifMatch }) };
-      const replaced = await cp.mutation(calls.of(request, tenantOf(request)), 'verticals', 'replaceResource', bodyWithPath(body, path));
+      const replaced = await procedure.mutation(call(tenantOf(request)), bodyWithPath(body, path));
       set.headers.etag = etagOf(replaced.version);
       return replaced;
-    })
-    .delete('/verticals/:key/resources/:objectType/:id', async ({ request, params, set }) => {
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/verticals/:key/resources/:objectType/:id',
+    procedure: 'verticals.deleteResource',
+    tenant: 'query',
+    input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifMatchHeader('Delete only at this version (`"3"`)') },
+    output: { 204: { description: 'Deleted' } },
+    docs: { operationId: 'deleteVerticalResource', summary: "Delete an app's resource", tag: 'Verticals', errors: [409] },
+    sample: { params: { key: 'route-case', objectType: 'project', id: NIL_ID } },
+    handler: async ({ request, params, set, call, procedure }) => {
       const ifMatch = versionTag(request, 'If-Match');
-      await cp.mutation(calls.of(request, tenantOf(request)), 'verticals', 'deleteResource', {
+      await procedure.mutation(call(tenantOf(request)), {
         key: params.key,
         type: params.objectType,
         id: params.id,
         ...(ifMatch === undefined ? {} : { ifMatch }),
       });
       set.status = 204;
-    });
-}
+    },
+  }),
+];

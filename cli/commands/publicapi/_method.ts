@@ -1,10 +1,11 @@
 import { Command } from '@commander-js/extra-typings';
 import { collect, formatOption, jsonInput, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
+import type { HttpMethod } from '../../api/wire.ts';
 import { createPublicApiService, parseParam, preparePath } from '../../services/publicapi.service.ts';
 
 /** `publicapi <method> <path>`: one command per HTTP method, all alike. */
-export function methodCommand(method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE') {
+export function methodCommand(method: HttpMethod) {
   let command = new Command(method.toLowerCase())
     .description(`${method} an allowed /v4/ path and print the answer`)
     .argument('<path>', 'a path beginning with /v4/ in an allowed route family')

@@ -3,13 +3,11 @@ import { csv, formatOption, jsonInput, jsonOption, tenantIdOption, withMeta } fr
 import { contextOf } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
 import { table, type TextRenderer } from '../../output.ts';
-import { createResourcesService, type Resource } from '../../services/resources.service.ts';
-
-type BatchAnswer = { data?: Resource[]; deleted?: number };
+import { createResourcesService, type BatchAnswer } from '../../services/resources.service.ts';
 
 const renderBatch: TextRenderer<BatchAnswer> = (answer, style) => {
-  if (answer.deleted !== undefined) return `Deleted ${answer.deleted} resource(s)`;
-  const items = answer.data ?? [];
+  if ('deleted' in answer) return `Deleted ${answer.deleted} resource(s)`;
+  const items = answer.data;
   return `${table(['ID', 'VERSION'], items.map((r) => [r.id, String(r.version)]), style)}\n${style.colors.dim(`${items.length} resource(s)`)}`;
 };
 
@@ -48,7 +46,7 @@ export function batchCommand(operation: 'create' | 'update' | 'delete') {
       }
       const resources = createResourcesService(await ctx.api());
       const answer = await ctx.out.spin(`Batch ${operation} of ${type}`, () => resources.batch(tenantId, type, operation, body));
-      ctx.out.data(answer as BatchAnswer, renderBatch);
+      ctx.out.data(answer, renderBatch);
     });
   return withMeta(command, { calls: [`POST /v4/data/resources/{tenantId}/{objectType}/batch/${operation}`], ...(operation === 'delete' ? { destructive: true } : {}) });
 }

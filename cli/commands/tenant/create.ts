@@ -40,8 +40,9 @@ export const command = withMeta(
       let created;
       if (parentRef === undefined) {
         if (!options.allowRoot) throw invalidInput('no parent: pass --parent <id>, select a tenant (tenant select), or pass --allow-root for a root tenant');
-        if (!options.homeRegion) throw invalidInput('a root tenant needs --home-region (au, ca or eu)');
-        created = await ctx.out.spin(`Creating root tenant ${options.slug}`, () => tenants.createRoot({ ...fields, homeRegion: options.homeRegion }));
+        const homeRegion = options.homeRegion;
+        if (!homeRegion) throw invalidInput('a root tenant needs --home-region (au, ca or eu)');
+        created = await ctx.out.spin(`Creating root tenant ${options.slug}`, () => tenants.createRoot({ ...fields, homeRegion }));
       } else {
         const parent = await tenants.find(parentRef);
         // A child lives where its parent does unless told otherwise.
