@@ -187,7 +187,6 @@ export {
 export { MAX_UPLOAD_BYTES } from './uploads/uploads.schema.ts';
 export {
   ConfigAuditPageSchema,
-  ConfigEntryRefSchema,
   ConfigEntrySchema,
   ConfigKeySchema,
   ConfigSetSchema,
@@ -199,5 +198,4 @@ export {
   ListConfigAuditInputSchema,
   PutConfigEntryInputSchema,
   WriteConfigBodySchema,
-  WriteConfigInputSchema,
 } from './config-store/config-store.schema.ts';

@@ -189,7 +189,7 @@ export interface Route {
 
 /** Declares a route; the compiler checks that its input names each path parameter and its sample fills them. */
 export function defineRoute<const Path extends string, const R extends ProcedureRef>(route: RouteDeclaration<Path, R>): Route {
-  return route as unknown as Route;
+  return route;
 }
 
 /** Whether the edge parses the route's body as JSON for its handler: it documents a JSON body and does not read the stream itself. */

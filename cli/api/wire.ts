@@ -22,4 +22,4 @@ export type RequestBody<Op extends OperationId> = operations[Op] extends { reque
 type Documented<Item> = { [M in Exclude<keyof Item, 'parameters'>]-?: [NonNullable<Item[M]>] extends [never] ? never : M }[Exclude<keyof Item, 'parameters'>];
 
 /** The methods the document describes operations for, as HTTP writes them. */
-export type HttpMethod = Uppercase<{ [P in keyof paths]: Documented<paths[P]> }[keyof paths] & string>;
+export type HttpMethod = Uppercase<Extract<{ [P in keyof paths]: Documented<paths[P]> }[keyof paths], string>>;

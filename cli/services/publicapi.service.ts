@@ -1,5 +1,5 @@
 import { invalidInput } from '../errors.ts';
-import type { Answer, HttpMethod, OperationId } from '../api/wire.ts';
+import type { HttpMethod } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 
 /** The route families `publicapi` may reach (`verticals/<vertical>` takes any vertical). */
@@ -43,8 +43,8 @@ export function parseParam(param: string): [string, string] {
 export interface PublicApiAnswer {
   status: number;
   headers: Record<string, string>;
-  /** What the operation answered (null for an answer without a body, 204). */
-  body: Answer<OperationId> | null;
+  /** What the operation answered, whichever it was (null for an answer without a body, 204). */
+  body: unknown;
 }
 
 /** The path with `{tenantId}` filled, checked, and its parameters (`tenant_id` added when the path has no place for it). */
@@ -61,7 +61,7 @@ export function createPublicApiService(api: ApiClient) {
   return {
     async call(method: HttpMethod, rawPath: string, options: { params: Array<[string, string]>; body?: unknown; tenantId?: string }): Promise<PublicApiAnswer> {
       const { path, query } = preparePath(rawPath, options.params, options.tenantId);
-      const answer = await api.request<Answer<OperationId> | undefined>(method, path, { query, body: options.body, subject: path });
+      const answer = await api.request<unknown>(method, path, { query, body: options.body, subject: path });
       return { status: answer.status, headers: answer.headers, body: answer.body ?? null };
     },
   };

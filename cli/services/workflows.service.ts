@@ -203,7 +203,7 @@ export function createWorkflowsService(api: ApiClient) {
     async provision(options: ProvisionOptions): Promise<ProvisionResult> {
       const { tenantId, workflowKey } = options;
       const [storedWorkflow] = await find(tenantId, WORKFLOW_CONFIG_TYPE, { workflowKey });
-      const before = (storedWorkflow?.data ?? {}) as Data;
+      const before = (storedWorkflow?.data ?? {});
       const stages = planStages(options.stages, before['stages'] as Data[] | undefined, options.stageEnv, options.stagePrompts);
       const workflowEnvKey = options.workflowEnvKey ?? defaultWorkflowEnvKey(workflowKey);
       const env: Record<string, string> = { ...((before['env'] as Record<string, string> | undefined) ?? {}), [workflowEnvKey]: workflowKey };
@@ -227,7 +227,7 @@ export function createWorkflowsService(api: ApiClient) {
       results.push(await upsert(tenantId, WORKFLOW_CONFIG_TYPE, storedWorkflow, workflowData));
 
       const [storedProduct] = await find(tenantId, PRODUCT_CONFIG_TYPE, { vertical: options.vertical, workflowKey });
-      const productBefore = (storedProduct?.data ?? {}) as Data;
+      const productBefore = (storedProduct?.data ?? {});
       results.push(
         await upsert(
           tenantId,
@@ -239,7 +239,7 @@ export function createWorkflowsService(api: ApiClient) {
 
       if (options.bindAiRuntime) {
         const [storedProfile] = await find(tenantId, AI_PROFILE_TYPE, { profileKey: profileKey! });
-        const profileBefore = (storedProfile?.data ?? {}) as Data;
+        const profileBefore = (storedProfile?.data ?? {});
         results.push(
           await upsert(
             tenantId,
@@ -250,7 +250,7 @@ export function createWorkflowsService(api: ApiClient) {
         );
         const chatbots = await find(tenantId, CHATBOT_CONFIG_TYPE, { workflowKey });
         const storedChatbot = chatbots.find((c) => !c.data['stage']);
-        const chatbotBefore = (storedChatbot?.data ?? {}) as Data;
+        const chatbotBefore = (storedChatbot?.data ?? {});
         results.push(await upsert(tenantId, CHATBOT_CONFIG_TYPE, storedChatbot, defined({ ...chatbotBefore, workflowKey, aiProfileKey: profileKey, status: options.status })));
       }
 
