@@ -123,7 +123,7 @@ describe('v4 realtime', () => {
   beforeAll(async () => {
     north = await createTenantFixture(sql, 'rt-north', { plan: 'team' });
     south = await createTenantFixture(sql, 'rt-south', { plan: 'team' });
-    free = await createTenantFixture(sql, 'rt-free');
+    free = await createTenantFixture(sql, 'rt-free', { plan: 'free' });
     const devUsers = [...DEV_USERS, ...[north, south, free].flatMap((t) => [t.admin, t.member])];
     stack = await startTestStack({ devUsers });
     // A second instance of the platform on the same database: another edge and control plane.

@@ -61,7 +61,7 @@ describe('v4 webhooks', () => {
   beforeAll(async () => {
     west = await createTenantFixture(sql, 'wh-west', { plan: 'team' });
     east = await createTenantFixture(sql, 'wh-east', { plan: 'team' });
-    free = await createTenantFixture(sql, 'wh-free');
+    free = await createTenantFixture(sql, 'wh-free', { plan: 'free' });
     // An endpoint as a version that stored secrets in plain text left it: sealed when the control plane starts.
     await sql`insert into webhook_endpoints (tenant_id, source, workflow_id, secret, secret_hint)
       values (${east.id}::uuid, 'legacy', 'active-projects', ${LEGACY_SECRET}, ${`${LEGACY_SECRET.slice(0, 10)}…`})`;
