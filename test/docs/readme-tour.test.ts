@@ -46,8 +46,9 @@ curl() {
 }
 `;
 
-/** The block's code, its variables kept for the next block. */
-const scriptOf = (block: TourBlock, origin: string) => `${PRELUDE}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}\nexport -p > "$TOUR_STATE"\n`;
+/** The block's code, its variables (but the runner's own) kept for the next block. */
+const scriptOf = (block: TourBlock, origin: string) =>
+  `${PRELUDE}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}\nexport -p | grep -v '^declare -x TOUR_' > "$TOUR_STATE"\n`;
 
 interface Call {
   args: string;
