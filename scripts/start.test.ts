@@ -97,7 +97,8 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     await rm(stateDir, { recursive: true, force: true });
   });
 
-  it('serves the edge from Bun, runs executions on a Node worker process, and stops both on SIGTERM', async () => {
+  // A start, a sign-in, an execution on the worker process once it is up, and a stop: more than the default 30 s on a loaded machine.
+  it('serves the edge from Bun, runs executions on a Node worker process, and stops both on SIGTERM', { timeout: 90_000 }, async () => {
     const platform = await startPlatformProcess(stateDir);
     started.push(platform.child);
     expect(platform.output()).toContain('operator:      off (no kubeconfig)');
