@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,8 @@ import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { until } from '../harness/until.ts';
-import { tourBlocks, type TourBlock } from './markdown-tour.ts';
+import { tourBlocks } from './markdown-tour.ts';
+import { disagreement, runBlock } from './tour-runner.ts';
 
 /**
  * The guides' commands, run as written against the platform started as `npm start` starts it
@@ -25,36 +26,6 @@ import { tourBlocks, type TourBlock } from './markdown-tour.ts';
  */
 
 const GUIDES = ['README.md', 'docs/getting-started.md'];
-const DOCUMENTED_ORIGIN = 'http://localhost:8080';
-
-/**
- * Run before each block: the variables of the blocks before it (`set -a` exports every assignment),
- * and `curl` recording each answer's status, arguments and body (in the order of the calls) while
- * passing the body on as curl would.
- */
-const PRELUDE = String.raw`
-set -a
-[ -f "$TOUR_STATE" ] && . "$TOUR_STATE"
-set -eo pipefail
-curl() {
-  local call status
-  call="$TOUR_CALLS/$(date +%s%N)"
-  printf '%s' "$*" > "$call.args"
-  status=$(command curl -sS -o "$call.body" -w '%{http_code}' "$@") || { echo "curl failed: $*" >&2; return 1; }
-  printf '%s' "$status" > "$call.status"
-  cat "$call.body"
-}
-`;
-
-/** The block's code, its variables (but the runner's own) kept for the next block. */
-const scriptOf = (block: TourBlock, origin: string) =>
-  `${PRELUDE}\n${block.code.replaceAll(DOCUMENTED_ORIGIN, origin)}\nexport -p | grep -v '^declare -x TOUR_' > "$TOUR_STATE"\n`;
-
-interface Call {
-  args: string;
-  status: number;
-  body: string;
-}
 
 describe('the guides\' shell blocks', () => {
   it.each(GUIDES)('%s: every shell block says what the tour expects of it (or why it is not run)', (guide) => {
@@ -109,51 +80,15 @@ describe('the tour of README.md and docs/getting-started.md, run against `npm st
     await rm(work, { recursive: true, force: true });
   });
 
-  /** Runs one block in bash; its exit code, output and the answers of its curl calls. */
-  async function run(block: TourBlock, index: number): Promise<{ code: number | null; output: string; calls: Call[] }> {
-    const calls = join(work, `calls-${index}`);
-    mkdirSync(calls);
-    const script = join(work, `block-${index}.sh`);
-    writeFileSync(script, scriptOf(block, origin));
-    const child = spawn('bash', [script], {
-      env: { PATH: process.env.PATH, HOME: join(work, 'home'), TMPDIR: process.env.TMPDIR ?? tmpdir(), SVC_URL: origin, TOUR_STATE: join(work, 'state.sh'), TOUR_CALLS: calls, NO_COLOR: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const [code] = await once(child, 'exit');
-    const recorded = readdirSync(calls).filter((name) => name.endsWith('.args')).sort();
-    return {
-      code: code as number | null,
-      output,
-      calls: recorded.map((name) => {
-        const base = join(calls, name.slice(0, -'.args'.length));
-        const read = (ext: string) => {
-          try {
-            return readFileSync(`${base}.${ext}`, 'utf8');
-          } catch {
-            return '';
-          }
-        };
-        return { args: read('args'), status: Number(read('status')), body: read('body') };
-      }),
-    };
-  }
-
   const runnable = GUIDES.flatMap((guide) => tourBlocks(guide)).filter((block) => block.expect?.run);
-  it.each(runnable.map((block, index) => [`${block.file}:${block.line}`, block, index] as const))('%s', async (where, block, index) => {
-    const expected = block.expect!.run ? block.expect!.statuses : [];
-    const result = await run(block, index);
-    const answered = result.calls.map((call) => call.status);
-    if (result.code !== 0 || answered.join(' ') !== expected.join(' ')) {
-      const wrong = result.calls.findIndex((call, i) => call.status !== expected[i]);
-      const detail =
-        wrong >= 0
-          ? `curl #${wrong + 1} (${result.calls[wrong]!.args}) answered ${result.calls[wrong]!.status}, expected ${expected[wrong] ?? 'no call'}: ${result.calls[wrong]!.body.slice(0, 600)}`
-          : `answered ${answered.join(' ') || 'nothing'}, expected ${expected.join(' ') || 'no curl call'}`;
-      throw new Error(`${where}: the block ${result.code === 0 ? 'ran' : `failed (exit code ${result.code})`}; ${detail}\n--- its output ---\n${result.output.slice(-2000)}`);
-    }
+  it.each(runnable.map((block, index) => [`${block.file}:${block.line}`, block, index] as const))('%s', async (_where, block, index) => {
+    const run = await runBlock(block, index, {
+      origin,
+      work,
+      env: { PATH: process.env.PATH, HOME: join(work, 'home'), TMPDIR: process.env.TMPDIR ?? tmpdir(), SVC_URL: origin, NO_COLOR: '1' },
+    });
+    const problem = disagreement(block, run);
+    if (problem) throw new Error(problem);
   });
 });
 
