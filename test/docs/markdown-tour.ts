@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
  * - `<!-- expect: 200 201 200 -->`: run it; its `curl` calls answer these statuses, in order, and
  *   every other command succeeds (exit code 0);
  * - `<!-- expect: success -->`: run it; every command succeeds;
+ * - either followed by `; prints <text>`: what it prints holds that text (`<!-- expect: 200; prints budget: 5000 -->`);
  * - `<!-- not run: <reason> -->`: shown only (it installs something globally, opens a browser, needs a cluster).
  */
 
@@ -15,7 +16,7 @@ export interface TourBlock {
   /** Line of the opening fence, counted from 1. */
   line: number;
   code: string;
-  expect: { run: true; statuses: number[] } | { run: false; reason: string } | undefined;
+  expect: { run: true; statuses: number[]; prints?: string } | { run: false; reason: string } | undefined;
 }
 
 const FENCE = /^(`{3,}|~{3,})\s*([\w-]*)/;
@@ -27,12 +28,14 @@ function expectationOf(comment: string | undefined, where: string): TourBlock['e
   if (!comment) return undefined;
   const notRun = NOT_RUN.exec(comment);
   if (notRun) return { run: false, reason: notRun[1]! };
-  const expected = EXPECT.exec(comment)?.[1];
-  if (expected === undefined) return undefined;
-  if (expected === 'success') return { run: true, statuses: [] };
-  const statuses = expected.split(/[\s,]+/).map(Number);
+  const expectation = EXPECT.exec(comment)?.[1];
+  if (expectation === undefined) return undefined;
+  const [expected, printed] = expectation.split(/;\s*prints\s+/);
+  const prints = printed ? { prints: printed } : {};
+  if (expected === 'success') return { run: true, statuses: [], ...prints };
+  const statuses = expected!.split(/[\s,]+/).map(Number);
   if (!statuses.every((s) => Number.isInteger(s) && s >= 100 && s < 600)) throw new Error(`${where}: "${comment}" names no HTTP statuses (nor "success")`);
-  return { run: true, statuses };
+  return { run: true, statuses, ...prints };
 }
 
 /** The shell code blocks of `file` (a path relative to the working directory), each with its expectation, in order. */

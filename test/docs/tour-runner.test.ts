@@ -14,7 +14,7 @@ import { disagreement, runBlock, type TourSession } from './tour-runner.ts';
  */
 const GUIDE = `# A guide
 
-<!-- expect: 201 200 -->
+<!-- expect: 201 200; prints "id":"t-1" -->
 \`\`\`sh
 ID=$(curl -d '{}' http://localhost:8080/things | jq -r .id)
 curl http://localhost:8080/things/$ID
@@ -28,6 +28,11 @@ curl http://localhost:8080/nothing/$ID
 <!-- expect: success -->
 \`\`\`sh
 false
+\`\`\`
+
+<!-- expect: success; prints hello -->
+\`\`\`sh
+echo goodbye
 \`\`\`
 
 <!-- not run: shown only -->
@@ -65,20 +70,22 @@ describe('the tour runner', () => {
   it('reads each shell block with its line and expectation', () => {
     const blocks = tourBlocks(join(work, 'guide.md'));
     expect(blocks.map((b) => [b.line, b.expect])).toEqual([
-      [4, { run: true, statuses: [201, 200] }],
+      [4, { run: true, statuses: [201, 200], prints: '"id":"t-1"' }],
       [10, { run: true, statuses: [200] }],
       [15, { run: true, statuses: [] }],
-      [20, { run: false, reason: 'shown only' }],
-      [24, undefined],
+      [20, { run: true, statuses: [], prints: 'hello' }],
+      [25, { run: false, reason: 'shown only' }],
+      [29, undefined],
     ]);
   });
 
   it('passes a block that does what its comment says, and names the line, call and answer of one that does not', async () => {
-    const [first, second, third] = tourBlocks(join(work, 'guide.md'));
+    const [first, second, third, fourth] = tourBlocks(join(work, 'guide.md'));
     expect(disagreement(first!, await runBlock(first!, 0, session))).toBeUndefined();
     // ID, set by the block before, is read here.
     const wrong = disagreement(second!, await runBlock(second!, 1, session));
     expect(wrong).toMatch(new RegExp(`^${join(work, 'guide.md')}:10: the block ran; curl #1 \\(http://127\\.0\\.0\\.1:\\d+/nothing/t-1\\) answered 404, expected 200: \\{"error":"no such thing"\\}`));
     expect(disagreement(third!, await runBlock(third!, 2, session))).toMatch(/guide\.md:15: the block failed \(exit code 1\); answered nothing, expected no curl call/);
+    expect(disagreement(fourth!, await runBlock(fourth!, 3, session))).toMatch(/guide\.md:20: the block ran, but its output lacks "hello"/);
   });
 });

@@ -86,8 +86,11 @@ export async function runBlock(block: TourBlock, index: number, session: TourSes
 /** What is wrong with a block's run, naming the block's line in its guide; undefined when it did what its comment says. */
 export function disagreement(block: TourBlock, run: BlockRun): string | undefined {
   const expected = block.expect?.run ? block.expect.statuses : [];
+  const prints = block.expect?.run ? block.expect.prints : undefined;
   const answered = run.calls.map((call) => call.status);
-  if (run.code === 0 && answered.join(' ') === expected.join(' ')) return undefined;
+  const printedAll = prints === undefined || run.output.includes(prints);
+  if (run.code === 0 && answered.join(' ') === expected.join(' ') && printedAll) return undefined;
+  if (run.code === 0 && !printedAll) return `${block.file}:${block.line}: the block ran, but its output lacks ${JSON.stringify(prints)}\n--- its output ---\n${run.output.slice(-2000)}`;
   const wrong = run.calls.findIndex((call, i) => call.status !== expected[i]);
   const detail =
     wrong >= 0
