@@ -392,7 +392,7 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
     if (operator) children.push(startNodeRole('operator', childEnv));
   }
 
-  const temporalLine: Record<string, string> = temporal ? { Temporal: `${temporal.address}${local.temporalUiUrl ? ` (UI ${local.temporalUiUrl})` : ''}` } : {};
+  const temporalLine: Record<string, string> = temporal ? { Temporal: temporal.address } : {};
   const operatorLine: Record<string, string> =
     role === 'all' || role === 'operator' ? { operator: operator ? 'reconciling Tenant and App objects (kubeconfig found)' : 'off (no kubeconfig)' } : {};
   const metrics = `${platform.metricsUrl ?? platform.url}/metrics`;
@@ -407,13 +407,16 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
   } else {
     // `npm run token` asks http://localhost:8080 unless SVC_URL names another issuer.
     const tokenCommand = `${publicUrl === 'http://localhost:8080' ? '' : `SVC_URL=${publicUrl} `}npm run -s token -- admin@acme.test`;
-    log.announce(`platform ready on ${platform.url}`, {
-      health: `${platform.url}/health`,
-      metrics,
-      'REST v3': `${platform.url}/api/svc/v3`,
-      'sign-in': `${platform.url}/.well-known/openid-configuration${config.identity ? ' (external provider in use)' : ''}`,
+    // What to do next first, then where everything is; the time counts from the process's start.
+    log.announce(`platform ready on ${platform.url} (started in ${process.uptime().toFixed(1)} s)`, {
       'get a token': `TOKEN=$(${tokenCommand})`,
       'try it': `curl -H "Authorization: Bearer $TOKEN" ${platform.url}/api/svc/v3/users/me`,
+      'API reference': `${platform.url}/docs (v3; ?api=v4 for v4)`,
+      ...(local.temporalUiUrl ? { 'Temporal UI': local.temporalUiUrl } : {}),
+      metrics,
+      health: `${platform.url}/health`,
+      'REST v3': `${platform.url}/api/svc/v3`,
+      'sign-in': `${platform.url}/.well-known/openid-configuration${config.identity ? ' (external provider in use)' : ''}`,
       ...temporalLine,
       ...operatorLine,
     });

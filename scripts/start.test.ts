@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,20 +55,34 @@ function platformEnv(stateDir: string): NodeJS.ProcessEnv {
 }
 
 /** `npm start`'s process: `bun scripts/start.ts` (role all), against the run's database and Temporal server. */
-async function startPlatformProcess(stateDir: string): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const port = await freePort();
-  const child = spawn(bunExecutable(), ['scripts/start.ts'], {
+function spawnStart(stateDir: string, port: number, args: string[] = []): ChildProcess {
+  return spawn(bunExecutable(), ['scripts/start.ts', ...args], {
     env: { ...platformEnv(stateDir), PORT: String(port), HOST: '127.0.0.1', KUBECONFIG: join(stateDir, 'no-kubeconfig'), SVC_BLOB_DIR: join(stateDir, 'blobs') },
     stdio: ['ignore', 'pipe', 'pipe'],
     // Its own process group, which the suite kills whole if a test fails midway.
     detached: true,
   });
+}
+
+/** Runs `bun scripts/start.ts <args>` to its end: its exit code and output. */
+async function runStart(stateDir: string, port: number, args: string[] = []): Promise<{ code: number | null; output: string }> {
+  const child = spawnStart(stateDir, port, args);
   let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const [code] = await once(child, 'exit');
+  return { code: code as number | null, output };
+}
+
+async function startPlatformProcess(stateDir: string, args: string[] = []): Promise<{ child: ChildProcess; url: string; port: number; output: () => string }> {
+  const port = await freePort();
+  const child = spawnStart(stateDir, port, args);
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
   await until(async () => output.includes('platform ready on') || child.exitCode !== null, (done) => done);
   if (!output.includes('platform ready on')) throw new Error(`the platform did not start:\n${output}`);
-  return { child, url: `http://localhost:${port}`, output: () => output };
+  return { child, url: `http://localhost:${port}`, port, output: () => output };
 }
 
 describe('npm start (scripts/start.ts on Bun)', () => {
@@ -83,10 +97,17 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     await rm(stateDir, { recursive: true, force: true });
   });
 
-  it('serves the edge from Bun, runs executions on a Node worker process, and stops both on SIGTERM', async () => {
+  // A start, a sign-in, an execution on the worker process once it is up, and a stop: more than the default 30 s on a loaded machine.
+  it('serves the edge from Bun, runs executions on a Node worker process, and stops both on SIGTERM', { timeout: 90_000 }, async () => {
     const platform = await startPlatformProcess(stateDir);
     started.push(platform.child);
     expect(platform.output()).toContain('operator:      off (no kubeconfig)');
+    // Once ready, what to do next and how long it took.
+    expect(platform.output()).toMatch(/platform ready on http:\/\/localhost:\d+ \(started in \d+\.\d s\)/);
+    expect(platform.output()).toContain('get a token:   TOKEN=$(SVC_URL=http://localhost:');
+    expect(platform.output()).toContain(`API reference: ${platform.url}/docs`);
+    expect(platform.output()).toContain(`metrics:       ${platform.url}/metrics`);
+    expect((await fetch(`${platform.url}/docs`)).status).toBe(200);
 
     const nodeRoles = childrenOf(platform.child.pid!);
     expect(nodeRoles.map((c) => c.command)).toEqual([expect.stringMatching(/^node .*\/main\.ts --role worker$/)]);
@@ -114,6 +135,46 @@ describe('npm start (scripts/start.ts on Bun)', () => {
     const [code] = await exited;
     expect(code).toBe(0);
     expect(nodeRoles.filter((c) => alive(c.pid))).toEqual([]);
+  });
+
+  it('names the running platform on a second start, refuses --reset while it runs, and resets the local state once it has stopped', { timeout: 120_000 }, async () => {
+    const own = await mkdtemp(join(tmpdir(), 'svc-start-reset-'));
+    try {
+      const platform = await startPlatformProcess(own);
+      started.push(platform.child);
+      const keys = readFileSync(join(own, 'dev-identity', 'signing-jwks.json'), 'utf8');
+      mkdirSync(join(own, 'blobs'), { recursive: true });
+      writeFileSync(join(own, 'blobs', 'left-over'), 'x');
+      // Test servers may share a state directory: a reset leaves them, and the caches, alone.
+      mkdirSync(join(own, 'pg-test'));
+      mkdirSync(join(own, 'cache'));
+
+      const second = await runStart(own, platform.port);
+      expect(second.code).toBe(1);
+      expect(second.output).toContain(`the platform (role all) is already running: pid ${platform.child.pid}, ${platform.url}`);
+      expect(second.output).not.toMatch(/EADDRINUSE|ready on/);
+
+      const refused = await runStart(own, await freePort(), ['--reset']);
+      expect(refused.code).toBe(1);
+      expect(refused.output).toContain(`cannot reset the local state while the platform runs on it: the platform (role all) is already running: pid ${platform.child.pid}`);
+      expect(readFileSync(join(own, 'blobs', 'left-over'), 'utf8')).toBe('x');
+      expect((await fetch(`${platform.url}/health`)).status).toBe(200);
+
+      const exited = once(platform.child, 'exit');
+      platform.child.kill('SIGTERM');
+      await exited;
+      const fresh = await startPlatformProcess(own, ['--reset']);
+      started.push(fresh.child);
+      expect(fresh.output()).toContain('reset the local state: removed');
+      expect(existsSync(join(own, 'blobs', 'left-over'))).toBe(false);
+      expect(readFileSync(join(own, 'dev-identity', 'signing-jwks.json'), 'utf8')).not.toBe(keys);
+      expect(readdirSync(own)).toEqual(expect.arrayContaining(['pg-test', 'cache']));
+      const stopped = once(fresh.child, 'exit');
+      fresh.child.kill('SIGTERM');
+      expect((await stopped)[0]).toBe(0);
+    } finally {
+      await rm(own, { recursive: true, force: true });
+    }
   });
 
   it('stops with exit code 1 when its worker process dies', async () => {

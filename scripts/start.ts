@@ -9,6 +9,8 @@ import { ensureTenantLogin } from '../control-plane/db/tenant-login.ts';
 import { generateControlPlaneToken } from '../control-plane/trpc/control-plane-token.ts';
 import { ConfigError, parseRole, runMain } from '../main.ts';
 import { handOffToNode, isNodeRole } from './stack/node-roles.ts';
+import { alreadyRunning, claimInstance } from './stack/local-instance.ts';
+import { resetLocalState, resetRefusal } from './stack/reset.ts';
 import type { PlatformRole } from './stack/platform.ts';
 import { ensureLocalPostgres } from './stack/postgres.ts';
 import { ensurePlatformTemporal } from './stack/temporal.ts';
@@ -19,6 +21,8 @@ import { stateDir } from './stack/state-dir.ts';
  * `svc` database and the tenant login, the Temporal dev server, the built-in provider's signing
  * keys, the control plane's credential shared by split roles, the migrations), then runs `main.ts` with their settings. A setting given in the
  * environment (`DATABASE_URL`, `TEMPORAL_ADDRESS`) is used instead of the local service.
+ * A role already running on this state directory is named instead of started twice (exit code 1);
+ * `--reset` first removes the local state (scripts/stack/reset.ts), and refuses while the platform runs.
  */
 
 // Below the ephemeral range (32768-60999), where an outgoing connection could hold the port.
@@ -26,7 +30,9 @@ const DEV_POSTGRES = { name: 'pg-dev', port: 25432 } as const;
 const DEV_DATABASE = 'svc';
 const DEV_TEMPORAL = { name: 'temporal-dev', port: 7233, uiPort: 8233 } as const;
 
-const argv = process.argv.slice(2);
+const RESET = '--reset';
+const reset = process.argv.includes(RESET);
+const argv = process.argv.slice(2).filter((arg) => arg !== RESET);
 const env = { ...process.env };
 const log = (message: string) => console.error(message);
 
@@ -38,8 +44,28 @@ try {
   log(error.message);
   process.exit(2);
 }
+if (reset) {
+  const refusal = resetRefusal();
+  if (refusal) {
+    log(refusal);
+    process.exit(1);
+  }
+  await resetLocalState(log);
+}
 // `npm start` runs on Bun: a worker or operator role is handed to Node, whose SDKs it needs.
 if (bunRuntime && isNodeRole(role)) await handOffToNode(fileURLToPath(import.meta.url), role, env);
+
+/** Where the role answers, as its ready message will say (`PORT`, `PUBLIC_URL`, `HEALTH_PORT`). */
+function roleUrl(): string {
+  if (role === 'worker' || role === 'operator') return `http://localhost:${env.HEALTH_PORT || (role === 'worker' ? 8090 : 8091)}/health`;
+  if (role === 'control-plane') return `http://localhost:${env.PORT || 8081}`;
+  return env.PUBLIC_URL || `http://localhost:${env.PORT || 8080}`;
+}
+const running = claimInstance(role, roleUrl());
+if (running) {
+  log(alreadyRunning(running));
+  process.exit(1);
+}
 
 /** The database: `DATABASE_URL`, or a private local PostgreSQL cluster with a `svc` database. */
 async function databaseUrl(): Promise<string> {

@@ -1,19 +1,9 @@
 import { CliError } from '../errors.ts';
+import type { Answer } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
 
 /** An app enrollment as `POST /v4/platform/tenants/{companyTenantId}/apps` returns it. */
-export interface AppEnrollment {
-  id: string;
-  key: string;
-  name: string;
-  template: string | null;
-  source: string;
-  appUrl: string | null;
-  status: string;
-  companyTenantId: string;
-  childTenantId: string | null;
-  childTenantSlug: string | null;
-}
+export type AppEnrollment = Answer<'createApp'>;
 
 export interface CreateAppBody {
   name: string;
@@ -49,10 +39,13 @@ function enrollmentOf(resource: { id: string; data?: Record<string, unknown> } &
     template: text(data['template']),
     source: String(data['source'] ?? ''),
     appUrl: text(data['appUrl']),
-    status: String(data['status'] ?? ''),
+    // The enrollment type's schema holds the status to the values the wire type names.
+    status: String(data['status'] ?? '') as AppEnrollment['status'],
     companyTenantId,
     childTenantId: text(data['childTenantId']),
     childTenantSlug: text(data['childTenantSlug']),
+    createdAt: String(resource['createdAt'] ?? ''),
+    updatedAt: String(resource['updatedAt'] ?? ''),
   };
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { assertSecureUrl } from '../config.ts';
 import { CliError, invalidInput } from '../errors.ts';
 import { createApiClient, type ApiClient } from './api-client.ts';
-import { readEnvFile } from './env-values.ts';
+import { readEnvValues } from './env-file.ts';
 import { loadProjectConfig, requireProjectRoot } from './project.service.ts';
 
 /**
@@ -91,7 +91,7 @@ export async function setupSecrets(api: ApiClient, repo: Repository): Promise<Se
   const root = await requireProjectRoot();
   const config = await loadProjectConfig(root);
   const envFile = join(root, config.env.file);
-  const values = await readEnvFile(envFile);
+  const values = await readEnvValues(envFile);
   if (!values) throw new CliError('E003', { file: config.env.file });
   const skipped: SetupResult['skipped'] = [];
   const wanted: Array<[string, string]> = [];

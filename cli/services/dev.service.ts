@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { readTokens } from '../config.ts';
 import { CliError, invalidInput } from '../errors.ts';
 import { createApiClient, tokenExpired } from './api-client.ts';
-import { readEnvFile } from './env-values.ts';
+import { readEnvValues } from './env-file.ts';
 import { needsRefresh } from './login.service.ts';
 import type { ProjectConfig } from './project.service.ts';
 
@@ -19,7 +19,7 @@ export interface DevCheck {
  * value, E003 instead when the file is missing too.
  */
 export async function checkEnv(root: string, config: ProjectConfig, onMissing?: (name: string) => void): Promise<{ values: Record<string, string>; check: DevCheck }> {
-  const file = await readEnvFile(join(root, config.env.file));
+  const file = await readEnvValues(join(root, config.env.file));
   const values: Record<string, string> = { ...file };
   for (const [name, value] of Object.entries(process.env)) if (value) values[name] = value;
   const missing = config.env.required.find((name) => !values[name]);

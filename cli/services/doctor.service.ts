@@ -5,7 +5,7 @@ import { resolveBaseUrl, tokensPath } from '../config.ts';
 import { CliError, type ErrorBody } from '../errors.ts';
 import type { ApiClient } from './api-client.ts';
 import { checkEnv, checkLogin, checkPlatform } from './dev.service.ts';
-import { parseEnv, updateEnv } from './env-values.ts';
+import { readEnvValues, updateEnvFile } from './env-file.ts';
 import { loadObjectTypes, validateObjectTypes } from './object-types.service.ts';
 import { ENV_FILE, findProjectRoot, loadProjectConfig, projectProblems, readManifest, writeManifest, type ProjectConfig } from './project.service.ts';
 import { releaseStatus } from './release.service.ts';
@@ -208,10 +208,10 @@ async function envCheck(root: string, config: ProjectConfig, options: DoctorOpti
     return { status: 'ok', detail: config.env.required.length ? `${config.env.required.join(', ')} set` : `${config.env.file} needs nothing` };
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    const text = await readFile(path, 'utf8').catch(() => undefined);
-    const known = options.fix && config.env.required.includes('BASE_URL_PUBLIC_API') && !parseEnv(text ?? '')['BASE_URL_PUBLIC_API'] ? await resolveBaseUrl(options.profile).catch(() => undefined) : undefined;
+    const current = await readEnvValues(path).catch(() => undefined);
+    const known = options.fix && config.env.required.includes('BASE_URL_PUBLIC_API') && !current?.['BASE_URL_PUBLIC_API'] ? await resolveBaseUrl(options.profile).catch(() => undefined) : undefined;
     if (!known) throw missingVariable(error, config);
-    await writeFile(path, updateEnv(text ?? '', { BASE_URL_PUBLIC_API: known }, { onlyMissing: true, comments: { BASE_URL_PUBLIC_API: 'The platform the app calls' } }));
+    await updateEnvFile(path, [{ key: 'BASE_URL_PUBLIC_API', value: known, comment: 'The platform the app calls' }], { onlyMissing: true });
     const wrote = `wrote BASE_URL_PUBLIC_API=${known} to ${config.env.file}`;
     try {
       await check();

@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { entriesOf, formatValue, looksSecret, parseEnv, readEnvFile, updateEnvFile } from './env-file.ts';
+import { entriesOf, envFilePath, formatValue, looksSecret, parseEnv, readEnvFile, readEnvValues, updateEnvFile, writeProjectEnv } from './env-file.ts';
+import { findProjectRoot } from './project.service.ts';
 
 describe('.env.local files', () => {
   let dir: string;
@@ -97,5 +98,43 @@ describe('.env.local files', () => {
     await updateEnvFile(path, [{ key: 'X', value: '1' }]);
     expect(await readFile(path, 'utf8')).toBe('X=1\n');
     expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('fills in only what is missing when asked, with a comment above each key it adds and a header for a new file', async () => {
+    const path = join(dir, 'init.env');
+    const wanted = [
+      { key: 'BASE_URL_PUBLIC_API', value: 'http://localhost:8080', comment: "The platform's address" },
+      { key: 'SVC_APP_KEY', value: 'shop' },
+    ];
+    const made = await updateEnvFile(path, wanted, { onlyMissing: true, header: ['Settings of this machine'] });
+    expect(made.map((c) => c.action)).toEqual(['added', 'added']);
+    expect(await readFile(path, 'utf8')).toBe("# Settings of this machine\n# The platform's address\nBASE_URL_PUBLIC_API=http://localhost:8080\nSVC_APP_KEY=shop\n");
+    await writeFile(path, 'BASE_URL_PUBLIC_API=https://mine.example\nSVC_APP_KEY=\n');
+    const again = await updateEnvFile(path, wanted, { onlyMissing: true, header: ['not for an existing file'] });
+    expect(again.map((c) => c.action)).toEqual(['unchanged', 'updated']);
+    expect(await readEnvValues(path)).toEqual({ BASE_URL_PUBLIC_API: 'https://mine.example', SVC_APP_KEY: 'shop' });
+    expect(await readEnvValues(join(dir, 'missing.env'))).toBeUndefined();
+  });
+
+  it('leaves one entry of a key it sets, where the first stood, with its export prefix and secret marker', async () => {
+    const path = join(dir, 'twice.env');
+    await writeFile(path, 'export K=1\nA=2\n# svc:secret\nK=3\n');
+    expect(await updateEnvFile(path, [{ key: 'K', value: '3' }])).toEqual([{ key: 'K', action: 'updated', secret: false }]);
+    expect(await readFile(path, 'utf8')).toBe('export K=3\nA=2\n');
+  });
+
+  it('finds the project folder by one rule: the nearest svc.config.ts or svc.project.json, else the nearest package.json', async () => {
+    const root = join(dir, 'repo');
+    await mkdir(join(root, 'apps', 'shop', 'src'), { recursive: true });
+    await mkdir(join(root, 'apps', 'plain', 'lib'), { recursive: true });
+    await writeFile(join(root, 'package.json'), '{}');
+    await writeFile(join(root, 'apps', 'shop', 'svc.project.json'), '{}');
+    await writeFile(join(root, 'apps', 'plain', 'package.json'), '{"name":"plain"}');
+    expect(await findProjectRoot(join(root, 'apps', 'shop', 'src'))).toBe(join(root, 'apps', 'shop'));
+    expect(await findProjectRoot(join(root, 'apps', 'plain', 'lib'))).toBe(join(root, 'apps', 'plain'));
+    // Every command that writes .env.local writes the project's.
+    expect(await envFilePath(join(root, 'apps', 'shop', 'src'))).toBe(join(root, 'apps', 'shop', '.env.local'));
+    expect(await writeProjectEnv({ SVC_VERTICAL_KEY: 'shop' }, join(root, 'apps', 'shop', 'src'))).toBe(join(root, 'apps', 'shop', '.env.local'));
+    expect(await readEnvValues(join(root, 'apps', 'shop', '.env.local'))).toEqual({ SVC_VERTICAL_KEY: 'shop' });
   });
 });

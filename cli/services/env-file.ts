@@ -1,21 +1,37 @@
 import { randomBytes } from 'node:crypto';
-import { access, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { CliError } from '../errors.ts';
+import { CliError, invalidInput } from '../errors.ts';
+import { findProjectRoot } from './project.service.ts';
 
 /**
- * A project's `.env.local`, read and changed line by line: comments, blank lines, unrelated keys
- * and their order stay as they are; a key that is set is changed where it stands, a new one is
- * added at the end. Values are read as dotenv reads them (`export ` prefix, single, double or
- * backtick quotes, multi-line quoted values, ` #` comments after an unquoted value).
+ * The one module that reads and changes env files (the project's `.env.local`, or the file
+ * `svc.config.ts` names), for every command: `env`, `init`, `dev`, `doctor`, `deploy`, `vertical`,
+ * `provision idp` and `workflow provision`. A file is changed line by line: comments, blank lines,
+ * unrelated keys and their order stay as they are; a key that is set is changed where it stands (an
+ * `export ` prefix kept, later assignments of it dropped), a new one is added at the end. Values
+ * are read as dotenv reads them (`export ` prefix, single, double or backtick quotes, multi-line
+ * quoted values, ` #` comments after an unquoted value), and written so that dotenv reads them back.
  *
  * A comment line `# svc:secret` right above an entry marks it as a secret: `env pull` writes it
  * above the secrets it fetches, `env list` masks such entries and `env push` stores them as secrets.
+ *
+ * The file is the project's: in the project folder ({@link findProjectRoot}), else in the current folder.
  */
 
 export const ENV_FILE = '.env.local';
 /** The comment that marks the entry below it as a secret. */
 export const SECRET_MARKER = '# svc:secret';
+
+/** The variables `provision idp` writes: the app's OAuth client at the platform's identity provider. */
+export const IDP_ENV = {
+  clientId: 'SVC_IDP_CLIENT_ID',
+  clientSecret: 'SVC_IDP_CLIENT_SECRET',
+  issuer: 'SVC_IDP_ISSUER',
+} as const;
+
+/** The app (vertical) key `vertical select` writes. */
+export const VERTICAL_KEY_ENV = 'SVC_VERTICAL_KEY';
 
 interface EntryChunk {
   kind: 'entry';
@@ -111,12 +127,21 @@ export function looksSecret(key: string, value: string): boolean {
   return URL_WITH_PASSWORD.test(value);
 }
 
-/** How a value is written: bare when it can be, else in the quotes that keep it exactly. */
-export function formatValue(value: string): string {
+/**
+ * How a value is written: bare when it can be; else in single quotes (taken literally), double
+ * quotes (a line break written `\n`) or backticks, whichever the value allows. dotenv has no escapes
+ * for quotes, so a value that no quoting can carry is refused (E305).
+ */
+export function formatValue(value: string, key = 'the value'): string {
   if (/^[^\s'"`#\\]*$/.test(value)) return value;
-  if (!value.includes("'") && !/[\n\r]/.test(value)) return `'${value}'`;
-  if (!value.includes('`')) return `\`${value}\``;
-  return `"${value.replace(/\n/g, '\\n').replace(/\r/g, '\\r')}"`;
+  if (/[\n\r]/.test(value)) {
+    if (!value.includes('"') && !value.includes('\\')) return `"${value.replace(/\n/g, '\\n').replace(/\r/g, '\\r')}"`;
+  } else {
+    if (!value.includes("'")) return `'${value}'`;
+    if (!value.includes('"') && !value.includes('\\')) return `"${value}"`;
+    if (!value.includes('`')) return `\`${value}\``;
+  }
+  throw invalidInput(`${key} cannot be written to ${ENV_FILE}: its value mixes quotes and line breaks that dotenv cannot read back`);
 }
 
 const isMarker = (chunk: Chunk | undefined) => chunk?.kind === 'other' && chunk.raw.trim() === SECRET_MARKER;
@@ -151,40 +176,82 @@ export function entriesOf(file: EnvFile): EnvEntry[] {
 
 export type EnvChange = { key: string; action: 'added' | 'updated' | 'unchanged'; secret: boolean };
 
+export interface EnvUpdate {
+  key: string;
+  value: string;
+  /** Marks (true) or unmarks (false) the entry as a secret; undefined leaves its marker as it is. */
+  secret?: boolean;
+  /** A comment line written above the entry when it is added. */
+  comment?: string;
+}
+
+export interface EnvUpdateOptions {
+  /** Keep every key that already has a non-empty value (`init`, `doctor --fix` fill in only what is missing). */
+  onlyMissing?: boolean;
+  /** Comment lines that open a file made now. */
+  header?: string[];
+}
+
+const EXPORT_PREFIX = /^\s*export\s+/;
+
 /**
- * Sets `updates` in the file (created when missing, mode 0600 as it may hold secrets): each key's
- * entry (its last, if given twice) is rewritten where it stands when its value differs, and the `# svc:secret` marker
- * above it follows `secret` (left as it is when `secret` is undefined); new keys are added at the
- * end. Written under a temporary name, then renamed.
+ * `chunks` with `updates` set: each key's first entry is rewritten where it stands when its value
+ * differs (an `export ` prefix kept) and its later entries are dropped, so that one value is left;
+ * the `# svc:secret` marker above it follows `secret`; new keys are added at the end.
  */
-export async function updateEnvFile(path: string, updates: Array<{ key: string; value: string; secret?: boolean }>): Promise<EnvChange[]> {
-  const file = await readEnvFile(path);
-  const chunks = [...file.chunks];
+export function applyEnvUpdates(chunks: readonly Chunk[], updates: readonly EnvUpdate[], options: EnvUpdateOptions = {}): { chunks: Chunk[]; changes: EnvChange[] } {
+  let out = [...chunks];
   const changes: EnvChange[] = [];
   const appended: Chunk[] = [];
   for (const update of updates) {
-    const line = `${update.key}=${formatValue(update.value)}`;
-    const at = entryIndex(chunks, update.key);
-    if (at < 0) {
+    const positions = out.flatMap((c, i) => (c.kind === 'entry' && c.key === update.key ? [i] : []));
+    if (positions.length === 0) {
+      if (update.comment) appended.push({ kind: 'other', raw: `# ${update.comment}` });
       if (update.secret) appended.push({ kind: 'other', raw: SECRET_MARKER });
-      appended.push({ kind: 'entry', key: update.key, value: update.value, raw: line });
+      appended.push({ kind: 'entry', key: update.key, value: update.value, raw: `${update.key}=${formatValue(update.value, update.key)}` });
       changes.push({ key: update.key, action: 'added', secret: update.secret === true });
       continue;
     }
-    const existing = chunks[at] as EntryChunk;
-    const marked = isMarker(chunks[at - 1]);
-    const secret = update.secret ?? marked;
-    const changed = existing.value !== update.value;
-    if (changed) chunks[at] = { kind: 'entry', key: update.key, value: update.value, raw: line };
-    if (update.secret === true && !marked) chunks.splice(at, 0, { kind: 'other', raw: SECRET_MARKER });
-    if (update.secret === false && marked) chunks.splice(at - 1, 1);
+    const current = (out[positions[positions.length - 1]!] as EntryChunk).value;
+    const keep = options.onlyMissing && current !== '';
+    const value = keep ? current : update.value;
+    const first = out[positions[0]!] as EntryChunk;
+    const duplicates = new Set(positions.slice(1).flatMap((i) => (isMarker(out[i - 1]) ? [i - 1, i] : [i])));
+    const changed = value !== first.value || duplicates.size > 0;
+    if (changed) out[positions[0]!] = { kind: 'entry', key: update.key, value, raw: `${EXPORT_PREFIX.exec(first.raw)?.[0] ?? ''}${update.key}=${formatValue(value, update.key)}` };
+    out = out.filter((_, i) => !duplicates.has(i));
+    const at = out.indexOf(out.find((c) => c.kind === 'entry' && c.key === update.key)!);
+    const marked = isMarker(out[at - 1]);
+    const secret = keep ? marked : (update.secret ?? marked);
+    if (secret && !marked) out.splice(at, 0, { kind: 'other', raw: SECRET_MARKER });
+    if (!secret && marked) out.splice(at - 1, 1);
     changes.push({ key: update.key, action: changed || secret !== marked ? 'updated' : 'unchanged', secret });
   }
   if (appended.length) {
     // Keep one final newline: drop the empty last "line" a trailing newline leaves, then add it back.
-    while (chunks.length && chunks[chunks.length - 1]!.kind === 'other' && chunks[chunks.length - 1]!.raw === '') chunks.pop();
-    chunks.push(...appended, { kind: 'other', raw: '' });
+    while (out.length && out[out.length - 1]!.kind === 'other' && out[out.length - 1]!.raw === '') out.pop();
+    out.push(...appended, { kind: 'other', raw: '' });
   }
+  return { chunks: out, changes };
+}
+
+/** A dotenv text with `values` set (see {@link applyEnvUpdates}). */
+export function setEnvValues(text: string, values: Record<string, string>): string {
+  const { chunks } = applyEnvUpdates(text === '' ? [] : parseEnv(text), Object.entries(values).map(([key, value]) => ({ key, value })));
+  const out = chunks.map((c) => c.raw).join('\n');
+  return out.endsWith('\n') || out === '' ? out : out + '\n';
+}
+
+/**
+ * Sets `updates` in the env file at `path` (see {@link applyEnvUpdates}); a missing file is made
+ * (mode 0600, as it may hold secrets, opening with `options.header`), and an existing one keeps its
+ * mode. Written under a temporary name, then renamed, so that a dev server never reads half a file;
+ * nothing is written when nothing changes.
+ */
+export async function updateEnvFile(path: string, updates: readonly EnvUpdate[], options: EnvUpdateOptions = {}): Promise<EnvChange[]> {
+  const file = await readEnvFile(path);
+  const opening: Chunk[] = !file.exists && options.header ? options.header.map((line) => ({ kind: 'other', raw: `# ${line}` })) : [];
+  const { chunks, changes } = applyEnvUpdates([...opening, ...file.chunks], updates, options);
   if (changes.every((c) => c.action === 'unchanged') && (file.exists || changes.length === 0)) return changes;
   const text = chunks.map((c) => c.raw).join('\n');
   const temporary = join(dirname(path), `.${basename(path)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
@@ -192,36 +259,35 @@ export async function updateEnvFile(path: string, updates: Array<{ key: string; 
   try {
     await writeFile(temporary, text.endsWith('\n') || text === '' ? text : text + '\n', { mode });
     await rename(temporary, path);
+  } catch (error) {
+    throw new CliError('E006', { details: `cannot write ${path}: ${(error as Error).message}` });
   } finally {
     await rm(temporary, { force: true });
   }
   return changes;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return access(path).then(
-    () => true,
-    () => false,
-  );
+/** The values of the env file at `path`, each key once (its last value, as dotenv reads it); undefined when the file does not exist. */
+export async function readEnvValues(path: string): Promise<Record<string, string> | undefined> {
+  const file = await readEnvFile(path);
+  return file.exists ? Object.fromEntries(entriesOf(file).map((e) => [e.key, e.value])) : undefined;
 }
 
-/**
- * The project the current directory belongs to: the nearest directory at or above it that holds
- * `svc.config.ts`, else the nearest that holds `package.json`; undefined outside any project.
- */
-export async function findProjectRoot(cwd = process.cwd()): Promise<string | undefined> {
-  for (const marker of ['svc.config.ts', 'package.json']) {
-    for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-      if (await exists(join(dir, marker))) return dir;
-      if (dirname(dir) === dir) break;
-    }
-  }
-  return undefined;
+/** Whether the file at `path` may be read by other users than its owner (a secret written there would be too). */
+export async function readableByOthers(path: string): Promise<boolean> {
+  return ((await stat(path)).mode & 0o077) !== 0;
 }
 
-/** Where `.env.local` is: in the project's root, else in the current directory. */
+/** Where the project's `.env.local` is: in the project folder, else in the current folder. */
 export async function envFilePath(cwd = process.cwd()): Promise<string> {
   return join((await findProjectRoot(cwd)) ?? resolve(cwd), ENV_FILE);
+}
+
+/** Sets `values` in the project's `.env.local` (see {@link updateEnvFile}); answers the file's path. */
+export async function writeProjectEnv(values: Record<string, string>, cwd = process.cwd()): Promise<string> {
+  const path = await envFilePath(cwd);
+  await updateEnvFile(path, Object.entries(values).map(([key, value]) => ({ key, value })));
+  return path;
 }
 
 /** The project's app name: the `name` of its `package.json`, without an npm scope (`@acme/shop` is `shop`). */

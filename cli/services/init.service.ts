@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { CliError, invalidInput } from '../errors.ts';
 import type { ApiClient } from './api-client.ts';
 import { createAppsService, type AppEnrollment, type CapabilityEvaluation } from './apps.service.ts';
-import { parseEnv, updateEnv } from './env-values.ts';
+import { updateEnvFile } from './env-file.ts';
 import { createTenantsService } from './tenants.service.ts';
 import { BUILTIN_SOURCE, CONFIG_FILE, ENV_FILE, InvalidProjectError, readManifest, type Manifest, type PackageProfile } from './project.service.ts';
 import {
@@ -265,14 +265,11 @@ const ENV_COMMENTS: Record<string, string> = {
  */
 export async function writeEnvFile(directory: string, values: { baseUrl?: string; appKey: string }): Promise<{ path: string; added: string[] }> {
   const path = join(directory, ENV_FILE);
-  const current = await readFile(path, 'utf8').catch(() => '');
-  const header = current ? '' : '# Settings of this machine for the app; not committed (see .gitignore).\n# Tenant selection comes from `svc login` and `svc tenant select`, not from tenant ids here.\n';
+  const header = ['Settings of this machine for the app; not committed (see .gitignore).', 'Tenant selection comes from `svc login` and `svc tenant select`, not from tenant ids here.'];
   const wanted = { BASE_URL_PUBLIC_API: values.baseUrl ?? '', SVC_IDP_ISSUER: '', SVC_IDP_CLIENT_ID: '', SVC_IDP_CLIENT_SECRET: '', SVC_APP_KEY: values.appKey };
-  const before = parseEnv(current);
-  const text = updateEnv(header + current, wanted, { onlyMissing: true, comments: ENV_COMMENTS });
-  await writeFile(path, text, { mode: 0o600 });
+  const changes = await updateEnvFile(path, Object.entries(wanted).map(([key, value]) => ({ key, value, comment: ENV_COMMENTS[key] })), { onlyMissing: true, header });
   await chmod(path, 0o600);
-  return { path, added: Object.keys(wanted).filter((key) => !(key in before)) };
+  return { path, added: changes.filter((change) => change.action === 'added').map((change) => change.key) };
 }
 
 /** The manifest after init: what was there, with this run's choices and the hashes of the files written. */

@@ -1,5 +1,6 @@
 import { CliError, invalidInput } from '../errors.ts';
 import type { ApiClient } from './api-client.ts';
+import type { AppEnrollment } from './apps.service.ts';
 import type { Resource, ResourcePage } from './resources.service.ts';
 import { createStorageService } from './storage.service.ts';
 
@@ -22,21 +23,8 @@ export interface AppData {
 
 export type AppResource = Omit<Resource, 'data'> & { data: AppData };
 
-/** An app as `POST .../apps` answers it. */
-export type App = {
-  id: string;
-  key: string;
-  name: string;
-  template: string | null;
-  source: string;
-  appUrl: string | null;
-  status: string;
-  companyTenantId: string;
-  childTenantId: string | null;
-  childTenantSlug: string | null;
-  createdAt: string;
-  updatedAt: string;
-};
+/** An app as `POST .../apps` answers it (the enrollment `svc init` makes too). */
+export type App = AppEnrollment;
 
 export interface CreateAppFields {
   name: string;

@@ -2,8 +2,9 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { tail } from './process.ts';
+import { reportProgress } from './progress.ts';
 
-const PROGRESS_INTERVAL_MS = 30_000;
+export { elapsed } from './progress.ts';
 
 export interface GoCommandOptions {
   /** Arguments after `go`, e.g. `['build', '-o', dir, pkg]`. */
@@ -13,27 +14,31 @@ export interface GoCommandOptions {
   env?: NodeJS.ProcessEnv;
   /** What is built, for progress lines and errors ("kube-apiserver, kubectl and etcd"). */
   label: string;
-  /** Said once the go command is found; progress lines follow every 30 s. */
+  /** Said once the go command is found; progress lines follow every few seconds. */
   log?: (message: string) => void;
+  /** How long the build typically takes ("5-10 minutes on 2 cores"), said with each progress line. */
+  typical?: string;
   /** What to do when Go is not on PATH, appended to the error. */
   missingGoHint: string;
 }
 
 /**
  * Runs a `go build` or `go install` (with `-v`, so that packages are counted as they compile),
- * logging downloaded modules and compiled packages every 30 s. Rejects with the tail of Go's
+ * logging the time elapsed, its typical duration, downloaded modules and compiled packages every few seconds. Rejects with the tail of Go's
  * output when it fails.
  */
 export async function runGo(opts: GoCommandOptions): Promise<void> {
   const go = findOnPath('go');
   if (!go) throw new Error(`Go is not on PATH to build ${opts.label}. Install Go 1.25 or newer, or ${opts.missingGoHint}`);
-  const started = Date.now();
   const output: string[] = [];
   let downloaded = 0;
   let compiled = 0;
-  const progress = setInterval(() => {
-    opts.log?.(`still building ${opts.label}: ${downloaded} modules downloaded, ${compiled} packages compiled, ${elapsed(started)} elapsed`);
-  }, PROGRESS_INTERVAL_MS);
+  const progress = reportProgress({
+    label: `building ${opts.label}`,
+    typical: opts.typical,
+    log: opts.log,
+    detail: () => `${downloaded} modules downloaded, ${compiled} packages compiled`,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       const child = spawn(go, opts.args, {
@@ -62,7 +67,7 @@ export async function runGo(opts: GoCommandOptions): Promise<void> {
       });
     });
   } finally {
-    clearInterval(progress);
+    progress.stop();
   }
 }
 
@@ -80,10 +85,4 @@ export function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** `42s` or `7m05s`. */
-export function elapsed(since: number): string {
-  const seconds = Math.round((Date.now() - since) / 1000);
-  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }

@@ -152,6 +152,7 @@ export async function ensureHelm(opts: { log?: Log } = {}): Promise<string> {
         env: { GOBIN: gobin },
         label: `helm v${HELM_VERSION}`,
         log,
+        typical: 'a few minutes',
         missingGoHint: 'set HELM_BIN to a helm 3 binary.',
       });
       const version = await commandOutput(join(gobin, 'helm'), ['version', '--template', '{{.Version}}']);
@@ -330,6 +331,7 @@ async function buildKubeBinaries(dir: string, stamp: string, log?: Log): Promise
       cwd: BUILD_MODULE_DIR,
       label: 'kube-apiserver, kubectl and etcd',
       log,
+      typical: '10 minutes or more on 2 cores',
       missingGoHint: 'set KUBEBUILDER_ASSETS to a directory holding kube-apiserver, kubectl and etcd.',
     });
     // `go build -o dir/` names a main package after its import path: etcd's is go.etcd.io/etcd/server/v3.

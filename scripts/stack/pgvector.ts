@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { tail, withLock } from './process.ts';
+import { reportProgress } from './progress.ts';
 import { cacheDir, isRoot } from './state-dir.ts';
 
 /**
@@ -61,12 +62,20 @@ export async function ensurePgvectorInstalled(opts: PgvectorOptions): Promise<bo
   }
 }
 
-/** Builds pgvector from Debian's source package and installs it under `staged` (a DESTDIR). */
+/** Builds pgvector from Debian's source package and installs it under `staged` (a DESTDIR), saying how it goes every few seconds. */
 async function buildInto(staged: string, opts: PgvectorOptions): Promise<void> {
+  const progress = reportProgress({ label: "building pgvector from Debian's source package", typical: 'about a minute', log: opts.log });
+  try {
+    await buildSource(staged, opts);
+  } finally {
+    progress.stop();
+  }
+}
+
+async function buildSource(staged: string, opts: PgvectorOptions): Promise<void> {
   const log = opts.log;
   ensureSourceEntry();
   const aptGet = ['env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', '-o', 'DPkg::Lock::Timeout=300'];
-  log?.('building pgvector from Debian\'s source package (once; about a minute)');
   await exec(aptGet[0]!, [...aptGet.slice(1), 'update'], '/');
   await exec(aptGet[0]!, [...aptGet.slice(1), 'install', '-y', '--no-install-recommends', `postgresql-server-dev-${opts.major}`, 'build-essential', 'dpkg-dev'], '/');
   const work = mkdtempSync(join(tmpdir(), 'pgvector-src-'));

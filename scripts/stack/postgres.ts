@@ -381,3 +381,8 @@ function sameDir(a: string | undefined, b: string): boolean {
   }
 }
 
+
+/** Stops the private cluster of state `name` if it runs (a fast shutdown); a no-op otherwise. */
+export async function stopLocalPostgres(name: string): Promise<void> {
+  await stopCluster(join(stateDir(name), 'data'));
+}

@@ -19,6 +19,8 @@ import { cacheDir, stateDir } from './state-dir.ts';
  * `replace` directive, which `go install pkg@version` requires.
  */
 export const TEMPORAL_CLI_VERSION = '1.5.1';
+/** How long building it from its Go module typically takes on a cold Go cache. */
+const TEMPORAL_CLI_BUILD_TIME = '5-10 minutes on 2 cores';
 
 /** Value types a custom search attribute can have, as the CLI spells them. */
 export type SearchAttributeType = 'Keyword' | 'Text' | 'Int' | 'Datetime' | 'Bool' | 'Double' | 'KeywordList';
@@ -318,7 +320,7 @@ async function buildCli(dir: string, target: string, log?: Log): Promise<void> {
   const gobin = join(dir, `.gobin-${process.pid}`);
   rmSync(gobin, { recursive: true, force: true });
   const started = Date.now();
-  log?.(`building temporal CLI v${TEMPORAL_CLI_VERSION} with go install into ${dir} (first run only; takes several minutes)`);
+  log?.(`building temporal CLI v${TEMPORAL_CLI_VERSION} with go install into ${dir}`);
   try {
     await runGo({
       args: ['install', '-v', `-ldflags=-s -w -X ${CLI_VERSION_VAR}=${TEMPORAL_CLI_VERSION}`, `${CLI_PACKAGE}@v${TEMPORAL_CLI_VERSION}`],
@@ -326,6 +328,7 @@ async function buildCli(dir: string, target: string, log?: Log): Promise<void> {
       env: { GOBIN: gobin },
       label: 'the temporal CLI',
       log,
+      typical: TEMPORAL_CLI_BUILD_TIME,
       missingGoHint: 'set TEMPORAL_CLI to a temporal binary, or set TEMPORAL_ADDRESS to a running Temporal server.',
     });
     renameSync(join(gobin, 'temporal'), target);
@@ -436,4 +439,9 @@ export async function ensurePlatformTemporal(opts: {
   const server = await ensureTemporalDevServer({ name: opts.name, port: opts.port, uiPort: opts.uiPort, log: opts.log });
   await ensureSearchAttributes({ cli: server.cli, address: server.address, namespace: server.namespace, attributes: PLATFORM_SEARCH_ATTRIBUTES });
   return { address: server.address, namespace: server.namespace, uiUrl: server.uiUrl };
+}
+
+/** Stops the Temporal dev server of state `name` if it runs; a no-op otherwise. */
+export async function stopTemporalDevServer(name: string): Promise<void> {
+  await stopServer(stateDir(name));
 }

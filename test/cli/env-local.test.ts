@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseEnv } from 'node:util';
-import { setEnvValues } from '../../cli/env-local.ts';
+import { setEnvValues } from '../../cli/services/env-file.ts';
 
 /** How the client edits `.env.local`: the variables it sets, and nothing else. */
 describe('setEnvValues', () => {

@@ -7,7 +7,7 @@ import { renderListing } from './_render.ts';
 export const command = withMeta(
   new Command('list')
     .description(
-      "List the project's .env.local (in the folder of the nearest svc.config.ts, else package.json, else the current folder) without calling the platform. " +
+      "List the project's .env.local (in the project folder: the nearest with svc.config.ts or svc.project.json, else package.json; else the current folder) without calling the platform. " +
         'Secrets are masked unless --show-secrets: entries marked "# svc:secret" (as env pull writes them), named like a secret (SECRET, PASSWORD, TOKEN, PRIVATE, CREDENTIALS, API_KEY, ACCESS_KEY...) or holding a URL with a password. ' +
         'JSON gives a masked value as null.',
     )

@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { collect, formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { IDP_ENV, readableByOthers, readEnvLocal, VERTICAL_KEY_ENV, writeEnvLocal } from '../../env-local.ts';
+import { envFilePath, IDP_ENV, readableByOthers, readEnvValues, VERTICAL_KEY_ENV, writeProjectEnv } from '../../services/env-file.ts';
 import { CliError } from '../../errors.ts';
 import { renderRecord } from '../../output.ts';
 import { createIdpAppsService, type IdpApp } from '../../services/idp-apps.service.ts';
@@ -40,7 +40,7 @@ export const command = withMeta(
     .addOption(jsonOption())
     .action(async (options, cmd) => {
       const ctx = contextOf(cmd);
-      const local = await readEnvLocal();
+      const local = (await readEnvValues(await envFilePath())) ?? {};
       const appKey = process.env[VERTICAL_KEY_ENV] || local[VERTICAL_KEY_ENV];
       if (!appKey) throw new CliError('E002', { var: VERTICAL_KEY_ENV });
       checkAppKey(appKey);
@@ -83,7 +83,7 @@ export const command = withMeta(
         if (rotated.issuer !== local[IDP_ENV.issuer]) values[IDP_ENV.issuer] = rotated.issuer;
       }
       if (Object.keys(values).length) {
-        outcome.envFile = await writeEnvLocal(values);
+        outcome.envFile = await writeProjectEnv(values);
         outcome.written = Object.keys(values);
         if (values[IDP_ENV.clientSecret] && (await readableByOthers(outcome.envFile))) ctx.out.warn(`${outcome.envFile} holds a secret and is readable by other users: chmod 600 it`);
         ctx.out.success(`${outcome.written.join(', ')} written to ${outcome.envFile}`);

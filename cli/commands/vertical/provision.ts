@@ -1,7 +1,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { VERTICAL_KEY_ENV, writeEnvLocal } from '../../env-local.ts';
+import { VERTICAL_KEY_ENV, writeProjectEnv } from '../../services/env-file.ts';
 import { PROVISION_BACKENDS } from '../../services/storage.service.ts';
 import { checkAppKey, createVerticalsService } from '../../services/verticals.service.ts';
 import { renderChanges } from '../resources/_storage-render.ts';
@@ -30,7 +30,7 @@ export const command = withMeta(
       const provisioned = await ctx.out.spin(`Provisioning the storage of ${key}`, () => verticals.provision(tenantId, app, input));
       let envFile: string | undefined;
       if (options.select && !input.dryRun) {
-        envFile = await writeEnvLocal({ [VERTICAL_KEY_ENV]: key });
+        envFile = await writeProjectEnv({ [VERTICAL_KEY_ENV]: key });
         ctx.out.success(`${VERTICAL_KEY_ENV}=${key} written to ${envFile}`);
       } else if (options.select) ctx.out.info(`dry run: ${VERTICAL_KEY_ENV} not written`);
       const result = { key, tenantId: provisioned.tenantId, validated: app !== undefined, provision: provisioned.storage, ...(envFile ? { envFile } : {}) };

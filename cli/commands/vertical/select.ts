@@ -1,14 +1,14 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { VERTICAL_KEY_ENV, writeEnvLocal } from '../../env-local.ts';
+import { VERTICAL_KEY_ENV, writeProjectEnv } from '../../services/env-file.ts';
 import { checkAppKey, createVerticalsService } from '../../services/verticals.service.ts';
 import { renderApp } from './_render.ts';
 
 export const command = withMeta(
   new Command('select')
     .description(
-      `Make an app the project's: sets ${VERTICAL_KEY_ENV} in .env.local of the current directory (made, mode 0600, when missing; other lines and comments kept), after checking that the company tenant has the app unless --skip-validate`,
+      `Make an app the project's: sets ${VERTICAL_KEY_ENV} in the project's .env.local (made, mode 0600, when missing; other lines and comments kept), after checking that the company tenant has the app unless --skip-validate`,
     )
     .argument('<key>', 'the app key')
     .addOption(tenantIdOption())
@@ -24,7 +24,7 @@ export const command = withMeta(
         const verticals = createVerticalsService(await ctx.api());
         await ctx.out.spin(`Checking app ${key}`, () => verticals.find(tenantId!, key));
       }
-      const envFile = await writeEnvLocal({ [VERTICAL_KEY_ENV]: key });
+      const envFile = await writeProjectEnv({ [VERTICAL_KEY_ENV]: key });
       ctx.out.success(`${VERTICAL_KEY_ENV}=${key} written to ${envFile}`);
       ctx.out.data({ key, ...(tenantId ? { tenantId } : {}), validated: !options.skipValidate, envFile }, renderApp);
     }),
