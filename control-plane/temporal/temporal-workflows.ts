@@ -52,6 +52,8 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
   }
 
   return {
+    taskQueue: settings.taskQueue,
+
     // The memo keeps the request id and traceparent of the call that started the run (when one
     // did): the Temporal UI and `describe()` show them beside the run.
     async start(workflowType, options) {
@@ -61,6 +63,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
           taskQueue: settings.taskQueue,
           workflowId: options.workflowId,
           args: options.args,
+          ...(options.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
           typedSearchAttributes: [
             { key: TENANT_ID, value: options.tenantId },
             { key: WORKFLOW_KEY, value: options.workflowKey },

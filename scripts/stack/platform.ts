@@ -166,6 +166,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     if (options.seedDevelopmentData) {
       for (const tenantId of (await seedDevelopmentData(db)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
     }
+    services.outbox.start();
+    services.sweeps.start();
   }
   const worker =
     options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
@@ -187,6 +189,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const ownMetricsPort = !!metricsServer;
   const closeBackground = async () => {
     await metricsServer?.close();
+    await services?.outbox.stop();
+    await services?.sweeps.stop();
     await operator?.stop();
     await worker?.shutdown();
     await workflows?.close();
