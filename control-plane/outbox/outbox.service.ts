@@ -18,7 +18,7 @@ export interface OutboxStart {
 export interface OutboxOptions {
   /** How long after its commit a row waits for its writer to start it before any process may (default 10 s). */
   graceMs?: number;
-  /** How long a claim keeps other processes off a row (default 2 minutes: longer than a start that waits for a previous run). */
+  /** How long a claim keeps other processes off a row (default 30 s: longer than a start that waits for a previous run). */
   leaseMs?: number;
   /** How often the dispatcher looks for due rows (default 2 s). */
   pollMs?: number;
@@ -26,7 +26,7 @@ export interface OutboxOptions {
   backoffMs?: number[];
   /** How long `dispatch` waits for its start before returning (the start goes on; default 5 s). */
   dispatchWaitMs?: number;
-  /** How long a start waits for the previous run of a reused id to close (default 30 s). */
+  /** How long a start waits for the previous run of a reused id to close (default 20 s). */
   previousRunWaitMs?: number;
   log?: (message: string, detail?: unknown) => void;
 }
@@ -51,9 +51,9 @@ const isClosedPool = (error: unknown) => ['CONNECTION_ENDED', 'CONNECTION_DESTRO
 export function createOutbox(deps: { db: Db; workflows?: WorkflowsPort } & OutboxOptions) {
   const { db } = deps;
   const graceMs = deps.graceMs ?? 10_000;
-  const leaseMs = deps.leaseMs ?? 120_000;
+  const leaseMs = deps.leaseMs ?? 30_000;
   const backoffMs = deps.backoffMs ?? [1_000, 5_000, 30_000, 120_000, 300_000];
-  const previousRunWaitMs = deps.previousRunWaitMs ?? 30_000;
+  const previousRunWaitMs = deps.previousRunWaitMs ?? 20_000;
   const log = deps.log ?? ((message: string, detail?: unknown) => console.error(`[outbox] ${message}`, detail ?? ''));
 
   const engine = () => {
