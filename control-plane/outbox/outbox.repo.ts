@@ -12,9 +12,6 @@ export interface OutboxRow {
   attempts: number;
 }
 
-const ROW_COLUMNS = `id::text as id, tenant_id::text as "tenantId", workflow_type as "workflowType", workflow_id as "workflowId",
-  workflow_key as "workflowKey", args, reuses_id as "reusesId", attempts`;
-
 /** Writes a start in the caller's tenant transaction, due `graceMs` from now (the writer starts it itself before then). */
 export async function insertOutboxRow(
   tx: Tx,
@@ -37,11 +34,13 @@ export async function insertOutboxRow(
  */
 export function claimOutboxRows(tx: Tx, taskQueue: string, options: { limit: number; leaseMs: number; id?: string }): Promise<OutboxRow[]> {
   return tx.unsafe<OutboxRow[]>(
-    `update workflow_outbox set due_at = now() + $3::int * interval '1 ms', attempts = attempts + 1
-      where id in (select id from workflow_outbox
-                    where task_queue = $1 and (case when $4::bigint is null then due_at <= now() else id = $4::bigint and attempts = 0 end)
-                    order by due_at limit $2::int for update skip locked)
-      returning ${ROW_COLUMNS}`,
+    `with claimed as (
+       select id from workflow_outbox
+        where task_queue = $1 and (case when $4::bigint is null then due_at <= now() else id = $4::bigint and attempts = 0 end)
+        order by due_at limit $2::int for update skip locked)
+     update workflow_outbox o set due_at = now() + $3::int * interval '1 ms', attempts = o.attempts + 1 from claimed where o.id = claimed.id
+     returning o.id::text as id, o.tenant_id::text as "tenantId", o.workflow_type as "workflowType", o.workflow_id as "workflowId",
+       o.workflow_key as "workflowKey", o.args, o.reuses_id as "reusesId", o.attempts`,
     [taskQueue, options.limit, options.leaseMs, options.id ?? null] as never[],
   );
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { isInputRefused, type Embedder } from './embeddings.ts';
-import { claimBacklogChunks, nextBacklogTenant, refuseChunk, releaseChunks, sourceChunkIds, type PendingChunk } from './search.repo.ts';
+import { backlogClaimed, claimBacklogChunks, nextBacklogTenant, refuseChunk, releaseChunks, sourceChunkIds, type PendingChunk } from './search.repo.ts';
 import type { VectorStore } from './vector-store.ts';
 
 /** Chunks the backlog claims and embeds at a time, of one tenant. */
@@ -136,5 +136,15 @@ export function createEmbeddingBacklog(deps: {
     timer.unref();
   }
 
-  return { kick, drain };
+  return {
+    kick,
+    /** Drains the backlog here, then waits for other processes' claims to end too, until no chunk is left to embed (tests, benchmarks). */
+    async drainAll(): Promise<void> {
+      for (;;) {
+        await drain();
+        if (!(await deps.store()) || !(await db.system((tx) => backlogClaimed(tx)))) return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
 }

@@ -132,11 +132,19 @@ export async function nextBacklogTenant(tx: Tx, after: string | null): Promise<s
  */
 export function claimBacklogChunks(tx: Tx, limit: number, leaseMs: number): Promise<PendingChunk[]> {
   return tx.unsafe<PendingChunk[]>(
-    `update search_chunks set embedding_lease_until = now() + $2::int * interval '1 ms'
-      where id in (select id from search_chunks where tenant_id = current_tenant_id() and ${CLAIMABLE} order by id limit $1::int for update skip locked)
-      returning id::text as "chunkId", tenant_id::text as "tenantId", source_kind as kind, source_id as "sourceId", source_type as "sourceType", content`,
+    `with claimed as (
+       select id from search_chunks where tenant_id = current_tenant_id() and ${CLAIMABLE} order by id limit $1::int for update skip locked)
+     update search_chunks c set embedding_lease_until = now() + $2::int * interval '1 ms' from claimed where c.id = claimed.id
+     returning c.id::text as "chunkId", c.tenant_id::text as "tenantId", c.source_kind as kind, c.source_id as "sourceId", c.source_type as "sourceType", c.content`,
     [limit, leaseMs] as never[],
   );
+}
+
+/** Platform work: whether a process holds a claim on chunks still to embed. */
+export async function backlogClaimed(tx: Tx): Promise<boolean> {
+  const [row] = await tx<[{ remains: boolean }]>`
+    select exists (select 1 from search_chunks where embedding_model is null and embedding_refused is null and embedding_lease_until > now()) as remains`;
+  return row.remains;
 }
 
 /** Gives claimed chunks back (their embedding failed for a reason of the model's, not theirs). */

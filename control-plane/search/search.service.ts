@@ -293,9 +293,9 @@ export function createSearchService(deps: SearchServiceDeps) {
     /** Whether vector and hybrid search use vectors here (false: full text only). */
     vectorsAvailable: async (): Promise<boolean> => !!(await vectorStore()),
 
-    /** Embeds every chunk still without a vector now; resolves when none is left (tests, benchmarks). */
+    /** Embeds every chunk still without a vector now; resolves when none is left but those the model refused (tests, benchmarks). */
     async drainBacklog(): Promise<void> {
-      await backlog?.drain();
+      await backlog?.drainAll();
     },
   };
 }
