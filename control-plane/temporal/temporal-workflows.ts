@@ -113,7 +113,9 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
     status,
 
     async close() {
-      if (client) await (await client).connection.close();
+      // A connection still being made when the process stops may fail: there is nothing to close then.
+      const connected = await client?.catch(() => undefined);
+      await connected?.connection.close();
     },
   };
 }

@@ -121,8 +121,9 @@ describe('the workflow outbox after a crash between commit and start', () => {
       const stack = await startTestStack();
       stacks.push(stack);
       const [acme] = await sql<{ id: string }[]>`select id::text as id from tenants where slug = 'acme'`;
+      const [admin] = await sql<{ id: string }[]>`select id::text as id from users where email = ${ADMIN}`;
       const name = `Outbox ${randomUUID()}`;
-      const child = commitThenDie(stack, hole.address, ['execute', acme!.id, 'project-intake', JSON.stringify({ name, budget: 250, reviewMs: 100 })]);
+      const child = commitThenDie(stack, hole.address, ['execute', acme!.id, 'project-intake', JSON.stringify({ name, budget: 250, reviewMs: 100 }), admin!.id]);
       const committed = await until(
         () => sql<{ id: string; state: string }[]>`select id::text as id, state from executions where tenant_id = ${acme!.id}::uuid and input ->> 'name' = ${name}`,
         (rows) => rows.length === 1,
@@ -132,7 +133,7 @@ describe('the workflow outbox after a crash between commit and start', () => {
 
       const execution = () => stack.request('GET', `${V3}/orchestrate/executions/${committed[0]!.id}`, { as: ADMIN });
       const done = await until(execution, (r) => r.body.state !== 'running', 150_000);
-      expect(done.body.state).toBe('completed');
+      expect(done.body.state, JSON.stringify(done.body)).toBe('completed');
       const records = await stack.request('GET', `${V3}/resources?type=project&filter[name]=${encodeURIComponent(name)}`, { as: ADMIN });
       expect(records.body.total).toBe(1);
       expect(await runsOf(`exec-${committed[0]!.id}`)).toEqual(['COMPLETED']);
