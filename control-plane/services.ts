@@ -149,7 +149,7 @@ export function createServices(
     sessions: createSessionsService(deps),
     orchestrate,
     capabilities,
-    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs }),
+    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs, refusedChunks: search.refusedChunks }),
     tenants,
     apps,
     health: createHealthService(deps),

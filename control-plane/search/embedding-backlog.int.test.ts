@@ -84,7 +84,7 @@ describe('the embedding backlog: fair between tenants, poison-proof, one embedde
     await pending(poisoned, 'contract', Array.from({ length: 10 }, (_, i) => (i === 6 ? 'a chunk the model will refuse' : `contract clause ${i}`)));
     await pending(other, 'memo', ['memo one', 'memo two', 'memo three']);
 
-    const { search } = embeddingProcess();
+    const { db, search } = embeddingProcess();
     await search.drainBacklog();
     const rows = await dbs[0]!.sql<{ content: string; model: string | null; refused: string | null }[]>`
       select content, embedding_model as model, embedding_refused as refused from search_chunks where tenant_id = ${poisoned}::uuid order by chunk_index`;
@@ -99,7 +99,7 @@ describe('the embedding backlog: fair between tenants, poison-proof, one embedde
     expect(endpoint.received.length).toBe(asked);
 
     // The operator reads it in the storage doctor.
-    const doctor = await createStorageService({ db: dbs[0]!, blobs: createLocalDirectoryBlobStore(blobRoot) }).doctor(systemActor(poisoned));
+    const doctor = await createStorageService({ db, blobs: createLocalDirectoryBlobStore(blobRoot), refusedChunks: search.refusedChunks }).doctor(systemActor(poisoned));
     expect(doctor.checks.find((c) => c.name === 'embedding-refused')).toMatchObject({
       backend: 'search',
       result: 'warn',

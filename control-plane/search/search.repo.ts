@@ -156,3 +156,19 @@ export async function releaseChunks(tx: Tx, chunkIds: string[]): Promise<void> {
 export async function refuseChunk(tx: Tx, chunkId: string, reason: string): Promise<void> {
   await tx.unsafe(`update search_chunks set embedding_refused = $2, embedding_lease_until = null where id = $1::bigint`, [chunkId, reason.slice(0, 1000)]);
 }
+
+/** The current tenant's chunks the embedding model refused (parked by the backlog), with the newest one's source and reason. */
+export async function refusedChunks(tx: Tx): Promise<RefusedChunks> {
+  const [row] = await tx<[RefusedChunks]>`
+    select count(*)::int as count, (array_agg(source_kind || ' ' || source_id order by id desc))[1] as source,
+           (array_agg(embedding_refused order by id desc))[1] as reason
+      from search_chunks where tenant_id = current_tenant_id() and embedding_refused is not null`;
+  return row;
+}
+
+/** How many of a tenant's chunks the embedding model refused, and the newest one's source and the model's answer. */
+export interface RefusedChunks {
+  count: number;
+  source: string | null;
+  reason: string | null;
+}

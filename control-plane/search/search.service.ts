@@ -9,6 +9,7 @@ import { DEFAULT_FUSION, fuse, vectorScore, type FusionWeights } from './fusion.
 import {
   chunksByIds,
   fulltextSearch,
+  refusedChunks,
   removeSourceChunks,
   replaceSourceChunks,
   sourceChunkIds,
@@ -289,6 +290,9 @@ export function createSearchService(deps: SearchServiceDeps) {
 
     /** The caller's tenant's chunks that best answer `query`, best first, scores 0..1. */
     search,
+
+    /** The tenant's chunks the embedding model refused, which have no vector (the storage doctor reports them). */
+    refusedChunks: (tenantId: string) => db.inTenant(tenantId, (tx) => refusedChunks(tx)),
 
     /** Whether vector and hybrid search use vectors here (false: full text only). */
     vectorsAvailable: async (): Promise<boolean> => !!(await vectorStore()),

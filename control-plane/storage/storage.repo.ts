@@ -192,18 +192,6 @@ export async function countProjections(tx: Tx): Promise<{ total: number; embedde
   return row!;
 }
 
-/** The current tenant's chunks the embedding model refused (parked by the embedding backlog), with the newest one's source and reason. */
-export async function refusedChunks(tx: Tx): Promise<{ count: number; source: string | null; reason: string | null }> {
-  const [row] = await tx.unsafe<Array<{ count: number; source: string | null; reason: string | null }>>(
-    `select count(*)::int as count, (array_agg(source_kind || ' ' || source_id order by id desc))[1] as source,
-            (array_agg(embedding_refused order by id desc))[1] as reason
-       from search_chunks where tenant_id = current_tenant_id() and embedding_refused is not null`,
-    [],
-    { prepare: true },
-  );
-  return row!;
-}
-
 // Platform statements (run as the owner: catalogs, tenants, the physical indexes).
 
 export async function findTenant(tx: Tx, tenantId: string): Promise<{ status: string; deleted: boolean } | undefined> {

@@ -16,6 +16,6 @@ export async function claimSweep(tx: Tx, name: string, everyMs: number): Promise
 
 /** Platform work: every tenant's id, deleted ones too (what they left behind is swept as well). */
 export async function allTenantIds(tx: Tx): Promise<string[]> {
-  const rows = await tx<{ id: string }[]>`select id::text as id from tenants order by id`;
+  const rows = await tx<{ id: string }[]>`select id::text as id from tenant_directory order by id`;
   return rows.map((r) => r.id);
 }

@@ -7,7 +7,6 @@ import {
   physicalIndexes,
   projectionDelta,
   projectResources,
-  refusedChunks,
   tableIsolation,
 } from '../storage.repo.ts';
 import { cancellingOnAbort, type Tx } from '../../db/client.ts';
@@ -96,7 +95,7 @@ export function createSearchBackend(deps: BackendDeps): BackendDriver {
           ? ok('search', 'embeddings', `${counts.embedded} of ${counts.total} projection(s) carry an embedding for vector search`)
           : fail('search', 'embeddings', `${TABLE} has no embedding column`, MIGRATIONS_HINT),
       );
-      const refused = await deps.db.inTenant(tenantId, (tx) => refusedChunks(tx));
+      const refused = (await deps.refusedChunks?.(tenantId)) ?? { count: 0, source: null, reason: null };
       checks.push(
         refused.count
           ? warn('search', 'embedding-refused', `the embedding model refused ${refused.count} chunk(s), which have no vector (latest: ${refused.source}: ${refused.reason})`, REFUSED_HINT)
