@@ -39,6 +39,9 @@ import { createUsersService, type UsersService } from './users/users.service.ts'
 import { createVerticalsService, type VerticalsService } from './verticals/verticals.service.ts';
 import { createWebhooksService, type WebhooksService } from './webhooks/webhooks.service.ts';
 import type { SecretBox } from './secrets/secret-box.ts';
+import { createOutbox, type Outbox } from './outbox/outbox.service.ts';
+import { sweepExpiredIdempotencyKeys } from './resources/idempotency-keys.ts';
+import { createSweeps, staleUploadsSweep, type Sweeps } from './sweeps/sweeps.service.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
 export interface Services {
@@ -66,6 +69,10 @@ export interface Services {
   chat: ChatService;
   runtime: RuntimeService;
   configStore: ConfigStoreService;
+  /** Workflow starts written with the work they start; its dispatcher runs in every process that serves the control plane or runs workers. */
+  outbox: Outbox;
+  /** Scheduled clean-up (stale staged uploads, expired idempotency keys), run in every such process too. */
+  sweeps: Sweeps;
 }
 
 /** The AI model settings: an OpenAI-compatible endpoint replaces the local model when given; how answer streams are kept. */
@@ -75,6 +82,9 @@ export interface AiDeps {
   /** Where answers find the tenant's passages; default: hybrid search of the search service. */
   retrieve?: Retrieve;
 }
+
+/** How often each sweep runs, across the processes of a deployment. */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
 
 /** Where the built-in identity provider is when nothing says: the edge's default public origin. */
 const DEFAULT_IDENTITY_PROVIDER: IdentityProviderSettings = { kind: 'built-in', issuer: () => 'http://localhost:8080' };
@@ -116,7 +126,8 @@ export function createServices(
     removeFiles: (tenantId, ids) => resourceFiles.removeAllOf(tenantId, ids),
   });
   const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs, capabilities, storageUsage, searchIndex: search.resourceIndex });
-  const documents = createDocumentsService({ db: deps.db, blobs, workflows: deps.workflows, capabilities, storageUsage, search });
+  const outbox = createOutbox({ db: deps.db, workflows: deps.workflows });
+  const documents = createDocumentsService({ db: deps.db, blobs, workflows: deps.workflows, outbox, capabilities, storageUsage, search });
   const answering = createAnsweringService({
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
     resources,
@@ -124,7 +135,7 @@ export function createServices(
     readDocument: documents.passages,
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
-  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities, chat });
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, outbox, resources, answering, capabilities, chat });
   const identity = createIdentityService({ ...deps, appClientTenant: (clientId) => deps.db.system((tx) => findClientTenantId(tx, clientId)) });
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
@@ -138,7 +149,7 @@ export function createServices(
     sessions: createSessionsService(deps),
     orchestrate,
     capabilities,
-    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs }),
+    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs, refusedChunks: search.refusedChunks }),
     tenants,
     apps,
     health: createHealthService(deps),
@@ -154,5 +165,13 @@ export function createServices(
     geo: createGeoService({ db: deps.db, capabilities }),
     configStore: createConfigStoreService({ db: deps.db, secrets: deps.secrets }),
     documents,
+    outbox,
+    sweeps: createSweeps({
+      db: deps.db,
+      sweeps: [
+        staleUploadsSweep(deps.db, (tenantId) => documents.sweepStaleUploads(tenantId), SWEEP_EVERY_MS),
+        { name: 'expired-idempotency-keys', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredIdempotencyKeys(deps.db) },
+      ],
+    }),
   };
 }

@@ -54,6 +54,8 @@ export const TABLE_OWNERS = {
   geo_features: 'control-plane/geo',
   config_entries: 'control-plane/config-store',
   config_audit: 'control-plane/config-store',
+  workflow_outbox: 'control-plane/outbox',
+  scheduled_sweeps: 'control-plane/sweeps',
 } as const satisfies Record<string, string>;
 
 /**

@@ -4,7 +4,7 @@ import { splitHead } from '../blobs/stream-head.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import { secondsToNextUtcDay } from '../capabilities/daily-limit.ts';
 import { classifyDocument, type Classification, type ClassificationInput } from '../classify/classify.ts';
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { ConflictError, DomainError, FileTooLargeError, NotFoundError, RateLimitError, ValidationError } from '../errors.ts';
 import { createExtractor, type Extractor, type Segment } from '../extract/extractor.ts';
 import type { Actor } from '../identity/identity.schema.ts';
@@ -12,6 +12,7 @@ import { UUID } from '../ids.ts';
 import { assertStorageRoom, type StorageAllowance, type StorageUsage } from '../capabilities/storage-usage.ts';
 import { INDEX_DOCUMENT } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
+import type { Outbox } from '../outbox/outbox.service.ts';
 import type { UploadMeta } from '../trpc/upload-body.ts';
 import { MAX_UPLOAD_BYTES } from '../uploads/uploads.schema.ts';
 import { chunkSegments, type DocumentChunk } from './chunking.ts';
@@ -78,6 +79,8 @@ export interface DocumentsDeps {
   db: Db;
   blobs: BlobStore;
   workflows?: WorkflowsPort;
+  /** Where a job's workflow start is written in the job's transaction (control-plane/outbox). */
+  outbox?: Pick<Outbox, 'enqueue' | 'dispatch'>;
   /** `documents.upload` (and its `maxFileBytes`), and `documents.ocr` for reading images. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
   /** The tenant's storage quota, which uploads must fit in. */
@@ -99,9 +102,6 @@ export type DocumentsService = ReturnType<typeof createDocumentsService>;
 const OCR_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
 
 const INDEX_WAIT_MS = 25_000;
-
-/** How long a new job waits for the document's previous run, whose job is already closed, to end. */
-const PREVIOUS_RUN_WAIT_MS = 30_000;
 
 /** What a job's activities keep between steps, beside the file: the text with its positions, and the chunks. */
 interface StoredExtraction {
@@ -140,6 +140,10 @@ export function createDocumentsService(deps: DocumentsDeps) {
   const workflows = () => {
     if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'the workflow engine is not configured');
     return deps.workflows;
+  };
+  const outbox = () => {
+    if (!deps.outbox) throw new DomainError('INTERNAL_ERROR', 'the workflow engine is not configured');
+    return deps.outbox;
   };
   const searchIndex = () => {
     if (!deps.search) throw new DomainError('INTERNAL_ERROR', 'the search index is not configured');
@@ -196,25 +200,10 @@ export function createDocumentsService(deps: DocumentsDeps) {
 
   const withWorkflow = (job: StoredJob): DocumentJob => ({ ...job, workflowId: INDEX_DOCUMENT.workflowId(job.documentId) });
 
-  /**
-   * Starts the job's workflow; one the engine refuses leaves the job and the document `failed`.
-   * The document's previous run closes its job a moment before the run itself ends, and the next
-   * job reuses the run's id: a start that finds that run still open waits for its end, then starts.
-   */
-  async function startJob(tenantId: string, job: DocumentJob, chunking: { chunkSize: number; chunkOverlap: number }): Promise<void> {
+  /** Writes the start of the job's workflow in the job's transaction `tx`: the workflow outbox starts it once `tx` has committed. */
+  function queueJob(tx: Tx, tenantId: string, job: DocumentJob, chunking: { chunkSize: number; chunkOverlap: number }): Promise<string> {
     const plan: DocumentJobPlan = { tenantId, documentId: job.documentId, jobId: job.jobId, classify: job.classify, index: job.index, ...chunking };
-    const start = () => workflows().start(INDEX_DOCUMENT.type, { workflowId: job.workflowId, args: [plan], tenantId, workflowKey: INDEX_DOCUMENT.key });
-    try {
-      if ((await start()) === 'started') return;
-      await workflows().waitForClose(job.workflowId, PREVIOUS_RUN_WAIT_MS);
-      if ((await start()) === 'already_started') throw new Error(`the document's previous run did not end within ${PREVIOUS_RUN_WAIT_MS / 1000} s`);
-    } catch (error) {
-      const reason = 'the workflow engine did not accept the job';
-      await db.inTenant(tenantId, async (tx) => {
-        if (await closeJob(tx, job.jobId, { state: 'failed', error: reason })) await setDocumentStatus(tx, job.documentId, 'failed', reason);
-      });
-      throw error;
-    }
+    return outbox().enqueue(tx, { workflowType: INDEX_DOCUMENT.type, workflowId: job.workflowId, workflowKey: INDEX_DOCUMENT.key, args: [plan], reusesId: true });
   }
 
   /** Records a job for the document and starts it; 409 while another job of the document is open. */
@@ -226,7 +215,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
     await requireReadable(actor.tenantId, document.contentType);
     if (request.index) searchIndex();
     workflows();
-    const job = await db.inTenant(actor.tenantId, async (tx) => {
+    const { job, start } = await db.inTenant(actor.tenantId, async (tx) => {
       const inserted = await insertJob(tx, {
         documentId: document.id,
         classify: request.classify,
@@ -235,11 +224,11 @@ export function createDocumentsService(deps: DocumentsDeps) {
         chunkOverlap: request.index ? request.chunkOverlap : null,
         requestedBy: actor.userId || null,
       });
-      if (inserted) return withWorkflow(inserted);
+      if (inserted) return { job: withWorkflow(inserted), start: await queueJob(tx, actor.tenantId, withWorkflow(inserted), request) };
       const open = await findOpenJob(tx, document.id);
       throw new ConflictError('the document is being processed by another job', { jobId: open?.jobId });
     });
-    await startJob(actor.tenantId, job, request);
+    await outbox().dispatch(start);
     return job;
   }
 
@@ -365,7 +354,7 @@ export function createDocumentsService(deps: DocumentsDeps) {
         if (input.autoIndex) searchIndex();
         workflows();
       }
-      const { document, job } = await db.inTenant(actor.tenantId, async (tx) => {
+      const { document, start } = await db.inTenant(actor.tenantId, async (tx) => {
         if (await findDocument(tx, staged.uploadId)) throw new ConflictError('the upload is already a document');
         await insertDocument(tx, {
           id: staged.uploadId,
@@ -389,10 +378,12 @@ export function createDocumentsService(deps: DocumentsDeps) {
               requestedBy: actor.userId || null,
             })
           : undefined;
-        return { document: (await findDocument(tx, staged.uploadId))!, job: inserted && withWorkflow(inserted) };
+        const job = inserted && withWorkflow(inserted);
+        const start = job && (await queueJob(tx, actor.tenantId, job, { chunkSize: job.chunkSize ?? CHUNKING.defaultSize, chunkOverlap: job.chunkOverlap ?? CHUNKING.defaultOverlap }));
+        return { document: (await findDocument(tx, staged.uploadId))!, start };
       });
       await blobs.delete(at.staged);
-      if (job) await startJob(actor.tenantId, job, { chunkSize: job.chunkSize ?? CHUNKING.defaultSize, chunkOverlap: job.chunkOverlap ?? CHUNKING.defaultOverlap });
+      if (start) await outbox().dispatch(start);
       return document;
     },
 

@@ -6,6 +6,7 @@ import { systemActor } from '../identity/system-actor.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
 import { RUN_EXECUTION } from '../temporal/workflow-contract.ts';
 import type { WorkflowRunStatus, WorkflowsPort } from '../temporal/workflows.port.ts';
+import type { Outbox } from '../outbox/outbox.service.ts';
 import { EXAMPLE_WORKFLOWS } from './examples.ts';
 import {
   closeExecution,
@@ -48,6 +49,8 @@ export type OrchestrateService = ReturnType<typeof createOrchestrateService>;
 export function createOrchestrateService(deps: {
   db: Db;
   workflows?: WorkflowsPort;
+  /** Where an execution's workflow start is written in the execution's transaction (control-plane/outbox). */
+  outbox?: Pick<Outbox, 'enqueue' | 'dispatch'>;
   resources: ResourcesService;
   answering: Pick<AnsweringService, 'complete'>;
   /** Refuses a tenant without the `workflows.runtime` capability (403 naming it). */
@@ -60,6 +63,15 @@ export function createOrchestrateService(deps: {
     if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
     return deps.workflows;
   };
+
+  const outbox = () => {
+    if (!deps.outbox) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
+    return deps.outbox;
+  };
+
+  /** Writes the start of the execution's run in its transaction `tx`: the workflow outbox starts it once `tx` has committed, exactly once. */
+  const queueRun = (tx: Tx, plan: ExecutionPlan, workflowKey: string) =>
+    outbox().enqueue(tx, { workflowType: RUN_EXECUTION.type, workflowId: RUN_EXECUTION.workflowId(plan.executionId), workflowKey, args: [plan] });
 
   async function reconcile(actor: Pick<Actor, 'tenantId'>, execution: Execution): Promise<Execution> {
     if (execution.state !== 'running') return execution;
@@ -126,7 +138,7 @@ export function createOrchestrateService(deps: {
       request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown>; async: boolean },
     ): Promise<{ execution: Execution; settled: boolean }> {
       const decision = await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
-      const { definition, execution } = await db.inTenant(actor.tenantId, async (tx) => {
+      const { execution, start } = await db.inTenant(actor.tenantId, async (tx) => {
         const definition = await findDefinition(tx, request.workflowId);
         if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);
         await admit(tx, actor.tenantId, decision, definition);
@@ -139,22 +151,10 @@ export function createOrchestrateService(deps: {
           steps,
           createdBy: actor.userId,
         });
-        return { definition, execution };
+        const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
+        return { execution, start: await queueRun(tx, plan, definition.id) };
       });
-      const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
-      try {
-        await workflows().start(RUN_EXECUTION.type, {
-          workflowId: RUN_EXECUTION.workflowId(execution.id),
-          args: [plan],
-          tenantId: actor.tenantId,
-          workflowKey: definition.id,
-        });
-      } catch (error) {
-        await db.inTenant(actor.tenantId, (tx) =>
-          closeExecution(tx, execution.id, { state: 'failed', steps: execution.steps, error: { message: 'the workflow engine did not accept the execution' } }),
-        );
-        throw error;
-      }
+      await outbox().dispatch(start);
       if (request.async) return { execution, settled: false };
       const closed = await workflows().waitForClose(RUN_EXECUTION.workflowId(execution.id), SYNC_WAIT_MS);
       const current = await get(actor, execution.id);
@@ -164,8 +164,9 @@ export function createOrchestrateService(deps: {
     /**
      * Records an execution in the caller's transaction `tx` (of the actor's tenant; 404 for an
      * unknown workflow) and returns its id with `start`, to be called once that transaction has
-     * committed: no run starts for a transaction that rolled back. A start the workflow engine
-     * refuses leaves the execution `failed`; `start` itself does not throw. Starting twice starts one run.
+     * committed: no run starts for a transaction that rolled back, and one that committed always
+     * starts (the workflow outbox tries again while the engine refuses); `start` itself does not
+     * throw. Starting twice starts one run.
      */
     async prepareExecution(
       tx: Tx,
@@ -173,22 +174,14 @@ export function createOrchestrateService(deps: {
       request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown> },
     ): Promise<{ executionId: string; start: () => Promise<void> }> {
       const decision = await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
-      const engine = workflows();
       const definition = await findDefinition(tx, request.workflowId);
       if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);
       await admit(tx, actor.tenantId, decision, definition);
       const steps: StepState[] = definition.steps.map((s) => ({ stepId: s.id, name: s.name, state: 'pending', duration: 0 }));
       const execution = await insertExecution(tx, { workflowId: definition.id, version: definition.version, input: request.input, metadata: request.metadata, steps, createdBy: actor.userId });
       const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
-      const start = async () => {
-        try {
-          await engine.start(RUN_EXECUTION.type, { workflowId: RUN_EXECUTION.workflowId(execution.id), args: [plan], tenantId: actor.tenantId, workflowKey: definition.id });
-        } catch {
-          await db.inTenant(actor.tenantId, (t) =>
-            closeExecution(t, execution.id, { state: 'failed', steps: execution.steps, error: { message: 'the workflow engine did not accept the execution' } }),
-          );
-        }
-      };
+      const queued = await queueRun(tx, plan, definition.id);
+      const start = () => outbox().dispatch(queued);
       return { executionId: execution.id, start };
     },
 

@@ -47,3 +47,14 @@ export async function deleteExpiredIdempotencyKeys(tx: Tx, limit = 100): Promise
     { prepare: true },
   );
 }
+
+/** Platform work (the owner's transaction): removes up to `limit` expired keys of any tenant, skipping any another transaction holds. */
+export async function deleteExpiredIdempotencyKeysOfAllTenants(tx: Tx, limit: number): Promise<number> {
+  const rows = await tx.unsafe(
+    `delete from idempotency_keys where ctid = any(array(
+       select ctid from idempotency_keys where expires_at <= now() limit $1::int for update skip locked))
+     returning 1`,
+    [limit],
+  );
+  return rows.length;
+}

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { Tx } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { ConflictError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { canonicalJson } from '../json/same-json.ts';
-import { claimIdempotencyKey, deleteExpiredIdempotencyKeys, findIdempotencyKey, saveIdempotentResponse } from './idempotency-keys.repo.ts';
+import { claimIdempotencyKey, deleteExpiredIdempotencyKeys, deleteExpiredIdempotencyKeysOfAllTenants, findIdempotencyKey, saveIdempotentResponse } from './idempotency-keys.repo.ts';
 
 /** What a key stands for: the operation and its input (the key itself left out), as JSON. */
 export interface IdempotentRequest {
@@ -38,4 +38,14 @@ export async function idempotently<T>(tx: Tx, actor: Actor, key: string | undefi
   await saveIdempotentResponse(tx, actor.userId, key, response);
   await deleteExpiredIdempotencyKeys(tx);
   return response;
+}
+
+/** Removes every tenant's expired keys, a thousand per transaction (the scheduled sweep: control-plane/sweeps); answers how many. */
+export async function sweepExpiredIdempotencyKeys(db: Db): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const deleted = await db.system((tx) => deleteExpiredIdempotencyKeysOfAllTenants(tx, 1000));
+    removed += deleted;
+    if (deleted < 1000) return removed;
+  }
 }

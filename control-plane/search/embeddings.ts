@@ -101,6 +101,21 @@ interface EmbeddingsResponse {
 }
 
 const RETRIABLE = new Set([408, 409, 429, 500, 502, 503, 504]);
+/** Answers that refuse the input itself (too long, malformed): another input may pass where this one does not. */
+const INPUT_REFUSED = new Set([400, 413, 422]);
+
+/** The endpoint answered an error status (BAD_GATEWAY to callers). */
+export class EmbeddingEndpointError extends BadGatewayError {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Whether the embedding model refused the input it was given, rather than failing (unreachable, overloaded, misconfigured). */
+export const isInputRefused = (error: unknown) => error instanceof EmbeddingEndpointError && INPUT_REFUSED.has(error.status);
 
 /**
  * A client of an OpenAI-compatible `POST /v1/embeddings` endpoint: `{model, input: [...],
@@ -139,7 +154,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
         } catch {
           // not JSON: the text itself
         }
-        throw new BadGatewayError(`the embedding model's endpoint answered ${response.status}: ${message}`);
+        throw new EmbeddingEndpointError(`the embedding model's endpoint answered ${response.status}: ${message}`, response.status);
       }
       const body = (await response.json()) as EmbeddingsResponse;
       const data = body.data ?? [];

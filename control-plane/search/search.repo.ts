@@ -113,10 +113,62 @@ export function chunksByIds(tx: Tx, ids: string[]): Promise<ScoredChunk[]> {
      where c.id = any (${ids}::bigint[]) and c.tenant_id = current_tenant_id()`;
 }
 
-/** Platform work (the owner's transaction): the oldest chunks of any tenant that have no vector yet. */
-export function pendingChunks(tx: Tx, limit: number): Promise<PendingChunk[]> {
-  return tx<PendingChunk[]>`
-    select id::text as "chunkId", tenant_id::text as "tenantId", source_kind as kind, source_id as "sourceId",
-           source_type as "sourceType", content
-      from search_chunks where embedding_model is null order by id limit ${limit}`;
+/** Whether a chunk is the backlog's to embed: no vector, not refused by the model, and not claimed by a process now. */
+const CLAIMABLE = `embedding_model is null and embedding_refused is null and (embedding_lease_until is null or embedding_lease_until < now())`;
+
+/** Platform work (the owner's transaction): the first tenant after `after` (in id order) with chunks the backlog can claim. */
+export async function nextBacklogTenant(tx: Tx, after: string | null): Promise<string | undefined> {
+  const rows = await tx.unsafe<{ tenantId: string }[]>(
+    `select tenant_id::text as "tenantId" from search_chunks
+      where ${CLAIMABLE} and ($1::uuid is null or tenant_id > $1::uuid) order by tenant_id limit 1`,
+    [after],
+  );
+  return rows[0]?.tenantId;
+}
+
+/**
+ * Claims up to `limit` of the current tenant's oldest chunks without a vector for `leaseMs`,
+ * skipping those another transaction is claiming: no other process embeds them meanwhile.
+ */
+export function claimBacklogChunks(tx: Tx, limit: number, leaseMs: number): Promise<PendingChunk[]> {
+  return tx.unsafe<PendingChunk[]>(
+    `with claimed as (
+       select id from search_chunks where tenant_id = current_tenant_id() and ${CLAIMABLE} order by id limit $1::int for update skip locked)
+     update search_chunks c set embedding_lease_until = now() + $2::int * interval '1 ms' from claimed where c.id = claimed.id
+     returning c.id::text as "chunkId", c.tenant_id::text as "tenantId", c.source_kind as kind, c.source_id as "sourceId", c.source_type as "sourceType", c.content`,
+    [limit, leaseMs] as never[],
+  );
+}
+
+/** Platform work: whether a process holds a claim on chunks still to embed. */
+export async function backlogClaimed(tx: Tx): Promise<boolean> {
+  const [row] = await tx<[{ remains: boolean }]>`
+    select exists (select 1 from search_chunks where embedding_model is null and embedding_refused is null and embedding_lease_until > now()) as remains`;
+  return row.remains;
+}
+
+/** Gives claimed chunks back (their embedding failed for a reason of the model's, not theirs). */
+export async function releaseChunks(tx: Tx, chunkIds: string[]): Promise<void> {
+  await tx.unsafe(`update search_chunks set embedding_lease_until = null where id = any($1::bigint[])`, [chunkIds] as never[]);
+}
+
+/** Parks a chunk the embedding model refused, with its answer: the backlog leaves it until its source is written again. */
+export async function refuseChunk(tx: Tx, chunkId: string, reason: string): Promise<void> {
+  await tx.unsafe(`update search_chunks set embedding_refused = $2, embedding_lease_until = null where id = $1::bigint`, [chunkId, reason.slice(0, 1000)]);
+}
+
+/** The current tenant's chunks the embedding model refused (parked by the backlog), with the newest one's source and reason. */
+export async function refusedChunks(tx: Tx): Promise<RefusedChunks> {
+  const [row] = await tx<[RefusedChunks]>`
+    select count(*)::int as count, (array_agg(source_kind || ' ' || source_id order by id desc))[1] as source,
+           (array_agg(embedding_refused order by id desc))[1] as reason
+      from search_chunks where tenant_id = current_tenant_id() and embedding_refused is not null`;
+  return row;
+}
+
+/** How many of a tenant's chunks the embedding model refused, and the newest one's source and the model's answer. */
+export interface RefusedChunks {
+  count: number;
+  source: string | null;
+  reason: string | null;
 }

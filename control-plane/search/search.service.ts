@@ -4,17 +4,17 @@ import type { ObjectType } from '../object-types/object-types.schema.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
 import { projectResource } from './resource-projection.ts';
 import type { Embedder } from './embeddings.ts';
+import { createEmbeddingBacklog } from './embedding-backlog.ts';
 import { DEFAULT_FUSION, fuse, vectorScore, type FusionWeights } from './fusion.ts';
 import {
   chunksByIds,
   fulltextSearch,
-  pendingChunks,
+  refusedChunks,
   removeSourceChunks,
   replaceSourceChunks,
   sourceChunkIds,
   type Bm25Parameters,
   type ChunkFilters,
-  type PendingChunk,
   type ScoredChunk,
 } from './search.repo.ts';
 import {
@@ -42,11 +42,6 @@ export const DEFAULT_BM25: Bm25Parameters = { k1: 0.9, b: 0.4 };
 
 /** Candidates each mode brings to hybrid fusion, at least. */
 const FUSION_CANDIDATES = 100;
-/** Chunks the embedding backlog embeds per round. */
-const BACKLOG_BATCH = 64;
-/** Wait after a write before the backlog runs (so that the write has committed), and after a failure. */
-const BACKLOG_DELAY_MS = 20;
-const BACKLOG_RETRY_MS = [1_000, 5_000, 30_000];
 
 const UNPAIRED_SURROGATES = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
@@ -73,12 +68,6 @@ function toHit({ chunkId: _chunkId, ...hit }: ScoredChunk, score: number): Hit {
   return { ...hit, score };
 }
 
-/** A pool that has been closed: work still scheduled for it stops quietly. */
-function isClosedPool(error: unknown): boolean {
-  const code = (error as { code?: string } | null)?.code;
-  return code === 'CONNECTION_ENDED' || code === 'CONNECTION_DESTROYED';
-}
-
 export interface SearchServiceDeps {
   db: Db;
   bm25?: Bm25Parameters;
@@ -88,6 +77,8 @@ export interface SearchServiceDeps {
   vectors?: VectorStore | null;
   /** Resolves the object types a resource search names (keys or names). */
   objectTypes?: Pick<ObjectTypesService, 'find'>;
+  /** Chunks of one tenant the embedding backlog embeds per turn (default 64). */
+  backlogBatch?: number;
   log?: (message: string, detail?: unknown) => void;
 }
 
@@ -125,68 +116,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     });
   }
 
-  // The embedding backlog: chunks written without vectors (resource projections, written in the
-  // resource's own transaction, or any write whose embedding failed) get them shortly after.
-  let backlogTimer: NodeJS.Timeout | undefined;
-  let backlogRunning = false;
-  let backlogAgain = false;
-  let backlogFailures = 0;
-
-  function kickBacklog(delayMs = BACKLOG_DELAY_MS): void {
-    if (backlogRunning) {
-      backlogAgain = true;
-      return;
-    }
-    if (backlogTimer) return;
-    backlogTimer = setTimeout(() => {
-      backlogTimer = undefined;
-      void runBacklog();
-    }, delayMs);
-    backlogTimer.unref();
-  }
-
-  async function runBacklog(): Promise<void> {
-    backlogRunning = true;
-    try {
-      const store = await vectorStore();
-      if (!store || !embedder) return;
-      do {
-        backlogAgain = false;
-        for (;;) {
-          const pending = await db.system((tx) => pendingChunks(tx, BACKLOG_BATCH));
-          if (pending.length === 0) break;
-          await embedPending(store, embedder, pending);
-          if (pending.length < BACKLOG_BATCH) break;
-        }
-      } while (backlogAgain);
-      backlogFailures = 0;
-    } catch (error) {
-      if (isClosedPool(error)) return;
-      const delay = BACKLOG_RETRY_MS[Math.min(backlogFailures++, BACKLOG_RETRY_MS.length - 1)]!;
-      log(`embedding the backlog failed; retrying in ${delay / 1000} s`, error);
-      backlogRunning = false;
-      kickBacklog(delay);
-      return;
-    } finally {
-      backlogRunning = false;
-    }
-    if (backlogAgain) kickBacklog();
-  }
-
-  async function embedPending(store: VectorStore, model: Embedder, pending: PendingChunk[]): Promise<void> {
-    const vectors = await model.embed(pending.map((c) => c.content));
-    for (const dimensions of new Set(vectors.map((v) => v.length))) await store.prepare(model.model, dimensions);
-    const byTenant = new Map<string, { chunk: PendingChunk; vector: number[] }[]>();
-    pending.forEach((chunk, i) => byTenant.set(chunk.tenantId, [...(byTenant.get(chunk.tenantId) ?? []), { chunk, vector: vectors[i]! }]));
-    for (const [tenantId, items] of byTenant) {
-      const sources = new Map(items.map(({ chunk }) => [`${chunk.kind}\u0000${chunk.sourceId}`, { kind: chunk.kind, id: chunk.sourceId }]));
-      const kept = await db.inTenant(tenantId, async (tx) => {
-        await store.save(tx, tenantId, model.model, items.map(({ chunk, vector }) => ({ ...chunk, vector })));
-        return Promise.all([...sources.values()].map(async (source) => ({ source, ids: await sourceChunkIds(tx, source) })));
-      });
-      for (const { source, ids } of kept) await store.forgetSource(tenantId, source, ids);
-    }
-  }
+  const backlog = embedder ? createEmbeddingBacklog({ db, embedder, store: vectorStore, batch: deps.backlogBatch, log }) : undefined;
+  const kickBacklog = (delayMs?: number) => backlog?.kick(delayMs);
 
   kickBacklog(1_000);
 
@@ -360,18 +291,15 @@ export function createSearchService(deps: SearchServiceDeps) {
     /** The caller's tenant's chunks that best answer `query`, best first, scores 0..1. */
     search,
 
+    /** The tenant's chunks the embedding model refused, which have no vector (the storage doctor reports them). */
+    refusedChunks: (tenantId: string) => db.inTenant(tenantId, (tx) => refusedChunks(tx)),
+
     /** Whether vector and hybrid search use vectors here (false: full text only). */
     vectorsAvailable: async (): Promise<boolean> => !!(await vectorStore()),
 
-    /** Embeds every chunk still without a vector now; resolves when none is left (tests, benchmarks). */
+    /** Embeds every chunk still without a vector now; resolves when none is left but those the model refused (tests, benchmarks). */
     async drainBacklog(): Promise<void> {
-      const store = await vectorStore();
-      if (!store || !embedder) return;
-      for (;;) {
-        const pending = await db.system((tx) => pendingChunks(tx, BACKLOG_BATCH));
-        if (pending.length === 0) return;
-        await embedPending(store, embedder, pending);
-      }
+      await backlog?.drainAll();
     },
   };
 }

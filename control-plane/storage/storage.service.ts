@@ -53,12 +53,13 @@ export type StorageService = ReturnType<typeof createStorageService>;
  * workflow `tenant-<id>-storage` whose activities are `beginProvisioning`, `ensureBackend`,
  * `planBackend` and `failProvisioning` below) and index reconciliation from object type metadata.
  */
-export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows?: WorkflowsPort }) {
+export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows?: WorkflowsPort; refusedChunks?: BackendDeps['refusedChunks'] }) {
   const { db } = deps;
   let database: Promise<{ database: string; schema: string }> | undefined;
   const backendDeps: BackendDeps = {
     db,
     blobs: deps.blobs,
+    refusedChunks: deps.refusedChunks,
     database: () => (database ??= db.system((tx) => currentDatabase(tx)).catch((error: unknown) => ((database = undefined), Promise.reject(error)))),
   };
   const drivers: Record<StorageBackend, BackendDriver> = {

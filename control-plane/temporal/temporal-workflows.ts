@@ -52,6 +52,8 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
   }
 
   return {
+    taskQueue: settings.taskQueue,
+
     // The memo keeps the request id and traceparent of the call that started the run (when one
     // did): the Temporal UI and `describe()` show them beside the run.
     async start(workflowType, options) {
@@ -61,6 +63,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
           taskQueue: settings.taskQueue,
           workflowId: options.workflowId,
           args: options.args,
+          ...(options.once ? { workflowIdReusePolicy: 'REJECT_DUPLICATE' as const } : {}),
           typedSearchAttributes: [
             { key: TENANT_ID, value: options.tenantId },
             { key: WORKFLOW_KEY, value: options.workflowKey },
@@ -110,7 +113,9 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
     status,
 
     async close() {
-      if (client) await (await client).connection.close();
+      // A connection still being made when the process stops may fail: there is nothing to close then.
+      const connected = await client?.catch(() => undefined);
+      await connected?.connection.close();
     },
   };
 }

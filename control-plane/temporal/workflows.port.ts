@@ -8,6 +8,8 @@ export interface StartWorkflowOptions {
   /** Recorded as search attributes, so operators can filter by them in the workflow UI. */
   tenantId: string;
   workflowKey: string;
+  /** The id never runs twice: a start after its run closed is `already_started` too (executions; not a document's reused id). */
+  once?: boolean;
 }
 
 export type WorkflowRunStatus = 'running' | 'completed' | 'failed' | 'cancelled' | 'terminated' | 'timed_out' | 'continued_as_new';
@@ -19,6 +21,8 @@ export interface WorkflowOutcome<T> {
 }
 
 export interface WorkflowsPort {
+  /** The task queue runs start on: the workflow outbox dispatches only the starts written for it. */
+  readonly taskQueue?: string;
   /** Starts `workflowType` unless a run with this id is still open: `already_started` then. */
   start(workflowType: WorkflowType, options: StartWorkflowOptions): Promise<'started' | 'already_started'>;
   /** Waits up to `timeoutMs` for the run to close; `undefined` when it is still running. */

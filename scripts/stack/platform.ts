@@ -167,6 +167,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     if (options.seedDevelopmentData) {
       for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
     }
+    services.outbox.start();
+    services.sweeps.start();
   }
   const worker =
     options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
@@ -188,6 +190,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const ownMetricsPort = !!metricsServer;
   const closeBackground = async () => {
     await metricsServer?.close();
+    await services?.outbox.stop();
+    await services?.sweeps.stop();
     await operator?.stop();
     await worker?.shutdown();
     await workflows?.close();

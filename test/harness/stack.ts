@@ -78,6 +78,8 @@ export async function startTestStack(
     devSigningKeys?: PlatformOptions['devSigningKeys'];
     /** Another Temporal server than the run's (address and namespace). */
     temporal?: { address: string; namespace: string };
+    /** The task queue of its workflows (default: one of its own); a later stack on the same queue takes over the earlier one's work. */
+    taskQueue?: string;
     /** False: no worker runs in the test process; start `worker` processes yourself. */
     worker?: boolean;
     /** An external OIDC provider instead of the built-in one (the test then mints its own tokens: pass `token`). */
@@ -95,7 +97,7 @@ export async function startTestStack(
   const temporal = {
     address: options.temporal?.address ?? inject('temporalAddress'),
     namespace: options.temporal?.namespace ?? inject('temporalNamespace'),
-    taskQueue: `test-${randomUUID()}`,
+    taskQueue: options.taskQueue ?? `test-${randomUUID()}`,
   };
   const started: RunningPlatform[] = [];
   const blobRoot = await mkdtemp(join(tmpdir(), 'svc-blobs-'));

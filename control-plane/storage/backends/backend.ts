@@ -9,6 +9,8 @@ export interface BackendDeps {
   blobs: BlobStore;
   /** The database and schema every PostgreSQL-based backend lives in. */
   database(): Promise<{ database: string; schema: string }>;
+  /** The tenant's chunks the embedding model refused (the search domain's port), for the doctor. */
+  refusedChunks?: (tenantId: string) => Promise<{ count: number; source: string | null; reason: string | null }>;
 }
 
 export interface ReconcileOptions {

@@ -17,6 +17,8 @@ const TABLE = 'search_projections';
 const FULLTEXT_INDEX = 'search_projections_tsv';
 const PROVISION_HINT = 'provision the backend: POST .../storage/provision with {"backend": "search"} (add "rebuildSearch": true to rebuild it whole)';
 
+const REFUSED_HINT = 'shorten or fix the source named (write it again, or re-index the document): its chunks are embedded again when it is written';
+
 const change = (action: StorageChange['action'], count: number, description: string): StorageChange => ({
   backend: 'search',
   action,
@@ -92,6 +94,12 @@ export function createSearchBackend(deps: BackendDeps): BackendDriver {
         (await deps.db.system((tx) => columnExists(tx, TABLE, 'embedding')))
           ? ok('search', 'embeddings', `${counts.embedded} of ${counts.total} projection(s) carry an embedding for vector search`)
           : fail('search', 'embeddings', `${TABLE} has no embedding column`, MIGRATIONS_HINT),
+      );
+      const refused = (await deps.refusedChunks?.(tenantId)) ?? { count: 0, source: null, reason: null };
+      checks.push(
+        refused.count
+          ? warn('search', 'embedding-refused', `the embedding model refused ${refused.count} chunk(s), which have no vector (latest: ${refused.source}: ${refused.reason})`, REFUSED_HINT)
+          : ok('search', 'embedding-refused', 'the embedding model refused no chunk'),
       );
       const delta = await deps.db.inTenant(tenantId, (tx) => projectionDelta(tx));
       const behind = [

@@ -1,0 +1,178 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import postgres from 'postgres';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
+import { webhookSignature } from '../../control-plane/webhooks/webhook-signature.ts';
+import { createDocsTenant, form, postForm } from '../harness/documents.ts';
+import { killProcessGroup } from '../harness/process-group.ts';
+import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { copyExampleWorkflows, createTenantFixture } from '../harness/tenant-fixture.ts';
+import { until } from '../harness/until.ts';
+
+/** A Temporal address that accepts connections and never answers: a start there hangs, then fails. */
+async function unansweringTemporal() {
+  const sockets = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    address: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+/**
+ * Committed work survives the death of the process that committed it: a process commits a document
+ * job or an execution and starts its workflow on a Temporal server that never answers; it is killed
+ * while that start hangs, so the work is committed and never started. Another process of the
+ * deployment (the stack, on the same task queue and a working Temporal) then starts it, once. A
+ * webhook delivery accepted while Temporal is down is answered 202 and its workflow runs once
+ * Temporal is back (docs/decisions/0149-workflow-outbox.md).
+ */
+describe('the workflow outbox after a crash between commit and start', () => {
+  const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+  const children: ChildProcess[] = [];
+  const stacks: TestStack[] = [];
+  const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
+  afterEach(async () => {
+    for (const child of children.splice(0)) if (child.exitCode === null) killProcessGroup(child);
+    for (const stack of stacks.splice(0).reverse()) await stack.close();
+  });
+  afterAll(() => sql.end());
+
+  /** The committing process, on the unanswering Temporal, in a process group of its own. */
+  function commitThenDie(stack: TestStack, temporalAddress: string, args: string[]): ChildProcess {
+    const child = spawn('node_modules/.bin/tsx', ['test/durability/commit-then-die.ts', ...args], {
+      env: {
+        ...process.env,
+        DATABASE_URL: inject('databaseUrl'),
+        TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
+        TEMPORAL_ADDRESS: temporalAddress,
+        TEMPORAL_NAMESPACE: temporal.namespace,
+        TEMPORAL_TASK_QUEUE: stack.temporal.taskQueue,
+        SVC_BLOB_DIR: stack.blobRoot,
+      },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('exit', (code, signal) => {
+      if (signal !== 'SIGKILL') process.stderr.write(`commit-then-die exited (${code ?? signal}): ${output.slice(-2000)}\n`);
+    });
+    children.push(child);
+    return child;
+  }
+
+  async function runsOf(workflowId: string) {
+    const connection = await Connection.connect({ address: temporal.address });
+    try {
+      const client = new Client({ connection, namespace: temporal.namespace });
+      const runs = [];
+      for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.status.name);
+      return runs;
+    } finally {
+      await connection.close();
+    }
+  }
+
+  it('starts a document job committed by a process that died before starting it; the document can be re-indexed after', async () => {
+    const hole = await unansweringTemporal();
+    try {
+      const team = await createDocsTenant(sql, 'team', 'outbox');
+      const stack = await startTestStack({ devUsers: [...DEV_USERS, team.admin] });
+      stacks.push(stack);
+      const token = await stack.token(team.admin.email);
+      const created = await postForm(stack, `${V3}/documents`, token, form([{ filename: 'lease.txt', bytes: Buffer.from('The Lisbon office lease ends in March and renews for five years.') }]));
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const id: string = created.body.id;
+
+      const child = commitThenDie(stack, hole.address, ['index', team.id, id]);
+      const queued = await until(() => sql<{ id: string; state: string }[]>`select id::text as id, state from document_jobs where document_id = ${id}::uuid`, (rows) => rows.length === 1, 60_000);
+      expect(queued[0]!.state).toBe('queued');
+      killProcessGroup(child);
+
+      const job = () => stack.request('GET', `/v4/data/documents/rag-index/${queued[0]!.id}`, { token });
+      const done = await until(job, (r) => r.body.state !== 'queued' && r.body.state !== 'running', 150_000);
+      expect(done.body).toMatchObject({ state: 'completed', error: null });
+      expect((await stack.request('GET', `${V3}/documents/${id}`, { token })).body).toMatchObject({ status: 'ready', indexed: true });
+      expect(await sql`select 1 from workflow_outbox where tenant_id = ${team.id}::uuid`).toHaveLength(0);
+
+      const again = await stack.request('POST', '/v4/data/documents/rag-index', { token, body: { documentId: id, chunkSize: 100, chunkOverlap: 20 } });
+      expect(again.status, JSON.stringify(again.body)).toBe(202);
+    } finally {
+      hole.close();
+    }
+  }, 300_000);
+
+  it('runs an execution committed by a process that died before starting it exactly once', async () => {
+    const hole = await unansweringTemporal();
+    try {
+      const stack = await startTestStack();
+      stacks.push(stack);
+      const [acme] = await sql<{ id: string }[]>`select id::text as id from tenants where slug = 'acme'`;
+      const [admin] = await sql<{ id: string }[]>`select id::text as id from users where email = ${ADMIN}`;
+      const name = `Outbox ${randomUUID()}`;
+      const child = commitThenDie(stack, hole.address, ['execute', acme!.id, 'project-intake', JSON.stringify({ name, budget: 250, reviewMs: 100 }), admin!.id]);
+      const committed = await until(
+        () => sql<{ id: string; state: string }[]>`select id::text as id, state from executions where tenant_id = ${acme!.id}::uuid and input ->> 'name' = ${name}`,
+        (rows) => rows.length === 1,
+        60_000,
+      );
+      killProcessGroup(child);
+
+      const execution = () => stack.request('GET', `${V3}/orchestrate/executions/${committed[0]!.id}`, { as: ADMIN });
+      const done = await until(execution, (r) => r.body.state !== 'running', 150_000);
+      expect(done.body.state, JSON.stringify(done.body)).toBe('completed');
+      const records = await stack.request('GET', `${V3}/resources?type=project&filter[name]=${encodeURIComponent(name)}`, { as: ADMIN });
+      expect(records.body.total).toBe(1);
+      expect(await runsOf(`exec-${committed[0]!.id}`)).toEqual(['COMPLETED']);
+    } finally {
+      hole.close();
+    }
+  }, 300_000);
+
+  it('answers 202 for a delivery accepted while Temporal is unreachable, and runs its workflow once Temporal is back', async () => {
+    const hole = await unansweringTemporal();
+    const taskQueue = `test-${randomUUID()}`;
+    const west = await createTenantFixture(sql, 'outbox-wh', { plan: 'team' });
+    try {
+      const down = await startTestStack({ temporal: { address: hole.address, namespace: temporal.namespace }, taskQueue, worker: false, devUsers: [...DEV_USERS, west.admin] });
+      stacks.push(down);
+      await copyExampleWorkflows(sql, west.id);
+      const created = await down.request('POST', `/v4/webhooks/${west.id}/endpoints`, { as: west.admin.email, body: { source: 'billing', workflowId: 'active-projects' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const body = '{"invoice":"INV-9"}';
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const headers = { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': `sha256=${webhookSignature(created.body.secret, timestamp, Buffer.from(body))}`, 'x-webhook-id': `evt-${randomUUID()}` };
+      const delivered = await down.request('POST', `/v4/webhooks/${west.id}/billing`, { rawBody: body, headers });
+      expect(delivered.status, JSON.stringify(delivered.body)).toBe(202);
+      expect(delivered.body).toEqual({ deliveryId: expect.any(String), status: 'accepted', executionId: expect.any(String) });
+      const [row] = await sql<{ state: string }[]>`select state from executions where id = ${delivered.body.executionId}::uuid`;
+      expect(row!.state).toBe('running');
+      await down.close();
+      stacks.splice(stacks.indexOf(down), 1);
+
+      const up = await startTestStack({ taskQueue, devUsers: [...DEV_USERS, west.admin] });
+      stacks.push(up);
+      const execution = () => up.request('GET', `${V3}/orchestrate/executions/${delivered.body.executionId}`, { as: west.admin.email, headers: { 'x-tenant-id': west.id } });
+      const done = await until(execution, (r) => r.status === 200 && r.body.state !== 'running', 150_000);
+      expect(done.body).toMatchObject({ state: 'completed', input: { invoice: 'INV-9' } });
+      expect(await runsOf(`exec-${delivered.body.executionId}`)).toEqual(['COMPLETED']);
+      // The sender's retry is a replay of an event that was kept and run: refused, as it should be.
+      expect((await up.request('POST', `/v4/webhooks/${west.id}/billing`, { rawBody: body, headers })).status).toBe(409);
+    } finally {
+      hole.close();
+    }
+  }, 300_000);
+});
