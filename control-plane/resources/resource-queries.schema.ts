@@ -23,6 +23,7 @@ export type QueryResourcesInput = z.infer<typeof QueryResourcesInputSchema>;
 export const ResourceQueryPageSchema = z.object({
   items: z.array(ResourceSchema),
   total: z.number().int(),
+  totalExact: z.boolean(),
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });

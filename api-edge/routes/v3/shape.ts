@@ -59,7 +59,7 @@ export function v3Resource(resource: Resource): V3Resource {
 }
 
 export function v3ResourcePage(page: ResourcePage) {
-  return { data: page.items.map(v3Resource), total: page.total, hasMore: page.hasMore, nextCursor: page.nextCursor };
+  return { data: page.items.map(v3Resource), total: page.total, totalExact: page.totalExact, hasMore: page.hasMore, nextCursor: page.nextCursor };
 }
 
 export function v3UserListItem(user: User) {

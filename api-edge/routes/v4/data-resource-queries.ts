@@ -34,7 +34,7 @@ export const v4ResourceQueryRoutes = [
     sample: { body: { types: ['project'] } },
     handler: async ({ params, body, call, procedure }) => {
       const page = await procedure.query(call(params.tenantId), jsonObjectBody(body));
-      return { data: page.items, total: page.total, hasMore: page.hasMore, nextCursor: page.nextCursor };
+      return { data: page.items, total: page.total, totalExact: page.totalExact, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({

@@ -68,7 +68,7 @@ export const v4VerticalRoutes = [
         where: jsonQueryValue(query, 'where'),
         cursor: queryValue(query, 'cursor'),
       });
-      return { data: page.items, total: page.total, page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
+      return { data: page.items, total: page.total, totalExact: page.totalExact, page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({
