@@ -29,6 +29,22 @@ create index if not exists resources_b_shared_ai_profile_profilekey on resources
 create statistics if not exists resources_bs_0a045bbb97b5c1fc on ((data #>> '{profileKey}')) from resources;
 create index if not exists resources_b_shared_chatbot_config_workflowkey on resources (tenant_id, (data #>> '{workflowKey}'), id) where type = 'shared-chatbot-config';
 
+-- Date and date-time fields compare through try_timestamptz, which becomes IMMUTABLE so that they
+-- can be indexed: it reads only ISO 8601 text (never 'now' or 'today'), a value without an offset
+-- as UTC, whatever the session's TimeZone and DateStyle.
+create or replace function try_timestamptz(value text) returns timestamptz
+  language plpgsql immutable parallel safe
+  set timezone to 'UTC' set datestyle to 'ISO, YMD'
+  as $$
+begin
+  if value !~ '^\d{4}-\d{2}-\d{2}([T ][0-9:.]+)?(Z|[+-]\d{2}(:?\d{2})?)?$' then
+    return null;
+  end if;
+  return value::timestamptz;
+exception when others then
+  return null;
+end $$;
+
 -- Under row-level security a filter is an index condition only when its functions are LEAKPROOF.
 -- jsonb_extract_path_text (`#>>`, every text field's accessor) raises no error and has no side
 -- effect, but is not marked so; only a superuser may mark it. Where the migrations run as one, they
