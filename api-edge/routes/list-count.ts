@@ -26,7 +26,10 @@ export function countModeOf(request: Request, query: URLSearchParams) {
  * `Content-Range` of a list page, as PostgREST sends it: the items' positions and the total, or
  * `*` when the total is an estimate (`0-19/*`); `*\/<total>` for an empty page.
  */
-export function contentRange(first: number, items: number, total: number, exact: boolean): string {
-  const of = exact ? String(total) : '*';
+export function contentRange(first: number, items: number, total: number, exact: boolean | undefined): string {
+  const of = exact === false ? '*' : String(total);
   return items === 0 ? `*/${of}` : `${first}-${first + items - 1}/${of}`;
 }
+
+/** `totalExact: false` when a page's total is an estimate; nothing when it is exact (the page keeps its fields). */
+export const estimated = (page: { totalExact?: boolean }) => (page.totalExact === false ? { totalExact: false as const } : {});

@@ -27,8 +27,11 @@ export type Resource = z.infer<typeof ResourceSchema>;
  */
 export const CountModeSchema = z.enum(['exact', 'estimated']);
 
-/** Whether a list's total is exact: false when more rows matched than the bound and the total is PostgreSQL's estimate. */
-const TotalExactSchema = z.boolean().describe('False when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`)');
+/** Whether a list's total is exact; the REST answers carry it only when false (the total is PostgreSQL's estimate). */
+const TotalExactSchema = z
+  .boolean()
+  .optional()
+  .describe('Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`)');
 
 export const ListResourcesInputSchema = z
   .object({
@@ -48,6 +51,8 @@ export const ListResourcesInputSchema = z
     message: 'cannot be combined with offset',
   });
 export type ListResourcesInput = z.input<typeof ListResourcesInputSchema>;
+
+export { TotalExactSchema };
 
 export const ResourcePageSchema = z.object({
   items: z.array(ResourceSchema),

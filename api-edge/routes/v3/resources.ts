@@ -46,7 +46,7 @@ export const v3ResourceRoutes = [
       summary: 'List resources of a type',
       tag: 'Resources',
       description:
-        '`total` is exact while at most 1000 resources match; past that it is PostgreSQL\'s estimate, `totalExact` is false and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.',
+        '`total` is exact while at most 1000 resources match; past that it is PostgreSQL\'s estimate, the page carries `totalExact: false` and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.',
     },
     sample: { query: 'type=project' },
     handler: async ({ request, set, call, procedure }) => {

@@ -9,7 +9,7 @@ import {
 } from '../../../control-plane/contracts.ts';
 import { ifMatchHeader, ifNoneMatchHeader, param, resourcePath, typePath } from '../params.ts';
 import { bodyWithPath, etagOf, idempotencyKeyOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
-import { contentRange, countModeOf, countQuery, preferHeader } from '../list-count.ts';
+import { contentRange, countModeOf, countQuery, estimated, preferHeader } from '../list-count.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
 
 /** A v4 resource as the API renders it (the procedure's record, field for field). */
@@ -44,7 +44,7 @@ export const v4ResourceRoutes = [
       summary: 'List resources of a type',
       tag: 'Resources',
       description:
-        '`total` is exact while at most 1000 resources match; past that it is PostgreSQL\'s estimate, `totalExact` is false and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.',
+        '`total` is exact while at most 1000 resources match; past that it is PostgreSQL\'s estimate, the page carries `totalExact: false` and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.',
     },
     sample: { params: { objectType: 'project' } },
     handler: async ({ request, params, set, call, procedure }) => {
@@ -60,7 +60,7 @@ export const v4ResourceRoutes = [
       });
       const first = page.page > 0 && !queryValue(query, 'cursor') ? (page.page - 1) * page.limit : 0;
       set.headers['content-range'] = contentRange(first, page.items.length, page.total, page.totalExact);
-      return { data: page.items.map(v4Resource), total: page.total, totalExact: page.totalExact, page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
+      return { data: page.items.map(v4Resource), total: page.total, ...estimated(page), page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({
