@@ -493,7 +493,7 @@ export interface paths {
         };
         /**
          * List resources of a type
-         * @description `total` is exact while at most 1000 resources match; past that it is PostgreSQL's estimate, `totalExact` is false and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.
+         * @description `total` is exact while at most 1000 resources match; past that it is PostgreSQL's estimate, the page carries `totalExact: false` and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.
          */
         get: operations["listTenantResources"];
         put?: never;
@@ -2052,7 +2052,8 @@ export interface components {
         };
         QueryTenantResourcesResponse: {
             total: number;
-            totalExact: boolean;
+            /** @description Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
+            totalExact?: boolean;
             hasMore: boolean;
             nextCursor: string | null;
             data: components["schemas"]["Resource"][];
@@ -2082,8 +2083,8 @@ export interface components {
         };
         ListTenantResourcesResponse: {
             total: number;
-            /** @description False when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
-            totalExact: boolean;
+            /** @description Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
+            totalExact?: boolean;
             page: number;
             limit: number;
             hasMore: boolean;
@@ -2497,8 +2498,8 @@ export interface components {
         };
         ListVerticalResourcesResponse: {
             total: number;
-            /** @description False when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
-            totalExact: boolean;
+            /** @description Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
+            totalExact?: boolean;
             page: number;
             limit: number;
             hasMore: boolean;
