@@ -12,7 +12,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { REPLACE_AT_TYPE_VERSION_SQL } from '../../control-plane/resources/resources.repo.ts';
@@ -111,6 +110,10 @@ async function main(): Promise<void> {
   try {
     log('creating and migrating the benchmark database');
     const dbUrl = await createPlatformDatabase(cluster.adminUrl);
+    // A project's write projects it for full-text search in its transaction (its type declares
+    // searchFields) and embeds it afterwards, apart from the request: without vectors, the statements
+    // captured and replayed are the request's own.
+    process.env.SEARCH_VECTORS ??= 'off';
     platform = await startPlatform({
       role: 'all',
       databaseUrl: dbUrl,
@@ -149,10 +152,6 @@ async function main(): Promise<void> {
     const putBody = (version: number) => ({ data: { name: 'bench', status: 'active', budget: 1000 }, version });
     const capture = async (name: string, request: () => Promise<unknown>) => {
       await request();
-      // A project's write projects it for search and embeds it after answering (its type declares searchFields):
-      // the first embedding also creates the vector index, once, which a replay must not repeat.
-      await sleep(1_000);
-      await waitUntilIdle(dbUrl, PLATFORM_APP);
       const statements = await captureFromServerLog(cluster.adminUrl, cluster.logFile!, async () => void (await request()));
       console.log(`\n-- ${name}: statements per request, in order, captured from the server log`);
       for (const s of statements) console.log(`${s.sql.trim().replace(/\s+/g, ' ')}\n     params: ${JSON.stringify(s.params)}`);
