@@ -1,6 +1,8 @@
 import { createLocalModel } from './ai/local-model.ts';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from './ai/openai-compatible.ts';
 import { createAppsService, type AppsService } from './apps/apps.service.ts';
+import { APP_OBJECT_TYPE } from './apps/apps.schema.ts';
+import { keyedResources } from './resources/keyed-resources.ts';
 import { createAnsweringService, retrieveFromSearch, type AnsweringService, type Retrieve } from './chat/answering.ts';
 import type { AnswerStreamSettings } from './chat/answer-streams.ts';
 import { createChatService, type ChatService } from './chat/chat.service.ts';
@@ -15,6 +17,7 @@ import { createHealthService, type HealthService } from './health/health.service
 import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from './idp-apps/idp-apps.service.ts';
 import { findClientTenantId } from './idp-apps/idp-apps.repo.ts';
 import { createCapabilitiesService, type CapabilitiesService } from './capabilities/capabilities.service.ts';
+import { tenantPlanSetter } from './tenants/tenant-ports.ts';
 import type { Plan } from './capabilities/capabilities.schema.ts';
 import { createOrchestrateService, type OrchestrateService } from './orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from './temporal/workflows.port.ts';
@@ -97,7 +100,7 @@ export function createServices(
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
   } & AiDeps,
 ): Services {
-  const capabilities = createCapabilitiesService(deps);
+  const capabilities = createCapabilitiesService({ ...deps, setTenantPlan: tenantPlanSetter(deps.db) });
   // Every byte written to a tenant's blob area counts against its storage quota.
   const storageUsage = createStorageUsage({ db: deps.db, capabilities });
   const blobs = meteredBlobStore(deps.blobs, storageUsage);
@@ -130,7 +133,7 @@ export function createServices(
   const identity = createIdentityService({ ...deps, appClientTenant: (clientId) => deps.db.system((tx) => findClientTenantId(tx, clientId)) });
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
-  const apps = createAppsService({ db: deps.db, tenants, identity, declarations });
+  const apps = createAppsService({ db: deps.db, tenants, identity, declarations, enrollments: keyedResources(APP_OBJECT_TYPE) });
   const storage = createStorageService({ db: deps.db, workflows: deps.workflows, blobs });
   return {
     identity,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../db/client.ts';
 import { createDeclarationsService } from '../declarations/declarations.service.ts';
 import { createIdentityService } from '../identity/identity.service.ts';
+import { keyedResources } from '../resources/keyed-resources.ts';
 import { selectVersions } from '../resources/resource-versions.repo.ts';
 import { insertTenant } from '../tenants/tenants.repo.ts';
 import { createTenantsService } from '../tenants/tenants.service.ts';
@@ -19,7 +20,7 @@ describe('app enrollment history', () => {
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'));
     const identity = createIdentityService({ db });
-    apps = createAppsService({ db, tenants: createTenantsService({ db, identity }), identity, declarations: createDeclarationsService() });
+    apps = createAppsService({ db, tenants: createTenantsService({ db, identity }), identity, declarations: createDeclarationsService(), enrollments: keyedResources(APP_OBJECT_TYPE) });
     companyId = (
       await db.system((tx) => insertTenant(tx, { slug: company, name: company, domains: [], usecase: 'generic', starterTemplate: 'blank-vertical-template', homeRegion: 'eu', parentId: null }))
     ).id;

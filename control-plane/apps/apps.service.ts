@@ -6,7 +6,8 @@ import type { Actor } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
-import { deleteApp, findAppByKey, findAppsOfChildTenant, insertApp, writeAppData } from './apps.repo.ts';
+import type { KeyedResources } from '../resources/keyed-resources.ts';
+import { appRecords } from './app-records.ts';
 import { childSlugIssue, kebabCase, type App, type AppData, type AppDeclaration, type CreateAppInput } from './apps.schema.ts';
 
 export type AppsService = ReturnType<typeof createAppsService>;
@@ -36,8 +37,11 @@ export function createAppsService(deps: {
   tenants: Pick<TenantsService, 'createChildOf' | 'declare' | 'removeDeclared' | 'find' | 'isWithin'>;
   identity: Pick<IdentityService, 'permissionsIn'>;
   declarations: DeclarationsService;
+  /** The enrollment resources (the resources domain writes them, with their history). */
+  enrollments: KeyedResources;
 }) {
   const { db, tenants, identity, declarations } = deps;
+  const { findAppByKey, findAppsOfChildTenant, insertApp, writeAppData, deleteApp } = appRecords(deps.enrollments);
 
   return {
     /** The app enrolled in a tenant under `key`. */

@@ -7,7 +7,7 @@ const OVERRIDE_COLUMNS = `tenant_id::text as "tenantId", capability, allowed, li
 /** The current tenant's plan (null: from its template), template and home region. */
 export async function tenantPlanFacts(tx: Tx): Promise<{ plan: Plan | null; starterTemplate: string; homeRegion: string | null } | undefined> {
   const rows = await tx<{ plan: Plan | null; starterTemplate: string; homeRegion: string | null }[]>`
-    select plan, starter_template as "starterTemplate", home_region as "homeRegion" from tenants where id = current_tenant_id()`;
+    select plan, starter_template as "starterTemplate", home_region as "homeRegion" from tenant_directory where id = current_tenant_id()`;
   return rows[0];
 }
 
@@ -34,7 +34,7 @@ export async function deleteOverride(tx: Tx, tenantId: string, capability: strin
   return (await tx`delete from capability_overrides where tenant_id = ${tenantId}::uuid and capability = ${capability} returning 1`).length > 0;
 }
 
-/** Platform work: sets a live tenant's plan; its template when found, undefined for no such tenant. */
-export async function setTenantPlan(tx: Tx, tenantId: string, plan: Plan): Promise<boolean> {
-  return (await tx`update tenants set plan = ${plan}, updated_at = now() where id = ${tenantId}::uuid and deleted_at is null returning 1`).length > 0;
+/** Platform work: whether a tenant exists and is not deleted. */
+export async function isLiveTenant(tx: Tx, tenantId: string): Promise<boolean> {
+  return (await tx`select 1 from tenant_directory where id = ${tenantId}::uuid and deleted_at is null`).length > 0;
 }

@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Actor, Principal } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
-import { deleteOverride, setTenantPlan, tenantOverrides, tenantPlanFacts, upsertOverride } from './capabilities.repo.ts';
+import { deleteOverride, isLiveTenant, tenantOverrides, tenantPlanFacts, upsertOverride } from './capabilities.repo.ts';
 import { PLANS, type Decision, type EvaluateInput, type Evaluation, type Override, type OverrideInput, type Plan } from './capabilities.schema.ts';
 import { CATALOG, DEFAULT_PLAN, planOfTemplate } from './catalog.ts';
 
@@ -33,7 +33,12 @@ function decide(key: string, plan: Plan, region: string | null, override: Overri
  * platform administrator, else the one its starter template comes with, else `defaultPlan`), and
  * per-tenant overrides. Other features call `require` before they act.
  */
-export function createCapabilitiesService(deps: { db: Db; defaultPlan?: Plan }) {
+export function createCapabilitiesService(deps: {
+  db: Db;
+  defaultPlan?: Plan;
+  /** Sets a live tenant's plan (the tenants domain writes it); false for no such tenant. */
+  setTenantPlan: (tenantId: string, plan: Plan) => Promise<boolean>;
+}) {
   const { db } = deps;
   const defaultPlan = deps.defaultPlan ?? DEFAULT_PLAN;
 
@@ -65,8 +70,7 @@ export function createCapabilitiesService(deps: { db: Db; defaultPlan?: Plan }) 
       knownCapability(input.capability, 'capability');
       if (!UUID.test(input.tenantId)) throw new NotFoundError('tenant');
       return db.system(async (tx) => {
-        const [tenant] = await tx`select 1 from tenants where id = ${input.tenantId}::uuid and deleted_at is null`;
-        if (!tenant) throw new NotFoundError('tenant');
+        if (!(await isLiveTenant(tx, input.tenantId))) throw new NotFoundError('tenant');
         return upsertOverride(tx, { ...input, setBy: principal.userId });
       });
     },
@@ -77,7 +81,7 @@ export function createCapabilitiesService(deps: { db: Db; defaultPlan?: Plan }) 
     },
 
     async setPlan(tenantId: string, plan: Plan): Promise<{ tenantId: string; plan: Plan; fromTemplate: boolean }> {
-      const updated = UUID.test(tenantId) && (await db.system((tx) => setTenantPlan(tx, tenantId, plan)));
+      const updated = UUID.test(tenantId) && (await deps.setTenantPlan(tenantId, plan));
       if (!updated) throw new NotFoundError('tenant');
       return { tenantId, plan, fromTemplate: false };
     },

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { systemActor } from '../identity/system-actor.ts';
+import { tenantPlanSetter } from '../tenants/tenant-ports.ts';
 import { createCapabilitiesService } from './capabilities.service.ts';
 
 /** The plan of a tenant none was set for: its starter template's, else the platform's default (the operator's `DEFAULT_PLAN`). */
@@ -10,7 +11,7 @@ describe('the default plan', () => {
   let db: Db;
   let tenantId: string;
   const decide = (defaultPlan?: 'free' | 'team' | 'enterprise') =>
-    createCapabilitiesService({ db, defaultPlan }).evaluate(systemActor(tenantId), { capabilities: ['ai.chat', 'geo', 'realtime', 'webhooks', 'documents.ocr', 'documents.upload'], context: {} });
+    createCapabilitiesService({ db, defaultPlan, setTenantPlan: tenantPlanSetter(db) }).evaluate(systemActor(tenantId), { capabilities: ['ai.chat', 'geo', 'realtime', 'webhooks', 'documents.ocr', 'documents.upload'], context: {} });
 
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });
@@ -33,7 +34,7 @@ describe('the default plan', () => {
     expect(restricted.decisions['ai.chat']).toEqual({ allowed: false, reason: 'the free plan does not include ai.chat', limits: {} });
     expect(restricted.decisions['documents.upload']!.limits).toEqual({ maxFileBytes: 10 * 1024 * 1024 });
 
-    await createCapabilitiesService({ db }).setPlan(tenantId, 'team');
+    await createCapabilitiesService({ db, setTenantPlan: tenantPlanSetter(db) }).setPlan(tenantId, 'team');
     expect((await decide('free')).plan).toBe('team');
   });
 });

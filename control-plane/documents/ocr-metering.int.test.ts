@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createLocalDirectoryBlobStore } from '../blobs/local-directory.ts';
+import { tenantPlanSetter } from '../tenants/tenant-ports.ts';
 import { createCapabilitiesService } from '../capabilities/capabilities.service.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { systemActor } from '../identity/system-actor.ts';
@@ -20,7 +21,7 @@ describe('OCR page metering', () => {
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });
     root = await mkdtemp(join(tmpdir(), 'ocr-metering-'));
-    documents = createDocumentsService({ db, blobs: createLocalDirectoryBlobStore(root), capabilities: createCapabilitiesService({ db }), log: () => {} });
+    documents = createDocumentsService({ db, blobs: createLocalDirectoryBlobStore(root), capabilities: createCapabilitiesService({ db, setTenantPlan: tenantPlanSetter(db) }), log: () => {} });
     image = new Uint8Array(await readFile(new URL('../extract/fixtures/ocr.png', import.meta.url)));
     const slug = `ocr-${randomUUID().slice(0, 8)}`;
     const [tenant] = await db.sql<{ id: string }[]>`

@@ -12,7 +12,7 @@ async function convergeDefaultRoles(tx: Tx, tenantId: string | null): Promise<nu
   const rows = await tx`
     insert into roles (tenant_id, name, permissions)
     select t.id, role.key, array(select jsonb_array_elements_text(role.value))
-    from tenants t, jsonb_each(${JSON.stringify(DEFAULT_ROLES)}::text::jsonb) as role
+    from tenant_directory t, jsonb_each(${JSON.stringify(DEFAULT_ROLES)}::text::jsonb) as role
     where ${tenantId}::uuid is null or t.id = ${tenantId}::uuid
     on conflict (tenant_id, name) do update set permissions = excluded.permissions
       where not (roles.permissions @> excluded.permissions and roles.permissions <@ excluded.permissions)

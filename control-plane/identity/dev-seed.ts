@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { ensureDefaultRoles } from './default-roles.ts';
 
 interface SeedUser {
@@ -23,25 +23,29 @@ export const DEV_SEED_USERS: readonly SeedUser[] = [
 /** Development users with platform roles and no tenant: `platform-admin` may create root tenants. */
 export const DEV_PLATFORM_USERS = [{ email: 'platform@svc.test', name: 'Platform Admin', platformRoles: ['platform-admin'] }] as const;
 
+/** What the seed asks of the tenants domain, which owns tenants and memberships; each call idempotent. */
+export interface DevelopmentTenants {
+  /** The tenant with this slug, created when missing; its id. */
+  ensure(tx: Tx, tenant: { slug: string; name: string; homeRegion: string }): Promise<string>;
+  /** Makes the user a member with `roles` unless they are one already. */
+  addMember(tx: Tx, tenantId: string, userId: string, roles: string[]): Promise<void>;
+}
+
 /** Seeds the development tenants, their roles, users, memberships and platform roles. Idempotent; returns tenant ids by slug. */
-export async function seedDevelopmentData(db: Db): Promise<Map<string, string>> {
+export async function seedDevelopmentData(db: Db, tenants: DevelopmentTenants): Promise<Map<string, string>> {
   return db.system(async (tx) => {
     const tenantIds = new Map<string, string>();
     for (const tenant of DEV_TENANTS) {
-      const [row] = await tx<{ id: string }[]>`
-        insert into tenants (slug, name, home_region) values (${tenant.slug}, ${tenant.name}, ${tenant.homeRegion})
-        on conflict (slug) do update set updated_at = tenants.updated_at
-        returning id::text as id`;
-      tenantIds.set(tenant.slug, row!.id);
-      await ensureDefaultRoles(tx, row!.id);
+      const id = await tenants.ensure(tx, tenant);
+      tenantIds.set(tenant.slug, id);
+      await ensureDefaultRoles(tx, id);
     }
     for (const user of DEV_SEED_USERS) {
       const [row] = await tx<{ id: string }[]>`
         insert into users (email, name) values (${user.email}, ${user.name})
         on conflict (lower(email)) do update set updated_at = users.updated_at
         returning id::text as id`;
-      await tx`insert into memberships (tenant_id, user_id, roles) values (${tenantIds.get(user.tenant)!}::uuid, ${row!.id}::uuid, ${user.roles})
-               on conflict (tenant_id, user_id) do nothing`;
+      await tenants.addMember(tx, tenantIds.get(user.tenant)!, row!.id, [...user.roles]);
     }
     for (const user of DEV_PLATFORM_USERS) {
       await tx`insert into users (email, name, platform_roles) values (${user.email}, ${user.name}, ${user.platformRoles})

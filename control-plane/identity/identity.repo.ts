@@ -60,7 +60,7 @@ export async function listActiveMemberships(tx: Tx, userId: string): Promise<Mem
     select m.tenant_id::text as "tenantId", t.slug as "tenantSlug", m.roles,
       array(select distinct p from roles r, unnest(r.permissions) p
             where r.tenant_id = m.tenant_id and r.name = any(m.roles) order by p) as permissions
-    from memberships m join tenants t on t.id = m.tenant_id
+    from tenant_members m join tenant_directory t on t.id = m.tenant_id
     where m.user_id = ${userId}::uuid and m.status = 'active' and t.deleted_at is null and t.status = 'active'
     order by m.created_at, t.slug`;
 }
@@ -84,7 +84,7 @@ export async function membershipPermissions(tx: Tx, userId: string, tenantId: st
   const rows = await tx<{ permissions: string[] }[]>`
     select array(select distinct p from roles r, unnest(r.permissions) p
                  where r.tenant_id = m.tenant_id and r.name = any(m.roles) order by p) as permissions
-    from memberships m join tenants t on t.id = m.tenant_id
+    from tenant_members m join tenant_directory t on t.id = m.tenant_id
     where m.user_id = ${userId}::uuid and m.tenant_id = ${tenantId}::uuid and m.status = 'active' and t.deleted_at is null`;
   return rows[0]?.permissions;
 }
@@ -99,7 +99,7 @@ export async function holdersOf(tx: Tx, pairs: Array<{ tenantId: string; userId:
     select p.tenant_id::text as "tenantId", p.user_id::text as "userId"
     from unnest(${pairs.map((p) => p.tenantId)}::uuid[], ${pairs.map((p) => p.userId)}::uuid[]) as p (tenant_id, user_id)
     where exists (
-      select 1 from memberships m join tenants t on t.id = m.tenant_id join roles r on r.tenant_id = m.tenant_id and r.name = any(m.roles)
+      select 1 from tenant_members m join tenant_directory t on t.id = m.tenant_id join roles r on r.tenant_id = m.tenant_id and r.name = any(m.roles)
       where m.tenant_id = p.tenant_id and m.user_id = p.user_id and m.status = 'active' and t.deleted_at is null and t.status = 'active'
         and ${permission} = any(r.permissions))`;
 }

@@ -7,7 +7,7 @@ const APP_COLUMNS = `client_id as "clientId", tenant_id::text as "tenantId", app
   ${isoTimestamp('secret_rotated_at')} as "secretRotatedAt", ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
 
 /** Clients of live tenants only: a deleted tenant's clients are neither found nor accepted. */
-const LIVE_TENANT = `exists (select 1 from tenants t where t.id = idp_apps.tenant_id and t.deleted_at is null)`;
+const LIVE_TENANT = `exists (select 1 from tenant_directory t where t.id = idp_apps.tenant_id and t.deleted_at is null)`;
 
 /** Serializes the ensures of one app's client at one issuer, until the transaction ends. */
 export async function lockAppClient(tx: Tx, appKey: string, issuer: string): Promise<void> {
@@ -113,7 +113,7 @@ export async function findSecretHashes(tx: Tx, clientId: string): Promise<string
   const rows = await tx<{ current: string; previous: string | null }[]>`
     select secret_hash as current, case when previous_secret_expires_at > now() then previous_secret_hash end as previous from idp_apps
     where client_id = ${clientId} and provider = 'built-in' and secret_hash is not null
-      and exists (select 1 from tenants t where t.id = idp_apps.tenant_id and t.deleted_at is null)`;
+      and exists (select 1 from tenant_directory t where t.id = idp_apps.tenant_id and t.deleted_at is null)`;
   return rows[0] ? [rows[0].current, ...(rows[0].previous ? [rows[0].previous] : [])] : [];
 }
 

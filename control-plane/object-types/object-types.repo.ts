@@ -109,7 +109,7 @@ export async function updateObjectType(tx: Tx, id: string, changes: UpdateObject
 
 /** The stored data of a type's resources in the current tenant, a page at a time. */
 export function resourceDataOf(tx: Tx, key: string) {
-  return tx.unsafe<Array<{ id: string; data: unknown }>>(`select id::text as id, data from resources where tenant_id = current_tenant_id() and type = $1 order by id`, [key]).cursor(500);
+  return tx.unsafe<Array<{ id: string; data: unknown }>>(`select id::text as id, data from resource_rows where tenant_id = current_tenant_id() and type = $1 order by id`, [key]).cursor(500);
 }
 
 /** Serializes changes of the current tenant's indexed fields until the transaction ends. */

@@ -1,19 +1,11 @@
 import { afterStatements, type Tx } from '../db/client.ts';
 import { NotFoundError, ValidationError, VersionConflictError } from '../errors.ts';
 import type { ObjectType } from '../object-types/object-types.schema.ts';
-import { insertVersion, type VersionEntry } from './resource-versions.repo.ts';
+import { insertVersion } from './resource-versions.repo.ts';
 import { deleteResource, findResource, insertResource, insertResourceOnce, writeResourceData } from './resources.repo.ts';
 import type { Resource } from './resources.schema.ts';
 
 export type ResourceData = Record<string, unknown>;
-
-/**
- * Appends a change that a domain made to one of its own resources outside the engine (app
- * enrollments) to the resource's history, in the caller's transaction, as the engine records its own.
- */
-export async function recordVersion(tx: Tx, entry: VersionEntry): Promise<void> {
-  await insertVersion(tx, entry);
-}
 
 /** Checks data against its object type's schema (the object-types service's `validate`). */
 export type ValidateData = (objectType: ObjectType, data: ResourceData) => void;

@@ -94,7 +94,7 @@ export async function writeResourceData(
 export const REPLACE_AT_TYPE_VERSION_SQL = `with written as (
     update resources set data = $3::text::jsonb, version = version + 1, updated_at = ${NOW_MS}, updated_by = $5::uuid
      where tenant_id = current_tenant_id() and type = $1 and id = $2::uuid and ($4::text is null or version = $4::text::int)
-       and exists (select 1 from object_types t where t.id = $6::uuid and t.version = $7::int and t.status = 'published')
+       and exists (select 1 from object_type_catalog t where t.id = $6::uuid and t.version = $7::int and t.status = 'published')
      returning *
   ), recorded as (
     insert into resource_versions (tenant_id, resource_id, type, version, operation, data, actor, at)

@@ -64,7 +64,7 @@ export async function recordFailed(tx: Tx, backend: StorageBackend, location: St
  */
 export async function visibleObjectTypes(tx: Tx): Promise<Array<{ name: string; schema: object; indexes: string[] }>> {
   return tx.unsafe<Array<{ name: string; schema: object; indexes: string[] }>>(
-    `select distinct on (key) key as name, schema, case when tenant_id is null then '[]'::jsonb else indexes end as indexes from object_types
+    `select distinct on (key) key as name, schema, case when tenant_id is null then '[]'::jsonb else indexes end as indexes from object_type_catalog
      where tenant_id = current_tenant_id() or tenant_id is null
      order by key, tenant_id nulls last`,
     [],
@@ -130,16 +130,16 @@ export interface ProjectionDelta {
 export async function projectionDelta(tx: Tx): Promise<ProjectionDelta> {
   const [row] = await tx.unsafe<ProjectionDelta[]>(
     `select
-       (select count(*)::int from resources r where r.tenant_id = current_tenant_id()) as resources,
-       (select count(*)::int from resources r left join search_projections p
+       (select count(*)::int from resource_rows r where r.tenant_id = current_tenant_id()) as resources,
+       (select count(*)::int from resource_rows r left join search_projections p
           on p.tenant_id = r.tenant_id and p.source_type = 'resource' and p.source_id = r.id
         where r.tenant_id = current_tenant_id() and p.source_id is null) as missing,
-       (select count(*)::int from resources r join search_projections p
+       (select count(*)::int from resource_rows r join search_projections p
           on p.tenant_id = r.tenant_id and p.source_type = 'resource' and p.source_id = r.id
         where r.tenant_id = current_tenant_id() and ${STALE}) as stale,
        (select count(*)::int from search_projections p
         where p.tenant_id = current_tenant_id() and p.source_type = 'resource'
-          and not exists (select 1 from resources r where r.tenant_id = p.tenant_id and r.id = p.source_id)) as orphaned`,
+          and not exists (select 1 from resource_rows r where r.tenant_id = p.tenant_id and r.id = p.source_id)) as orphaned`,
     [],
     { prepare: true },
   );
@@ -151,7 +151,7 @@ export async function projectResources(tx: Tx): Promise<{ created: number; updat
   const rows = await tx.unsafe<Array<{ created: boolean }>>(
     `insert into search_projections (tenant_id, source_type, source_id, object_type, title, body, source_version, source_updated_at, projected_at)
      select r.tenant_id, 'resource', r.id, r.type, ${PROJECTED}, r.version, r.updated_at, ${NOW_MS}
-     from resources r left join search_projections p on p.tenant_id = r.tenant_id and p.source_type = 'resource' and p.source_id = r.id
+     from resource_rows r left join search_projections p on p.tenant_id = r.tenant_id and p.source_type = 'resource' and p.source_id = r.id
      where r.tenant_id = current_tenant_id() and (p.source_id is null or ${STALE})
      on conflict (tenant_id, source_type, source_id) do update set object_type = excluded.object_type, title = excluded.title,
        body = excluded.body, source_version = excluded.source_version, source_updated_at = excluded.source_updated_at,
@@ -172,7 +172,7 @@ export async function lockProjections(tx: Tx): Promise<void> {
 export async function deleteOrphanedProjections(tx: Tx): Promise<number> {
   const rows = await tx.unsafe(
     `delete from search_projections p where p.tenant_id = current_tenant_id() and p.source_type = 'resource'
-       and not exists (select 1 from resources r where r.tenant_id = p.tenant_id and r.id = p.source_id)
+       and not exists (select 1 from resource_rows r where r.tenant_id = p.tenant_id and r.id = p.source_id)
      returning 1`,
     [],
     { prepare: true },
@@ -200,7 +200,7 @@ export async function countProjections(tx: Tx): Promise<{ total: number; embedde
 
 export async function findTenant(tx: Tx, tenantId: string): Promise<{ status: string; deleted: boolean } | undefined> {
   const rows = await tx<Array<{ status: string; deleted: boolean }>>`
-    select status, deleted_at is not null as deleted from tenants where id = ${tenantId}::uuid`;
+    select status, deleted_at is not null as deleted from tenant_directory where id = ${tenantId}::uuid`;
   return rows[0];
 }
 

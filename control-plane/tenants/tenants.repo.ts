@@ -71,6 +71,20 @@ export async function reopenProvisioning(tx: Tx, id: string, reason: string): Pr
   return rows.length > 0;
 }
 
+/** Platform work: sets a live tenant's plan; false for no such tenant. */
+export async function setTenantPlan(tx: Tx, id: string, plan: string): Promise<boolean> {
+  return (await tx`update tenants set plan = ${plan}, updated_at = now() where id = ${id}::uuid and deleted_at is null returning 1`).length > 0;
+}
+
+/** Platform work: the tenant with this slug, inserted as given when there is none; its id. */
+export async function ensureTenantBySlug(tx: Tx, tenant: { slug: string; name: string; homeRegion: string }): Promise<string> {
+  const [row] = await tx<{ id: string }[]>`
+    insert into tenants (slug, name, home_region) values (${tenant.slug}, ${tenant.name}, ${tenant.homeRegion})
+    on conflict (slug) do update set updated_at = tenants.updated_at
+    returning id::text as id`;
+  return row!.id;
+}
+
 export async function softDeleteTenant(tx: Tx, id: string): Promise<void> {
   await tx`update tenants set status = 'deleted', deleted_at = date_trunc('milliseconds', now()), updated_at = date_trunc('milliseconds', now()) where id = ${id}::uuid and deleted_at is null`;
 }
@@ -153,12 +167,12 @@ export async function grantRoles(tx: Tx, tenantId: string, userId: string, roles
 }
 
 export async function findUserByEmail(tx: Tx, email: string): Promise<PlatformUser | undefined> {
-  const rows = await tx.unsafe<PlatformUser[]>(`select ${USER_COLUMNS} from users where lower(email) = lower($1)`, [email], { prepare: true });
+  const rows = await tx.unsafe<PlatformUser[]>(`select ${USER_COLUMNS} from user_directory where lower(email) = lower($1)`, [email], { prepare: true });
   return rows[0];
 }
 
 export async function findUserById(tx: Tx, id: string): Promise<PlatformUser | undefined> {
   if (!UUID.test(id)) return undefined;
-  const rows = await tx.unsafe<PlatformUser[]>(`select ${USER_COLUMNS} from users where id = $1::uuid`, [id], { prepare: true });
+  const rows = await tx.unsafe<PlatformUser[]>(`select ${USER_COLUMNS} from user_directory where id = $1::uuid`, [id], { prepare: true });
   return rows[0];
 }

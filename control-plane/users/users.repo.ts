@@ -7,11 +7,11 @@ import { UUID } from '../ids.ts';
 /** A user as a member of the current tenant (row-level security keeps other tenants' users out); one invited is no member until they accept. */
 const USER_SELECT = `
   select u.id::text as id, u.email, u.name, u.avatar, m.roles[1] as role,
-    array(select distinct p from roles r, unnest(r.permissions) p
+    array(select distinct p from tenant_roles r, unnest(r.permissions) p
           where r.tenant_id = m.tenant_id and r.name = any(m.roles) order by p) as permissions,
     m.tenant_id::text as "tenantId", m.status, u.preferences,
     ${isoTimestamp('u.created_at')} as "createdAt", ${isoTimestamp('u.last_login_at')} as "lastLoginAt"
-  from users u join memberships m on m.user_id = u.id and m.tenant_id = current_tenant_id() and m.status <> 'invited'`;
+  from user_directory u join tenant_members m on m.user_id = u.id and m.tenant_id = current_tenant_id() and m.status <> 'invited'`;
 
 export async function findMember(tx: Tx, id: string): Promise<User | undefined> {
   if (!UUID.test(id)) return undefined;
@@ -41,7 +41,7 @@ export async function listMembers(
   const [items, totals] = await Promise.all([
     tx.unsafe<User[]>(page, values as never[], { prepare: true }),
     tx.unsafe<{ total: number }[]>(
-      `select count(*)::int as total from users u join memberships m on m.user_id = u.id and m.tenant_id = current_tenant_id() and m.status <> 'invited' where ${condition}`,
+      `select count(*)::int as total from user_directory u join tenant_members m on m.user_id = u.id and m.tenant_id = current_tenant_id() and m.status <> 'invited' where ${condition}`,
       countValues as never[],
       { prepare: true },
     ),

@@ -117,7 +117,7 @@ export async function receivingEndpoint(tx: Tx, tenantRef: string, source: strin
     select e.id::text as id, e.tenant_id::text as "tenantId", e.source, e.workflow_id as "workflowId", e.secret, e.enabled,
            case when e.previous_secret_expires_at > now() then e.previous_secret end as "previousSecret",
            e.tolerance_seconds as "toleranceSeconds", e.max_body_bytes as "maxBodyBytes"
-    from webhook_endpoints e join tenants t on t.id = e.tenant_id
+    from webhook_endpoints e join tenant_directory t on t.id = e.tenant_id
     where t.deleted_at is null and e.source = ${source} and ${UUID.test(tenantRef) ? tx`t.id = ${tenantRef}::uuid` : tx`t.slug = ${tenantRef}`}`;
   return rows[0];
 }

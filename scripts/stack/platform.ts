@@ -15,6 +15,7 @@ import { asEdgeServer, createEdgeServer } from '../../api-edge/server.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import { createDb, createPool, type Db } from '../../control-plane/db/client.ts';
 import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
+import { developmentTenants } from '../../control-plane/tenants/tenant-ports.ts';
 import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
 import { createControlPlaneServer } from '../../control-plane/server.ts';
 import { generateControlPlaneToken } from '../../control-plane/trpc/control-plane-token.ts';
@@ -164,7 +165,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       if (sealed) log(`sealed ${sealed} webhook secret${sealed === 1 ? '' : 's'} stored in plain text by an earlier version`);
     }
     if (options.seedDevelopmentData) {
-      for (const tenantId of (await seedDevelopmentData(db)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
+      for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
     }
   }
   const worker =

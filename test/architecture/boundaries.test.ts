@@ -4,6 +4,8 @@ import { posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { PUBLISHED_VIEWS, TABLE_OWNERS } from '../../control-plane/db/table-owners.ts';
+import { refusedUses, sqlTextsOf } from './sql-tables.ts';
 
 /**
  * The import boundaries between the platform's parts: what the edge, the CLI and the workflows
@@ -11,7 +13,8 @@ import { describe, expect, it } from 'vitest';
  * that the domains import one another without cycles. The control-plane folders are read from the
  * tree, so a new folder is covered as soon as it exists. Checked over the import
  * graph of every TypeScript file git tracks (static imports and re-exports, dynamic `import()`,
- * `import('…')` types), with relative specifiers resolved to repository paths.
+ * `import('…')` types), with relative specifiers resolved to repository paths. The SQL of every
+ * domain's code is checked against the tables' owners (control-plane/db/table-owners.ts).
  */
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -178,5 +181,43 @@ describe('import boundaries', () => {
     };
     for (const domain of edges.keys()) visit(domain, [domain]);
     expect(cycles, 'a schema both domains need belongs in the lower one').toEqual([]);
+  });
+});
+
+/**
+ * Reads of another domain's table that do not go through a view its owner publishes, each with
+ * its reason: `'file table': 'why'`. Keep it short; a view in the owner's migration is the way.
+ */
+const ALLOWED_READS: Readonly<Record<string, string>> = {};
+
+/** The files whose SQL the ownership binds: every domain's code, the operator's and the edge's (tests excepted). */
+const sqlFiles = files.filter((file) => {
+  if (isTest(file)) return false;
+  const folder = domainOf(file);
+  return (folder !== undefined && !MACHINERY.has(folder)) || file.startsWith('api-edge/');
+});
+
+describe('table ownership', () => {
+  const ownership = { owners: TABLE_OWNERS, views: PUBLISHED_VIEWS, allowedReads: ALLOWED_READS };
+  const refused = sqlFiles.flatMap((file) => refusedUses(file, sqlTextsOf(file, readFileSync(posix.join(ROOT, file), 'utf8')), ownership));
+
+  it('reads the SQL of the domains', () => {
+    expect(sqlFiles).toEqual(expect.arrayContaining(['control-plane/tenants/tenants.repo.ts', 'control-plane/resources/resources.repo.ts']));
+    const tenantsSql = sqlTextsOf('tenants.repo.ts', readFileSync(posix.join(ROOT, 'control-plane/tenants/tenants.repo.ts'), 'utf8'));
+    expect(tenantsSql.some((sql) => /update tenants set/.test(sql))).toBe(true);
+  });
+
+  it("writes a table only from its owner's folder, and reads another domain's only through a view it publishes", () => {
+    expect(refused, "call the owner's service (a port the wiring passes in), or read a view the owner publishes (control-plane/db/table-owners.ts)").toEqual([]);
+  });
+
+  it('lists each allowed read with a reason, for a table another domain owns', () => {
+    for (const [entry, reason] of Object.entries(ALLOWED_READS)) {
+      const [file, table] = entry.split(' ');
+      expect(files, entry).toContain(file);
+      expect(table! in TABLE_OWNERS && !file!.startsWith(`${TABLE_OWNERS[table as keyof typeof TABLE_OWNERS]}/`), entry).toBe(true);
+      expect(reason.length, entry).toBeGreaterThan(10);
+    }
+    expect(Object.keys(ALLOWED_READS).length, 'publish a view instead of growing the list').toBeLessThanOrEqual(5);
   });
 });

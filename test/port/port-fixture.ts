@@ -12,6 +12,7 @@ import type { BlobStore } from '../../control-plane/blobs/blob-store.ts';
 import type { CallContext, ControlPlane, Services } from '../../control-plane/contracts.ts';
 import { createDb, type Db } from '../../control-plane/db/client.ts';
 import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
+import { developmentTenants } from '../../control-plane/tenants/tenant-ports.ts';
 import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
 import { createControlPlaneServer } from '../../control-plane/server.ts';
 import { createServices } from '../../control-plane/services.ts';
@@ -48,7 +49,7 @@ export async function startPortFixture(options: { databaseUrl: string; uploadLim
   const url = new URL(options.databaseUrl);
   url.searchParams.set('application_name', application);
   const db = createDb(url.toString(), { systemMax: 4, max: 4 });
-  const tenantIds = await seedDevelopmentData(db);
+  const tenantIds = await seedDevelopmentData(db, developmentTenants);
   const blobRoot = await mkdtemp(join(tmpdir(), 'svc-port-blobs-'));
   const blobs = createLocalDirectoryBlobStore(blobRoot);
   const services = createServices({ db, blobs, uploadLimitBytes: options.uploadLimitBytes });
