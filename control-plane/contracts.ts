@@ -47,6 +47,7 @@ export {
   BatchDeletedSchema,
   BatchDeleteInputSchema,
   BatchUpdateInputSchema,
+  CountModeSchema,
   CreateResourceInputSchema,
   FileRefSchema,
   IdempotencyKeySchema,

@@ -115,7 +115,12 @@ export function createServices(
   const storageUsage = createStorageUsage({ db: deps.db, capabilities });
   const blobs = meteredBlobStore(deps.blobs, storageUsage);
   // A change of a type's searchFields rebuilds its resources' projections through the resources service made below.
-  const objectTypes = createObjectTypesService({ db: deps.db, searchFieldsChanged: (tx, objectType) => resources.reproject(tx, objectType) });
+  const objectTypes = createObjectTypesService({
+    db: deps.db,
+    searchFieldsChanged: (tx, objectType) => resources.reproject(tx, objectType),
+    // Declared indexes are built in the background by the storage service made below.
+    indexBuilds: { request: (tenantId) => storage.indexBuilds.request(tenantId), statuses: (tenantId) => storage.indexBuilds.statuses(tenantId) },
+  });
   const search = createSearchService({ db: deps.db, objectTypes, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
   // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
   const resources = createResourcesService({
@@ -140,6 +145,7 @@ export function createServices(
   const declarations = createDeclarationsService();
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
   const apps = createAppsService({ db: deps.db, tenants, identity, declarations, enrollments: keyedResources(APP_OBJECT_TYPE) });
+  const storage = createStorageService({ db: deps.db, workflows: deps.workflows, blobs, refusedChunks: search.refusedChunks });
   return {
     identity,
     objectTypes,
@@ -149,7 +155,7 @@ export function createServices(
     sessions: createSessionsService(deps),
     orchestrate,
     capabilities,
-    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs, refusedChunks: search.refusedChunks }),
+    storage,
     tenants,
     apps,
     health: createHealthService(deps),

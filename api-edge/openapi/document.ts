@@ -131,6 +131,11 @@ const HEADERS: Json = {
   'X-RateLimit-Reset': { description: 'When the window ends, in Unix epoch seconds', required: true, schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying', required: true, schema: { type: 'integer' } },
   ETag: { description: 'The resource version, as an entity tag (`"3"`)', required: true, schema: { type: 'string' } },
+  'Content-Range': {
+    description: 'The page\'s items and the total: `0-19/2500`; `0-19/*` when the total is an estimate (`totalExact: false`); `*/0` for an empty page',
+    required: true,
+    schema: { type: 'string' },
+  },
   'X-Conversation-Id': { description: 'The conversation the answer belongs to', required: true, schema: { type: 'string' } },
   'X-Message-Id': { description: 'The answer (an assistant message); resume its events with it', required: true, schema: { type: 'string' } },
 };
@@ -211,6 +216,7 @@ function operation(route: Route, components: Components, shared: Json[]): Json {
     const headers = {
       ...RATE_LIMIT_HEADERS,
       ...(response.etag ? { ETag: ETAG } : {}),
+      ...(response.contentRange ? { 'Content-Range': ref('headers', 'Content-Range') } : {}),
       ...(response.streamIds ? { 'X-Conversation-Id': ref('headers', 'X-Conversation-Id'), 'X-Message-Id': ref('headers', 'X-Message-Id') } : {}),
     };
     const content = response.schema

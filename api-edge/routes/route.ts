@@ -68,6 +68,8 @@ export interface ResponseDoc {
   binary?: boolean;
   /** Carries the resource's version as `ETag`. */
   etag?: boolean;
+  /** A list page: carries `Content-Range` (its items' positions and total, `*` when estimated). */
+  contentRange?: boolean;
   /** The body is a stream of server-sent events (`text/event-stream`). */
   eventStream?: boolean;
 }

@@ -491,7 +491,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List resources of a type */
+        /**
+         * List resources of a type
+         * @description `total` is exact while at most 1000 resources match; past that it is PostgreSQL's estimate, the page carries `totalExact: false` and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.
+         */
         get: operations["listTenantResources"];
         put?: never;
         /** Create a resource */
@@ -1851,6 +1854,13 @@ export interface components {
             };
             createdAt: string;
             updatedAt: string;
+            indexBuild?: {
+                /** @enum {string} */
+                state: "ready" | "building" | "pending" | "failed";
+                pending: string[];
+                skipped: string[];
+                error: string | null;
+            };
         };
         Me: {
             id: string;
@@ -2042,6 +2052,8 @@ export interface components {
         };
         QueryTenantResourcesResponse: {
             total: number;
+            /** @description Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
+            totalExact?: boolean;
             hasMore: boolean;
             nextCursor: string | null;
             data: components["schemas"]["Resource"][];
@@ -2071,6 +2083,8 @@ export interface components {
         };
         ListTenantResourcesResponse: {
             total: number;
+            /** @description Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
+            totalExact?: boolean;
             page: number;
             limit: number;
             hasMore: boolean;
@@ -2484,6 +2498,8 @@ export interface components {
         };
         ListVerticalResourcesResponse: {
             total: number;
+            /** @description Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`) */
+            totalExact?: boolean;
             page: number;
             limit: number;
             hasMore: boolean;
@@ -2822,6 +2838,8 @@ export interface components {
         "Retry-After": number;
         /** @description The resource version, as an entity tag (`"3"`) */
         ETag: string;
+        /** @description The page's items and the total: `0-19/2500`; `0-19/*` when the total is an estimate (`totalExact: false`); `*\/0` for an empty page */
+        "Content-Range": string;
         /** @description The conversation the answer belongs to */
         "X-Conversation-Id": string;
         /** @description The answer (an assistant message); resume its events with it */
@@ -3911,7 +3929,7 @@ export interface operations {
     };
     listTenantResources: {
         parameters: {
-            query?: {
+            query: {
                 /** @description 1-based; not with `cursor` */
                 page?: number;
                 limit?: number;
@@ -3921,8 +3939,13 @@ export interface operations {
                 where?: string;
                 /** @description The previous page's `nextCursor` */
                 cursor?: string;
+                /** @description `estimated` (the default): the total is exact while at most 1000 rows match, and PostgreSQL's estimate past that (`totalExact: false`); `exact`: every matching row is counted. `Prefer: count=exact` asks the same */
+                count: "exact" | "estimated";
             };
-            header?: never;
+            header: {
+                /** @description `count=exact` or `count=estimated`, as the `count` query parameter; the parameter wins when both are given */
+                Prefer: string;
+            };
             path: {
                 /** @description Tenant id or slug */
                 tenantId: string;
@@ -3939,6 +3962,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Content-Range": components["headers"]["Content-Range"];
                     [name: string]: unknown;
                 };
                 content: {

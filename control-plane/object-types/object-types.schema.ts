@@ -66,6 +66,19 @@ const ObjectTypeMetadataShape = {
     .refine((f) => Object.keys(f).length <= 20, 'may declare at most 20 file properties'),
 };
 
+/**
+ * Where a type's declared indexes stand: `ready` (every one built), `building` (in the background,
+ * writes going on), `pending` (not started, or interrupted) or `failed` (`error` says why); `pending`
+ * names the fields still waiting, `skipped` the declared fields that cannot be indexed and why.
+ */
+export const IndexBuildSchema = z.object({
+  state: z.enum(['ready', 'building', 'pending', 'failed']),
+  pending: z.array(z.string()),
+  skipped: z.array(z.string()),
+  error: z.string().nullable(),
+});
+export type IndexBuild = z.infer<typeof IndexBuildSchema>;
+
 export const ObjectTypeSchema = z.object({
   objectTypeId: z.string(),
   /** Kebab-case: the `{objectType}` of resource paths and a resource's `type`. */
@@ -82,6 +95,8 @@ export const ObjectTypeSchema = z.object({
   ...ObjectTypeMetadataShape,
   createdAt: z.string(),
   updatedAt: z.string(),
+  /** Where its declared indexes stand (one type's GET, create and update answer it). */
+  indexBuild: IndexBuildSchema.optional(),
 });
 export type ObjectType = z.infer<typeof ObjectTypeSchema>;
 

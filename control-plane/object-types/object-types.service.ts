@@ -3,6 +3,7 @@ import { ConflictError, ForbiddenError, NotFoundError, SchemaIncompatibleError, 
 import type { Actor } from '../identity/identity.schema.ts';
 import { findClash, findObjectTypeById, findObjectTypeByName, insertObjectType, listObjectTypes, lockTenantIndexes, resourceDataOf, updateObjectType } from './object-types.repo.ts';
 import {
+  type IndexBuild,
   keyOf,
   ObjectTypeKeySchema,
   type CreateObjectTypeInput,
@@ -47,8 +48,23 @@ export function createObjectTypesService(deps: {
   db: Db;
   /** Called in the change's transaction when a type's `searchFields` change: its resources' search projection is rebuilt. */
   searchFieldsChanged?: (tx: Tx, objectType: ObjectType) => Promise<void>;
+  /** The storage's index builds: started when a committed change declares indexes, and asked where a type's stand. */
+  indexBuilds?: { request(tenantId: string): void; statuses(tenantId: string): Promise<(objectType: string) => IndexBuild> };
 }) {
   const { db } = deps;
+
+  /** The tenant's own types with where their declared indexes stand; a built-in type's are the migrations' (storage/builtin-indexes.ts). */
+  async function withIndexBuilds(actor: Actor, types: readonly ObjectType[]): Promise<ObjectType[]> {
+    if (!deps.indexBuilds || types.every((t) => t.builtIn)) return [...types];
+    const of = await deps.indexBuilds.statuses(actor.tenantId);
+    return types.map((t) => (t.builtIn ? t : { ...t, indexBuild: of(t.key) }));
+  }
+
+  /** After a change that may ask for other indexes has committed: builds them in the background; the type says where they stand. */
+  async function building(actor: Actor, objectType: ObjectType, changed: boolean): Promise<ObjectType> {
+    if (changed) deps.indexBuilds?.request(actor.tenantId);
+    return (await withIndexBuilds(actor, [objectType]))[0]!;
+  }
 
   /** The type by key or PascalCase name as the current tenant sees it; 404 when it has none. */
   async function require(tx: Tx, name: string): Promise<ObjectType> {
@@ -116,7 +132,7 @@ export function createObjectTypesService(deps: {
 
   return {
     async list(actor: Actor): Promise<ObjectTypeList> {
-      return { items: [...(await db.readInTenant(actor.tenantId, (tx) => listObjectTypes(tx)))] };
+      return { items: await withIndexBuilds(actor, await db.readInTenant(actor.tenantId, (tx) => listObjectTypes(tx))) };
     },
 
     /** The tenant's published types: what its resources may be written as. */
@@ -126,7 +142,7 @@ export function createObjectTypesService(deps: {
     },
 
     async get(actor: Actor, name: string): Promise<ObjectType> {
-      return db.inTenant(actor.tenantId, (tx) => require(tx, name));
+      return building(actor, await db.inTenant(actor.tenantId, (tx) => require(tx, name)), false);
     },
 
     /** Creates one of the tenant's own types; its key defaults to the kebab-case of its name. */
@@ -141,6 +157,7 @@ export function createObjectTypesService(deps: {
           await assertIndexRoom(tx, input);
           return insertObjectType(tx, key, input);
         })
+        .then((created) => building(actor, created, indexedFieldsOf(created) > 0))
         .catch((error: unknown) => {
           // Another request created the same key or name between the check and the insert.
           const constraint = (error as { code?: string; constraint_name?: string }).code === '23505' ? (error as { constraint_name?: string }).constraint_name : undefined;
@@ -157,7 +174,7 @@ export function createObjectTypesService(deps: {
     async update(actor: Actor, input: UpdateObjectTypeInput): Promise<ObjectType> {
       const { changes } = input;
       if (changes.schema) assertCompilable(changes.schema);
-      return db.inTenant(actor.tenantId, async (tx) => {
+      const updated = await db.inTenant(actor.tenantId, async (tx) => {
         const current = await findObjectTypeById(tx, input.objectTypeId, true);
         if (!current) {
           const visible = await findObjectTypeById(tx, input.objectTypeId);
@@ -177,6 +194,7 @@ export function createObjectTypesService(deps: {
         if (changes.searchFields && !sameList(changes.searchFields, current.searchFields)) await deps.searchFieldsChanged?.(tx, updated);
         return updated;
       });
+      return building(actor, updated, !!(changes.schema || changes.indexes));
     },
 
     find: findObjectTypeByName,

@@ -20,7 +20,10 @@ export interface ListQuery {
 export interface ListStatements {
   /** One row more than `limit`, to tell whether more follow; each row carries its sort keys as `k0..kn`. */
   page: SqlText;
+  /** The exact total of the matching rows. */
   count: SqlText;
+  /** The matching rows, one column of nothing each: the total bounded (`limit`) or estimated (`explain`) from it. */
+  matching: SqlText;
   /** The types the statements read. */
   types: readonly string[];
   sort: CompiledSort;
@@ -47,6 +50,7 @@ export function compileList(source: FieldSource, select: string, query: ListQuer
   const typeCondition = single ? `${table.typeColumn} = ${params.bind(onlyType)}` : `${table.typeColumn} = any(${params.bind([...query.types], 'text[]')})`;
   const where = [tenantCondition, typeCondition, ...compileFilters(query.filters, source, params)];
   const count: SqlText = { text: `select count(*)::int as total from ${table.name} where ${where.join(' and ')}`, values: [...params.values] };
+  const matching: SqlText = { text: `select 1 from ${table.name} where ${where.join(' and ')}`, values: [...params.values] };
 
   if (query.cursor) where.push(compileKeyset(sort, decodeCursor(query.cursor, fingerprint, sort.keys.length), params));
   const limit = params.bind(query.limit + 1, 'int');
@@ -55,5 +59,5 @@ export function compileList(source: FieldSource, select: string, query: ListQuer
     text: `select ${select}, ${sort.selectKeys} from ${table.name} where ${where.join(' and ')} order by ${sort.orderBy} limit ${limit} offset ${offset}`,
     values: params.values,
   };
-  return { page, count, types: query.types, sort, fingerprint };
+  return { page, count, matching, types: query.types, sort, fingerprint };
 }

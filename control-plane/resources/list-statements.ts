@@ -6,7 +6,7 @@ import { parseQueryFilters, parseWhere, type Filter } from '../query/filters.ts'
 import { compileList, type ListStatements } from '../query/list.ts';
 import { parseSort } from '../query/sort.ts';
 import { RESOURCE_TABLE } from './resource-table.ts';
-import type { ListTotals } from './list-totals.ts';
+import type { CountMode, ListTotals } from './list-totals.ts';
 import { RESOURCE_COLUMNS } from './resources.repo.ts';
 import type { ResourcePage } from './resources.schema.ts';
 
@@ -20,6 +20,8 @@ export interface ListOptions {
   limit: number;
   offset?: number;
   cursor?: string;
+  /** How the total is counted (list-totals.ts); `estimated` when absent. */
+  count?: CountMode;
 }
 
 const DEFAULT_SORT = [{ field: 'createdAt', desc: false }];
@@ -45,12 +47,19 @@ export function buildListStatements(tenantId: string, options: ListOptions, sche
 const isDataException = (error: unknown) => /^22/.test(String((error as { code?: unknown })?.code ?? ''));
 
 /**
- * Reads a list's page and exact total and shapes the page: at most `limit` resources, whether more
+ * Reads a list's page and total (exact, or estimated past a bound: list-totals.ts) and shapes the page: at most `limit` resources, whether more
  * follow, and the cursor of the next page. Filter values are checked before binding; only a
  * cursor's key values reach SQL unchecked, so a cast that fails there is a bad cursor.
  */
-export async function readListPage(tx: Tx, totals: ListTotals, statements: ListStatements, limit: number, cursor: string | undefined): Promise<ResourcePage> {
-  const { rows, total } = await totals.read(tx, statements).catch((error: unknown) => {
+export async function readListPage(
+  tx: Tx,
+  totals: ListTotals,
+  statements: ListStatements,
+  limit: number,
+  cursor: string | undefined,
+  count?: CountMode,
+): Promise<ResourcePage> {
+  const { rows, total, exact } = await totals.read(tx, statements, count).catch((error: unknown) => {
     if (cursor && isDataException(error)) throw ValidationError.field('cursor', 'is not a valid cursor');
     throw error;
   });
@@ -59,5 +68,5 @@ export async function readListPage(tx: Tx, totals: ListTotals, statements: ListS
   const last = page[page.length - 1];
   const nextCursor = hasMore && last ? encodeCursor(statements.fingerprint, statements.sort.keys.map((_, i) => last[`k${i}`] ?? null)) : null;
   const items = page.map(({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }) => ({ id, type, data, version, createdBy, updatedBy, createdAt, updatedAt }));
-  return { items, total, hasMore, nextCursor };
+  return { items, total, totalExact: exact, hasMore, nextCursor };
 }

@@ -131,7 +131,7 @@ describe('resource operations in one transaction', () => {
     const { items } = await objectTypes.list(actor);
     const enrollment = items.find((t) => t.key === 'tenant-vertical-enrollment');
     expect(enrollment).toMatchObject({ builtIn: true, writtenThrough: 'the apps API or an App object' });
-    expect(items.find((t) => t.key === 'project')).toMatchObject({ name: 'Project', builtIn: true, writtenThrough: null, status: 'published', version: 1 });
+    expect(items.find((t) => t.key === 'project')).toMatchObject({ name: 'Project', builtIn: true, writtenThrough: null, status: 'published', version: 2 });
     const refused = await db.inTenant(tenantId, (tx) => objectTypes.requireWritable(tx, 'tenant-vertical-enrollment')).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ForbiddenError);
     expect((refused as Error).message).toBe('tenant-vertical-enrollment resources are written only through the apps API or an App object');

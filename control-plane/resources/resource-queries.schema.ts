@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { limitDefaulting } from '../query/paging.ts';
-import { ResourceSchema, ResourceTypeNameSchema } from './resources.schema.ts';
+import { ResourceSchema, ResourceTypeNameSchema, TotalExactSchema } from './resources.schema.ts';
 
 /** A list sent as a JSON array, or as one comma-separated string (`"invoice,bill"`), as the CLI's `--types` and `--group-by` give it. */
 const listOf = <T extends z.ZodType>(item: T, max: number, issue: string) =>
@@ -23,6 +23,7 @@ export type QueryResourcesInput = z.infer<typeof QueryResourcesInputSchema>;
 export const ResourceQueryPageSchema = z.object({
   items: z.array(ResourceSchema),
   total: z.number().int(),
+  totalExact: TotalExactSchema,
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });

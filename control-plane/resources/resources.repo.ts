@@ -152,6 +152,17 @@ export async function selectListTotal(tx: Tx, count: SqlText): Promise<{ total: 
   return { total: Number(row!.total), snapshot: row!.snapshot, unwritten: row!.unwritten };
 }
 
+/** At most `bound + 1` of a list's matching rows counted: an index walk that stops, however many match. */
+export function boundedCount(matching: SqlText, bound: number): SqlText {
+  return { text: `select count(*)::int as total from (${matching.text} limit ${Math.trunc(bound) + 1}) bounded`, values: matching.values };
+}
+
+/** PostgreSQL's estimate of how many rows a list matches (its plan's row count), without reading them. */
+export async function estimateListTotal(tx: Tx, matching: SqlText): Promise<number> {
+  const [row] = await tx.unsafe<Array<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>>(`explain (format json) ${matching.text}`, matching.values as never[]);
+  return Math.round(row?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0);
+}
+
 /**
  * Whether a change of `types` has committed that a snapshot (`$2`) did not see: each change's
  * history entry holds its transaction (`xid`), and only transactions from the snapshot's oldest

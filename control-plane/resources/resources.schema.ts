@@ -21,6 +21,18 @@ export const ResourceSchema = z.object({
 });
 export type Resource = z.infer<typeof ResourceSchema>;
 
+/**
+ * How a list counts its total: `estimated` (the default) counts exactly up to a bound
+ * (`EXACT_TOTAL_BOUND`) and estimates past it; `exact` counts every matching row.
+ */
+export const CountModeSchema = z.enum(['exact', 'estimated']);
+
+/** Whether a list's total is exact; the REST answers carry it only when false (the total is PostgreSQL's estimate). */
+const TotalExactSchema = z
+  .boolean()
+  .optional()
+  .describe('Present, and false, only when `total` is an estimate: more rows matched than an exact count by default covers (ask for `count=exact`)');
+
 export const ListResourcesInputSchema = z
   .object({
     type: ResourceTypeNameSchema,
@@ -32,6 +44,7 @@ export const ListResourcesInputSchema = z
     limit: LimitSchema,
     offset: OffsetSchema.optional(),
     cursor: z.string().min(1).max(4096).optional(),
+    count: CountModeSchema.optional(),
   })
   .refine((input) => input.cursor === undefined || input.offset === undefined, {
     path: ['cursor'],
@@ -39,9 +52,12 @@ export const ListResourcesInputSchema = z
   });
 export type ListResourcesInput = z.input<typeof ListResourcesInputSchema>;
 
+export { TotalExactSchema };
+
 export const ResourcePageSchema = z.object({
   items: z.array(ResourceSchema),
   total: z.number().int(),
+  totalExact: TotalExactSchema,
   hasMore: z.boolean(),
   nextCursor: z.string().nullable(),
 });
@@ -93,6 +109,7 @@ export const ListResourcePageInputSchema = z
     sort: z.string().max(500).optional(),
     where: z.record(z.string(), z.unknown()).optional(),
     cursor: z.string().min(1).max(4096).optional(),
+    count: CountModeSchema.optional(),
   })
   .refine((input) => input.cursor === undefined || input.page === undefined, { path: ['cursor'], message: 'cannot be combined with page' });
 export type ListResourcePageInput = z.infer<typeof ListResourcePageInputSchema>;
@@ -100,6 +117,7 @@ export type ListResourcePageInput = z.infer<typeof ListResourcePageInputSchema>;
 export const ResourceListPageSchema = z.object({
   items: z.array(ResourceSchema),
   total: z.number().int(),
+  totalExact: TotalExactSchema,
   page: z.number().int(),
   limit: z.number().int(),
   hasMore: z.boolean(),

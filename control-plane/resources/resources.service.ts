@@ -48,7 +48,7 @@ export function createResourcesService(deps: {
     return db.inTenant(actor.tenantId, async (tx) => {
       const objectType = await objectTypes.require(tx, options.type);
       const statements = buildListStatements(actor.tenantId, { ...options, type: objectType.key }, objectType.schema);
-      return readListPage(tx, totals, statements, options.limit, options.cursor);
+      return readListPage(tx, totals, statements, options.limit, options.cursor, options.count);
     });
   }
 
@@ -119,6 +119,7 @@ export function createResourcesService(deps: {
         limit: input.limit,
         offset: input.cursor ? undefined : (page - 1) * input.limit,
         cursor: input.cursor,
+        count: input.count,
       });
       return { ...result, page, limit: input.limit };
     },

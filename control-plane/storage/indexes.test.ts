@@ -33,7 +33,7 @@ describe('indexes from object type metadata', () => {
 
   it('indexes the expressions the query engine generates, partial on the tenant and the type', () => {
     const { specs } = indexSpecs(TENANT, [{ name: 'Gadget', schema }]);
-    expect(specs.map((s) => s.field)).toEqual(['sku', 'price', 'active', 'tags', 'specs.weight']);
+    expect(specs.map((s) => s.field)).toEqual(['sku', 'price', 'active', 'tags', 'launchedAt', 'notes', 'long', 'specs.weight']);
     for (const spec of specs) {
       expect(spec.expression).toBe(resolveField(spec.field, fieldsOf(RESOURCE_TABLE, [schema]), () => 'json', 'sort').expr);
       expect(spec.name).toMatch(/^resources_x_[0-9a-f]{16}$/);
@@ -42,6 +42,14 @@ describe('indexes from object type metadata', () => {
     }
     expect(specs.find((s) => s.field === 'sku')!.definition).toContain(`((data #>> '{sku}'), id)`);
     expect(specs.find((s) => s.field === 'tags')!.definition).toContain(`using gin ((data #> '{tags}'))`);
+    expect(specs.find((s) => s.field === 'launchedAt')!.definition).toContain(`(try_timestamptz(data #>> '{launchedAt}'), id)`);
+  });
+
+  it('indexes text of any length: by hash (equality) when a value may not fit a btree entry', () => {
+    const { specs } = indexSpecs(TENANT, [{ name: 'Gadget', schema }]);
+    expect(specs.find((s) => s.field === 'notes')!.definition).toContain(`using hash ((data #>> '{notes}'))`);
+    expect(specs.find((s) => s.field === 'long')!.definition).toContain(`using hash ((data #>> '{long}'))`);
+    expect(specs.find((s) => s.field === 'notes')!.statistics).toBeDefined();
   });
 
   it('names an index by tenant, type and expression alone, and quotes the type', () => {
@@ -57,9 +65,6 @@ describe('indexes from object type metadata', () => {
   it('explains every field it cannot index', () => {
     const { skipped } = indexSpecs(TENANT, [{ name: 'Gadget', schema }]);
     expect(Object.fromEntries(skipped.map((s) => [s.field, s.reason]))).toEqual({
-      launchedAt: 'date and date-time fields compare through a function that PostgreSQL cannot index',
-      notes: 'a text field needs a maxLength of at most 500 to be indexed',
-      long: 'a text field needs a maxLength of at most 500 to be indexed',
       specs: 'an object cannot be indexed; mark its fields instead',
       'bad name': 'is not a field name that filters and sorts accept',
       untyped: 'declares no indexable type',

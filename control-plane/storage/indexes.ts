@@ -44,16 +44,16 @@ function statisticsOf(expression: string): { name: string; definition: string } 
   return { name, definition: `create statistics if not exists ${name} on (${expression}) from resources` };
 }
 
-function specOf(tenantId: string, objectType: string, field: string, expression: string, method: 'btree' | 'gin'): IndexSpec {
+function specOf(tenantId: string, objectType: string, field: string, expression: string, method: 'btree' | 'gin' | 'hash'): IndexSpec {
   const name = `resources_x_${createHash('sha256').update(`${tenantId}\n${objectType}\n${method}\n${expression}`).digest('hex').slice(0, 16)}`;
-  const columns = method === 'gin' ? `using gin (${expression})` : `(${expression}, id)`;
+  const columns = method === 'btree' ? `(${expression}, id)` : `using ${method} (${expression})`;
   return {
     name,
     objectType,
     field,
     expression,
     definition: `create index concurrently if not exists ${name} on resources ${columns} where tenant_id = ${quoteLiteral(tenantId)}::uuid and type = ${quoteLiteral(objectType)}`,
-    ...(method === 'btree' ? { statistics: statisticsOf(expression) } : {}),
+    ...(method !== 'gin' ? { statistics: statisticsOf(expression) } : {}),
   };
 }
 
@@ -63,8 +63,9 @@ function specOf(tenantId: string, objectType: string, field: string, expression:
  * only: another tenant's type of the same key neither pays for it on writes nor can fail a write
  * with a value too long for it. Its key is the field's expression exactly as `query/fields.ts`
  * builds it, then id (the sort tiebreaker), so that the resource engine's filters, sorts and
- * keyset pages on the field can use it; array fields get a GIN index for `contains`. Fields that
- * cannot be indexed are returned with the reason.
+ * keyset pages on the field can use it; array fields get a GIN index for `contains`, and text
+ * without a `maxLength` that fits a btree entry a hash index for equality. Fields that cannot be
+ * indexed (objects, fields of no declared type) are returned with the reason.
  */
 export function indexSpecs(
   tenantId: string,
@@ -88,9 +89,8 @@ export function indexSpecs(
       const node = nodeAt(schema, path);
       switch (ref.kind) {
         case 'text':
-          if (typeof node?.maxLength !== 'number' || node.maxLength > MAX_INDEXED_TEXT_LENGTH) {
-            skip(`a text field needs a maxLength of at most ${MAX_INDEXED_TEXT_LENGTH} to be indexed`);
-          } else specs.push(specOf(tenantId, objectType, field, ref.expr, 'btree'));
+          // A value longer than a btree entry holds would fail its write: a hash index holds any length, for equality.
+          specs.push(specOf(tenantId, objectType, field, ref.expr, typeof node?.maxLength === 'number' && node.maxLength <= MAX_INDEXED_TEXT_LENGTH ? 'btree' : 'hash'));
           break;
         case 'number':
           specs.push(specOf(tenantId, objectType, field, ref.expr, 'btree'));
@@ -102,7 +102,7 @@ export function indexSpecs(
           specs.push(specOf(tenantId, objectType, field, ref.expr, 'btree'));
           break;
         case 'timestamp':
-          skip('date and date-time fields compare through a function that PostgreSQL cannot index');
+          specs.push(specOf(tenantId, objectType, field, ref.expr, 'btree'));
           break;
         default:
           skip(node?.type === 'object' ? 'an object cannot be indexed; mark its fields instead' : 'declares no indexable type');

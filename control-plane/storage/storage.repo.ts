@@ -57,10 +57,14 @@ export async function recordFailed(tx: Tx, backend: StorageBackend, location: St
   );
 }
 
-/** Object types the tenant sees: its own, and the built-in ones it does not shadow with its own; with the fields each declares in `indexes`. */
+/**
+ * Object types the tenant sees: its own, and the built-in ones it does not shadow with its own; with
+ * the fields each declares in `indexes`. A built-in type's indexes are shared by every tenant and
+ * built by the migrations (builtin-indexes.ts), so none is the tenant's to build.
+ */
 export async function visibleObjectTypes(tx: Tx): Promise<Array<{ name: string; schema: object; indexes: string[] }>> {
   return tx.unsafe<Array<{ name: string; schema: object; indexes: string[] }>>(
-    `select distinct on (key) key as name, schema, indexes from object_type_catalog
+    `select distinct on (key) key as name, schema, case when tenant_id is null then '[]'::jsonb else indexes end as indexes from object_type_catalog
      where tenant_id = current_tenant_id() or tenant_id is null
      order by key, tenant_id nulls last`,
     [],

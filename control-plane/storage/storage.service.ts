@@ -10,6 +10,7 @@ import { createBlobBackend } from './backends/blob.ts';
 import { createDocumentdbBackend } from './backends/documentdb.ts';
 import { createPostgresqlBackend, planIndexes, applyIndexes } from './backends/postgresql.ts';
 import { createSearchBackend } from './backends/search.ts';
+import { createIndexBuilds } from './index-builds.ts';
 import { currentDatabase, findTenant, listStorageRows, markProvisioning, recordFailed, recordReady, type StorageRow } from './storage.repo.ts';
 import {
   STORAGE_BACKENDS,
@@ -53,7 +54,7 @@ export type StorageService = ReturnType<typeof createStorageService>;
  * workflow `tenant-<id>-storage` whose activities are `beginProvisioning`, `ensureBackend`,
  * `planBackend` and `failProvisioning` below) and index reconciliation from object type metadata.
  */
-export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows?: WorkflowsPort; refusedChunks?: BackendDeps['refusedChunks'] }) {
+export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows?: WorkflowsPort; refusedChunks?: BackendDeps['refusedChunks']; log?: (message: string, error?: unknown) => void }) {
   const { db } = deps;
   let database: Promise<{ database: string; schema: string }> | undefined;
   const backendDeps: BackendDeps = {
@@ -62,8 +63,9 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
     refusedChunks: deps.refusedChunks,
     database: () => (database ??= db.system((tx) => currentDatabase(tx)).catch((error: unknown) => ((database = undefined), Promise.reject(error)))),
   };
+  const indexBuilds = createIndexBuilds(backendDeps, deps.log);
   const drivers: Record<StorageBackend, BackendDriver> = {
-    postgresql: createPostgresqlBackend(backendDeps),
+    postgresql: createPostgresqlBackend(backendDeps, indexBuilds),
     documentdb: createDocumentdbBackend(backendDeps),
     blob: createBlobBackend(backendDeps),
     search: createSearchBackend(backendDeps),
@@ -149,6 +151,9 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
   }
 
   return {
+    /** The background builds of the indexes object types declare (index-builds.ts). */
+    indexBuilds,
+
     /** Routing and provisioning status of every backend of the actor's tenant. */
     status: (actor: Actor) => status(actor.tenantId),
 

@@ -16,14 +16,21 @@ export async function createIndexedType(url: string, token: string): Promise<str
   return body.key;
 }
 
-/** Creates the indexes the tenant's types declare (the storage's sync-schema, which also analyses the statistics it makes). */
-export async function syncIndexes(url: string, token: string, tenantId: string, log: (message: string) => void): Promise<void> {
-  const synced = await fetch(`${url}/v4/data/resources/${tenantId}/storage/sync-schema`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ backend: 'postgresql' }),
-  });
-  const body = (await synced.json()) as { changes?: Array<{ action: string; field: string; name: string }> };
-  if (synced.status !== 200) throw new Error(`sync-schema answered ${synced.status}: ${JSON.stringify(body).slice(0, 300)}`);
-  log(`declared indexes: ${(body.changes ?? []).map((c) => `${c.action} ${c.name} (${c.field})`).join(', ') || 'none changed'}`);
+/**
+ * Waits until the indexes the tenant's types declare are built: declaring them starts the build in
+ * the background, and each type's `indexBuild` says when it is done. Then analyses the table, so
+ * that the rows loaded meanwhile have statistics.
+ */
+export async function awaitIndexes(url: string, token: string, tenantId: string, key: string, log: (message: string) => void): Promise<void> {
+  const started = Date.now();
+  for (;;) {
+    const listed = await fetch(`${url}/v4/data/resources/object-types?tenant_id=${tenantId}`, { headers: { authorization: `Bearer ${token}` } });
+    const types = (await listed.json()) as { data?: Array<{ key: string; indexBuild?: { state: string; pending: string[]; error: string | null } }> };
+    const build = types.data?.find((t) => t.key === key)?.indexBuild;
+    if (build?.state === 'ready') break;
+    if (build?.state === 'failed') throw new Error(`building the indexes of ${key} failed: ${build.error}`);
+    if (Date.now() - started > 600_000) throw new Error(`the indexes of ${key} were not built within 10 minutes: ${JSON.stringify(build)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  log(`declared indexes of ${key} built in the background in ${((Date.now() - started) / 1000).toFixed(1)} s after loading`);
 }

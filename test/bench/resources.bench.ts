@@ -3,7 +3,9 @@
  * filtered, sorted list through the REST edge (wrk over HTTP), against pgbench baselines on the
  * same PostgreSQL: `pgbench -S`, and pgbench replaying the exact statements the platform sends per
  * request; and the same list of a tenant type that declares its fields in `indexes`, against the
- * GET-by-id rate. Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (5), BENCH_CONNECTIONS (32),
+ * GET-by-id rate, each also with one request in ten creating a resource of the listed type.
+ * `BENCH_CURVE=1` adds the list's cost curve at 10k and 100k rows of one tenant beside 1 000 small
+ * tenants (`BENCH_CURVE_1M=1`: and at 1M; seeding it takes minutes). Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (5), BENCH_CONNECTIONS (32),
  * BENCH_THREADS (2), BENCH_ROWS (100000). A measurement: it exits 0 whether targets are met or not.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,7 +32,8 @@ import {
 } from './bench-db.ts';
 import { start } from './child.ts';
 import { localPostmasterOf } from './cpu.ts';
-import { createIndexedType, INDEXED_TYPE, syncIndexes } from './indexed-type.ts';
+import { awaitIndexes, createIndexedType, INDEXED_TYPE } from './indexed-type.ts';
+import { costCurve, LIST_WRITES_SCRIPT, WRITE_EVERY, writeBody } from './list-load.ts';
 import { findPgbench, initPgbench, mixed, replayScript, runPgbench, withRandomId, type PgbenchScripts } from './pgbench.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
 import {
@@ -142,7 +145,7 @@ async function stage(cluster: BenchCluster, settings: Settings, started: (platfo
   log(`loading ${settings.rows} projects of ${indexedKey}, which declares ${INDEXED_TYPE.indexes.join(' and ')} in indexes`);
   await loadProjects(dbUrl, TENANT, settings.rows, indexedKey);
   const tenantId = await withSql(dbUrl, async (sql) => (await sql<{ id: string }[]>`select id::text as id from tenants where slug = ${TENANT}`)[0]!.id);
-  await syncIndexes(platform.url, token, tenantId, log);
+  await awaitIndexes(platform.url, token, tenantId, indexedKey, log);
   await checkWorkloads(platform.url, token, ids[0]!, indexedKey);
   return { cluster, dbUrl, platform, token, ids, tenantId, indexedKey };
 }
@@ -277,9 +280,10 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
   await writeFile(indexedListPaths, `${listPath({ ...LIST_QUERY, type: s.indexedKey })}\n`);
   const { postmaster } = await serverFacts(s.dbUrl);
 
-  const edge = async (pathsFile: string) => {
+  const edge = async (pathsFile: string, creates?: { type: string }) => {
+    const script = creates ? { script: LIST_WRITES_SCRIPT, scriptArgs: [`${V3}/resources/${creates.type}`, await writeBody(workDir, 'v3'), String(WRITE_EVERY)] } : {};
     const run = async (duration: number) => {
-      const result = await runWrk(wrk, { url: s.platform.url, token: s.token, pathsFile, connections, threads, seconds: duration, postmaster });
+      const result = await runWrk(wrk, { url: s.platform.url, token: s.token, pathsFile, connections, threads, seconds: duration, postmaster, ...script });
       await waitUntilIdle(s.dbUrl, PLATFORM_APP);
       return result;
     };
@@ -303,6 +307,10 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
   const edgeList = await edge(listPaths);
   log(`list of ${s.indexedKey}, which declares the fields in indexes, through the edge`);
   const edgeIndexedList = await edge(indexedListPaths);
+  log(`the list of project while one request in ${WRITE_EVERY} creates a project`);
+  const edgeListWrites = await edge(listPaths, { type: 'project' });
+  log(`the list of ${s.indexedKey} while one request in ${WRITE_EVERY} creates one`);
+  const edgeIndexedListWrites = await edge(indexedListPaths, { type: s.indexedKey });
   const server = await serverFacts(s.dbUrl);
   const scripts = replays(exact, s.ids, { get: edgeGet.upsertShare, list: edgeList.upsertShare });
   for (const [name, run] of [['GET-by-id', edgeGet], ['list', edgeList]] as const) {
@@ -330,6 +338,8 @@ async function measureAll(s: Stage, settings: Settings, { wrk, pgbench }: Tools,
       edgeList: row('list (edge)', 'wrk', edgeList),
       sqlList: row('list exact SQL', 'pgbench', sqlList),
       edgeIndexedList: row('list, declared indexes (edge)', 'wrk', edgeIndexedList),
+      edgeListWrites: row(`list + 1/${WRITE_EVERY} creates (edge)`, 'wrk', edgeListWrites),
+      edgeIndexedListWrites: row(`list, declared indexes + 1/${WRITE_EVERY} creates (edge)`, 'wrk', edgeIndexedListWrites),
     },
   };
 }
@@ -355,7 +365,10 @@ async function printReport(rows: Record<string, Row>, server: ServerFacts, setti
       { label: 'GET-by-id edge / pgbench -S', numerator: rows.edgeGet!, denominator: rows.selectOnly!, target: 0.2 },
       { label: 'GET-by-id edge / exact SQL', numerator: rows.edgeGet!, denominator: rows.sqlGet!, target: 0.85 },
       { label: 'list edge / exact SQL', numerator: rows.edgeList!, denominator: rows.sqlList! },
+      { label: 'list (built-in project) edge / GET-by-id edge', numerator: rows.edgeList!, denominator: rows.edgeGet!, target: 0.05 },
       { label: 'list (declared indexes) edge / GET-by-id edge', numerator: rows.edgeIndexedList!, denominator: rows.edgeGet!, target: 0.05 },
+      { label: `list + 1/${WRITE_EVERY} creates / GET-by-id edge`, numerator: rows.edgeListWrites!, denominator: rows.edgeGet!, target: 0.03 },
+      { label: `list (declared indexes) + 1/${WRITE_EVERY} creates / GET-by-id edge`, numerator: rows.edgeIndexedListWrites!, denominator: rows.edgeGet!, target: 0.03 },
     ]),
   );
 }
@@ -370,6 +383,9 @@ async function main(): Promise<void> {
     const staged = await stage(cluster, settings, (started) => (platform = started));
     const { rows, server } = await measureAll(staged, settings, tools, workDir);
     await printReport(rows, server, settings, tools);
+    if (process.env.BENCH_CURVE) {
+      await costCurve({ ...staged, slug: TENANT, listPath: listPath(LIST_QUERY), wrk: tools.wrk, settings, workDir, log, withMillion: !!process.env.BENCH_CURVE_1M });
+    }
   } finally {
     await platform?.close().catch((error: Error) => log(`closing the platform failed: ${error.message}`));
     await dropBenchDatabases(cluster.adminUrl).catch((error: Error) => log(`dropping the databases failed: ${error.message}`));

@@ -3,7 +3,9 @@
  * tenant's projects, and a filtered, sorted list of a type that declares its fields in `indexes`,
  * through the REST edge (wrk over HTTP), each against pgbench replaying the
  * exact statements the platform sent for one such request, captured from the server log of the
- * benchmark's own PostgreSQL, in the same run. Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS
+ * benchmark's own PostgreSQL, in the same run, and that list again while one request in ten creates
+ * a resource of its type (`BENCH_CURVE=1`: the built-in project's list at 10k and 100k rows of one
+ * tenant beside 1 000 small ones; `BENCH_CURVE_1M=1`: and 1M). Settings: BENCH_SECONDS (15), BENCH_WARMUP_SECONDS
  * (5), BENCH_CONNECTIONS (32), BENCH_THREADS (2), BENCH_ROWS (100000). A measurement: it exits 0
  * whether targets are met or not.
  */
@@ -16,7 +18,8 @@ import { REPLACE_AT_TYPE_VERSION_SQL } from '../../control-plane/resources/resou
 import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
 import { benchCluster, createIdSet, createPlatformDatabase, dropBenchDatabases, ID_TABLE, loadProjects, tenantLoginOf, waitUntilIdle, withSql } from './bench-db.ts';
 import { localPostmasterOf } from './cpu.ts';
-import { createIndexedType, INDEXED_TYPE, syncIndexes } from './indexed-type.ts';
+import { awaitIndexes, createIndexedType, INDEXED_TYPE } from './indexed-type.ts';
+import { costCurve, LIST_WRITES_SCRIPT, WRITE_EVERY, writeBody } from './list-load.ts';
 import { findPgbench, mixed, runPgbench, toPgbenchSql, withRandomId, type PgbenchScripts } from './pgbench.ts';
 import { ratiosTable, resultsTable, type Row } from './report.ts';
 import { captureFromServerLog, PLATFORM_APP, type Statement } from './statements.ts';
@@ -107,6 +110,10 @@ async function main(): Promise<void> {
   try {
     log('creating and migrating the benchmark database');
     const dbUrl = await createPlatformDatabase(cluster.adminUrl);
+    // A project's write projects it for full-text search in its transaction (its type declares
+    // searchFields) and embeds it afterwards, apart from the request: without vectors, the statements
+    // captured and replayed are the request's own.
+    process.env.SEARCH_VECTORS ??= 'off';
     platform = await startPlatform({
       role: 'all',
       databaseUrl: dbUrl,
@@ -128,7 +135,7 @@ async function main(): Promise<void> {
       return { tenantId: row!.id, postmaster: localPostmasterOf(row!.pid) };
     });
     const base = `/v4/data/resources/${tenantId}/project`;
-    await syncIndexes(platform.url, token, tenantId, log);
+    await awaitIndexes(platform.url, token, tenantId, indexedKey, log);
     const indexedList = `/v4/data/resources/${tenantId}/${indexedKey}?${INDEXED_LIST}`;
     const send = async (method: string, path: string, body?: unknown) => {
       const response = await fetch(platform!.url + path, {
@@ -227,6 +234,15 @@ async function main(): Promise<void> {
       sqlAggregate: row('aggregate exact SQL', 'pgbench', await sqlRun('aggregate', scripts.aggregate)),
       edgeList: row('list, declared indexes (edge)', 'wrk', await edge('list with declared indexes', { pathsFile: files.list })),
       sqlList: row('list, declared indexes exact SQL', 'pgbench', await sqlRun('list with declared indexes', scripts.list)),
+      edgeListWrites: row(
+        `list, declared indexes + 1/${WRITE_EVERY} creates (edge)`,
+        'wrk',
+        await edge(`list with declared indexes while one request in ${WRITE_EVERY} creates`, {
+          pathsFile: files.list,
+          script: LIST_WRITES_SCRIPT,
+          scriptArgs: [`/v4/data/resources/${tenantId}/${indexedKey}`, await writeBody(workDir, 'v4'), String(WRITE_EVERY)],
+        }),
+      ),
     };
 
     const version = await withSql(dbUrl, async (sql) => (await sql<{ v: string }[]>`select current_setting('server_version') as v`)[0]!.v);
@@ -243,8 +259,12 @@ async function main(): Promise<void> {
         { label: 'aggregate edge / exact SQL', numerator: rows.edgeAggregate, denominator: rows.sqlAggregate },
         { label: 'list (declared indexes) edge / GET-by-id edge', numerator: rows.edgeList, denominator: rows.edgeGet, target: 0.05 },
         { label: 'list (declared indexes) edge / exact SQL', numerator: rows.edgeList, denominator: rows.sqlList },
+        { label: `list (declared indexes) + 1/${WRITE_EVERY} creates / GET-by-id edge`, numerator: rows.edgeListWrites, denominator: rows.edgeGet, target: 0.03 },
       ]),
     );
+    if (process.env.BENCH_CURVE) {
+      await costCurve({ dbUrl, platform, token, slug: TENANT, listPath: `/v4/data/resources/${tenantId}/project?${INDEXED_LIST}`, wrk: tools.wrk, settings, workDir, log, withMillion: !!process.env.BENCH_CURVE_1M });
+    }
   } finally {
     await platform?.close().catch((error: Error) => log(`closing the platform failed: ${error.message}`));
     await dropBenchDatabases(cluster.adminUrl).catch((error: Error) => log(`dropping the databases failed: ${error.message}`));

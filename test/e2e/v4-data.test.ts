@@ -44,9 +44,9 @@ describe('v4 data API', () => {
     expect(builtIn.find((t: any) => t.key === 'shared-workflow-config')).toMatchObject({
       name: 'SharedWorkflowConfig',
       status: 'published',
-      version: 1,
+      version: 2,
       schema: { type: 'object', required: ['workflowKey', 'status'] },
-      indexes: [],
+      indexes: ['workflowKey'],
       searchFields: [],
       actions: {},
       fileProperties: {},

@@ -1,4 +1,5 @@
 import { ListResourcesInputSchema, ResourceDataSchema, ResourceRefSchema, ValidationError } from '../../../control-plane/contracts.ts';
+import { contentRange, countModeOf, countQuery, preferHeader } from '../list-count.ts';
 import { param } from '../params.ts';
 import { queryValue } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
@@ -35,12 +36,20 @@ export const v3ResourceRoutes = [
         limit: ListResourcesInputSchema.shape.limit,
         offset: ListResourcesInputSchema.shape.offset,
         cursor: param(ListResourcesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`; not with `offset`" }),
+        ...countQuery,
       },
+      headers: preferHeader,
     },
-    output: { 200: { description: 'A page of resources', schema: V3ResourcePageSchema } },
-    docs: { operationId: 'listResources', summary: 'List resources of a type', tag: 'Resources' },
+    output: { 200: { description: 'A page of resources', schema: V3ResourcePageSchema, contentRange: true } },
+    docs: {
+      operationId: 'listResources',
+      summary: 'List resources of a type',
+      tag: 'Resources',
+      description:
+        '`total` is exact while at most 1000 resources match; past that it is PostgreSQL\'s estimate, the page carries `totalExact: false` and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.',
+    },
     sample: { query: 'type=project' },
-    handler: async ({ request, call, procedure }) => {
+    handler: async ({ request, set, call, procedure }) => {
       const params = new URL(request.url).searchParams;
       const page = await procedure.query(call(), {
         type: queryValue(params, 'type') ?? '',
@@ -49,7 +58,9 @@ export const v3ResourceRoutes = [
         limit: queryValue(params, 'limit'),
         offset: queryValue(params, 'offset'),
         cursor: queryValue(params, 'cursor'),
+        count: countModeOf(request, params),
       });
+      set.headers['content-range'] = contentRange(Number(queryValue(params, 'offset') ?? 0), page.items.length, page.total, page.totalExact);
       return v3ResourcePage(page);
     },
   }),

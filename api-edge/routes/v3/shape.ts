@@ -11,6 +11,7 @@ import {
   type ResourcePage,
   type User,
 } from '../../../control-plane/contracts.ts';
+import { estimated } from '../list-count.ts';
 import { jsonObjectBody } from '../request-input.ts';
 
 /**
@@ -59,7 +60,7 @@ export function v3Resource(resource: Resource): V3Resource {
 }
 
 export function v3ResourcePage(page: ResourcePage) {
-  return { data: page.items.map(v3Resource), total: page.total, hasMore: page.hasMore, nextCursor: page.nextCursor };
+  return { data: page.items.map(v3Resource), total: page.total, ...estimated(page), hasMore: page.hasMore, nextCursor: page.nextCursor };
 }
 
 export function v3UserListItem(user: User) {

@@ -11,6 +11,7 @@ import {
 import { ifMatchHeader, param, resourcePath, tenantPath, typePath } from '../params.ts';
 import { bodyWithPath, etagOf, jsonObjectBody, optionalObject, versionTag } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
+import { estimated } from '../list-count.ts';
 
 /**
  * v4 data beyond one resource: a query across a tenant's types, an aggregate of one type's
@@ -34,7 +35,7 @@ export const v4ResourceQueryRoutes = [
     sample: { body: { types: ['project'] } },
     handler: async ({ params, body, call, procedure }) => {
       const page = await procedure.query(call(params.tenantId), jsonObjectBody(body));
-      return { data: page.items, total: page.total, hasMore: page.hasMore, nextCursor: page.nextCursor };
+      return { data: page.items, total: page.total, ...estimated(page), hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({

@@ -9,6 +9,7 @@ import {
 } from '../../../control-plane/contracts.ts';
 import { ifMatchHeader, ifNoneMatchHeader, param, resourcePath, typePath } from '../params.ts';
 import { bodyWithPath, etagOf, idempotencyKeyOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
+import { contentRange, countModeOf, countQuery, estimated, preferHeader } from '../list-count.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
 
 /** A v4 resource as the API renders it (the procedure's record, field for field). */
@@ -33,12 +34,20 @@ export const v4ResourceRoutes = [
         sort: param(ListResourcePageInputSchema.shape.sort, { description: 'Fields, `-` for descending; default `-created_at`' }),
         where: param(ListResourcePageInputSchema.shape.where, { json: true, description: 'A structured filter, as JSON' }),
         cursor: param(ListResourcePageInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
+        ...countQuery,
       },
+      headers: preferHeader,
     },
-    output: { 200: { description: 'A page of resources', schema: ResourceListPageSchema.omit({ items: true }).extend({ data: z.array(ResourceSchema) }) } },
-    docs: { operationId: 'listTenantResources', summary: 'List resources of a type', tag: 'Resources' },
+    output: { 200: { description: 'A page of resources', schema: ResourceListPageSchema.omit({ items: true }).extend({ data: z.array(ResourceSchema) }), contentRange: true } },
+    docs: {
+      operationId: 'listTenantResources',
+      summary: 'List resources of a type',
+      tag: 'Resources',
+      description:
+        '`total` is exact while at most 1000 resources match; past that it is PostgreSQL\'s estimate, the page carries `totalExact: false` and `Content-Range` ends in `/*`, unless the request asks for `count=exact` (query parameter or `Prefer: count=exact`). `hasMore` and `nextCursor` are exact either way.',
+    },
     sample: { params: { objectType: 'project' } },
-    handler: async ({ request, params, call, procedure }) => {
+    handler: async ({ request, params, set, call, procedure }) => {
       const query = new URL(request.url).searchParams;
       const page = await procedure.query(call(params.tenantId), {
         type: params.objectType,
@@ -47,8 +56,11 @@ export const v4ResourceRoutes = [
         sort: queryValue(query, 'sort'),
         where: jsonQueryValue(query, 'where'),
         cursor: queryValue(query, 'cursor'),
+        count: countModeOf(request, query),
       });
-      return { data: page.items.map(v4Resource), total: page.total, page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
+      const first = page.page > 0 && !queryValue(query, 'cursor') ? (page.page - 1) * page.limit : 0;
+      set.headers['content-range'] = contentRange(first, page.items.length, page.total, page.totalExact);
+      return { data: page.items.map(v4Resource), total: page.total, ...estimated(page), page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({

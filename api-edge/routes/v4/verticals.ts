@@ -11,6 +11,7 @@ import {
 import { idempotencyHeader, ifMatchHeader, ifNoneMatchHeader, param, verticalResourcePath, verticalTenantQuery, verticalTypePath } from '../params.ts';
 import { bodyWithPath, etagOf, idempotencyKeyOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
+import { estimated } from '../list-count.ts';
 
 /** The tenant a vertical call names: `tenant_id` in the query string (the company tenant or the app's child tenant), else the caller's. */
 const tenantOf = (request: Request) => queryValue(new URL(request.url).searchParams, 'tenant_id');
@@ -68,7 +69,7 @@ export const v4VerticalRoutes = [
         where: jsonQueryValue(query, 'where'),
         cursor: queryValue(query, 'cursor'),
       });
-      return { data: page.items, total: page.total, page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
+      return { data: page.items, total: page.total, ...estimated(page), page: page.page, limit: page.limit, hasMore: page.hasMore, nextCursor: page.nextCursor };
     },
   }),
   defineRoute({

@@ -16,6 +16,7 @@ import {
   withIndexLock,
   type IndexClaim,
 } from '../storage.repo.ts';
+import type { IndexBuilds } from '../index-builds.ts';
 import type { DoctorCheck, StorageChange } from '../storage.schema.ts';
 import { fail, isolationCheck, isolationProblems, ok, remembered, StorageUnavailableError, warn, type BackendDeps, type BackendDriver } from './backend.ts';
 
@@ -119,7 +120,7 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
 }
 
 /** The tenant's tables in PostgreSQL, isolated by row-level security, and the indexes its object types declare. */
-export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
+export function createPostgresqlBackend(deps: BackendDeps, indexBuilds?: IndexBuilds): BackendDriver {
   async function tenantTables() {
     const tables = await deps.db.system((tx) => tableIsolation(tx));
     return tables.filter((t) => !(BACKEND_TABLES as readonly string[]).includes(t.table));
@@ -178,8 +179,13 @@ export function createPostgresqlBackend(deps: BackendDeps): BackendDriver {
       );
       const plan = await planIndexes(deps, tenantId);
       const claims = await deps.db.inTenant(tenantId, (tx) => listIndexClaims(tx));
-      if (plan.changes.length) {
-        checks.push(warn('postgresql', 'indexes', `${plan.changes.length} index change(s) pending: ${plan.changes.map((c) => `${c.action} ${c.objectType}.${c.field}`).join(', ')}`, SYNC_HINT));
+      const build = plan.changes[0]?.objectType ? (await indexBuilds?.statuses(tenantId))?.(plan.changes[0].objectType) : undefined;
+      const pending = plan.changes.map((c) => `${c.action} ${c.objectType}.${c.field}`).join(', ');
+      if (plan.changes.length && build?.state === 'building') {
+        checks.push(warn('postgresql', 'indexes', `building ${plan.changes.length} index change(s) in the background: ${pending}`, 'wait: writes go on meanwhile; GET the object type for its indexBuild'));
+      } else if (plan.changes.length) {
+        const why = build?.error ? ` (the last build failed: ${build.error})` : '';
+        checks.push(warn('postgresql', 'indexes', `${plan.changes.length} index change(s) pending${why}: ${pending}`, SYNC_HINT));
       } else {
         checks.push(ok('postgresql', 'indexes', `${claims.length} index(es) declared by object types are in place`));
       }

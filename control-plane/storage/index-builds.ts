@@ -1,0 +1,76 @@
+import type { IndexBuild } from '../object-types/object-types.schema.ts';
+import type { BackendDeps } from './backends/backend.ts';
+import { applyIndexes, planIndexes } from './backends/postgresql.ts';
+
+interface Build {
+  /** Another change arrived while this build ran: plan again when it ends. */
+  again: boolean;
+  /** The index changes the build is carrying out, as `<type>.<field>`. */
+  doing: string[];
+}
+
+export interface IndexBuilds {
+  /** Starts building the tenant's declared indexes in the background, or asks a build under way to plan again; returns at once. */
+  request(tenantId: string): void;
+  /** Where each of the tenant's types' declared indexes stand, from one plan of them all. */
+  statuses(tenantId: string): Promise<(objectType: string) => IndexBuild>;
+  /** Resolves when no build of the tenant is under way (tests, shutdown). */
+  settled(tenantId: string): Promise<void>;
+}
+
+/**
+ * Builds the indexes that object types declare as soon as they declare them: each tenant's build
+ * runs in the background of the process that took the change (`create index concurrently`, so
+ * writes go on), one at a time per tenant, planning again while changes keep arriving. A build that
+ * stops half way (a crash) leaves an invalid index, which the next plan rebuilds; the storage doctor
+ * and the type's `indexBuild` show what is still pending, and `storage/sync-schema` finishes it.
+ */
+export function createIndexBuilds(deps: BackendDeps, log: (message: string, error?: unknown) => void = () => {}): IndexBuilds {
+  const builds = new Map<string, { build: Build; done: Promise<void> }>();
+  const failures = new Map<string, string>();
+
+  async function run(tenantId: string, build: Build): Promise<void> {
+    do {
+      build.again = false;
+      const plan = await planIndexes(deps, tenantId);
+      build.doing = plan.changes.map((c) => `${c.objectType}.${c.field}`);
+      await applyIndexes(deps, tenantId, plan);
+    } while (build.again);
+  }
+
+  return {
+    request(tenantId) {
+      const current = builds.get(tenantId);
+      if (current) {
+        current.build.again = true;
+        return;
+      }
+      const build: Build = { again: false, doing: [] };
+      const done = run(tenantId, build)
+        .then(() => void failures.delete(tenantId))
+        .catch((error: unknown) => {
+          failures.set(tenantId, error instanceof Error ? error.message : String(error));
+          log(`building the declared indexes of tenant ${tenantId} failed`, error);
+        })
+        .finally(() => builds.delete(tenantId));
+      builds.set(tenantId, { build, done });
+    },
+
+    async statuses(tenantId) {
+      const plan = await planIndexes(deps, tenantId);
+      const building = builds.has(tenantId);
+      const error = failures.get(tenantId) ?? null;
+      return (objectType) => {
+        const pending = plan.changes.filter((c) => c.objectType === objectType).map((c) => `${c.objectType}.${c.field}`);
+        const skipped = plan.skipped.filter((s) => s.objectType === objectType).map((s) => `${s.objectType}.${s.field}: ${s.reason}`);
+        if (pending.length === 0) return { state: 'ready', pending, skipped, error: null };
+        if (building) return { state: 'building', pending, skipped, error: null };
+        return { state: error ? 'failed' : 'pending', pending, skipped, error };
+      };
+    },
+
+    async settled(tenantId) {
+      while (builds.has(tenantId)) await builds.get(tenantId)!.done;
+    },
+  };
+}
