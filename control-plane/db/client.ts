@@ -1,5 +1,6 @@
 import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
 import { dbInFlight, dbPoolMax, dbTransactions } from '../telemetry/metrics.ts';
+import { databaseUnavailable, DEFAULT_DB_TIMEOUTS, isConnectionLost, reconnectBackoff, withinAcquireTimeout, type DbTimeouts } from './faults.ts';
 
 /** A connection inside one transaction: what repos receive. */
 export type Tx = Sql<Record<string, never>>;
@@ -124,6 +125,8 @@ export interface DbOptions {
    * which a statement could undo with `SET ROLE NONE` (docs/decisions/0039-tenant-login-role.md).
    */
   tenantDatabaseUrl?: string;
+  /** Connect, idle, statement and acquire timeouts of every pool (db/faults.ts); default DEFAULT_DB_TIMEOUTS. */
+  timeouts?: DbTimeouts;
 }
 
 /**
@@ -131,13 +134,25 @@ export interface DbOptions {
  * parameter: every connection of the pool runs as that role from its start (it is also what
  * `RESET ROLE` returns to), and a connection that cannot assume it fails to open.
  */
-export function createPool(databaseUrl: string, options: { max: number; role?: string }): Sql {
+export function createPool(databaseUrl: string, options: { max: number; role?: string; timeouts?: DbTimeouts }): Sql {
+  const timeouts = options.timeouts ?? DEFAULT_DB_TIMEOUTS;
   return postgres(databaseUrl, {
     max: options.max,
     onnotice: () => {},
-    connection: { application_name: 'svc-platform', TimeZone: 'UTC', ...(options.role ? { role: options.role } : {}) },
+    connect_timeout: timeouts.connectSeconds,
+    idle_timeout: timeouts.idleSeconds,
+    backoff: reconnectBackoff,
+    connection: {
+      application_name: 'svc-platform',
+      TimeZone: 'UTC',
+      statement_timeout: String(timeouts.statementMs),
+      ...(options.role ? { role: options.role } : {}),
+    } as Record<string, string>,
   });
 }
+
+/** How long a shared connection that lost its server is passed over, its work going to the tenant pool instead. */
+const LANE_REST_MS = 1_000;
 
 /**
  * Pools over one database: the owner's; the tenant pool, whose connections run as `svc_app` from
@@ -146,11 +161,12 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
  * share between requests (each its own pool of one, so that statements run in the order sent).
  */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
-  const intakeSql = createPool(databaseUrl, { max: options.intakeMax ?? 2 });
+  const timeouts = options.timeouts ?? DEFAULT_DB_TIMEOUTS;
+  const sql = createPool(databaseUrl, { max: options.systemMax ?? 10, timeouts });
+  const intakeSql = createPool(databaseUrl, { max: options.intakeMax ?? 2, timeouts });
   const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
-  const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE });
-  const lanesOf = (count: number) => Array.from({ length: Math.max(1, count) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }), inFlight: 0 }));
+  const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE, timeouts });
+  const lanesOf = (count: number) => Array.from({ length: Math.max(1, count) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE, timeouts }), inFlight: 0, restUntil: 0 }));
   const readLanes = lanesOf(options.readConnections ?? 1);
   const writeLanes = lanesOf(options.writeConnections ?? 4);
   // postgres.js tells nothing of its pools' state: what is counted is the work given to each.
@@ -166,10 +182,19 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   async function inTenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     inFlight.tenant.inc();
     begun.tenant.inc();
-    const connection = await tenantSql.reserve().catch((error: unknown) => {
+    try {
+      return await withinAcquireTimeout(timeouts.acquireMs, async (claim) => {
+        const connection = await tenantSql.reserve();
+        if (!claim()) return void connection.release() as never;
+        return inReserved(connection, tenantId, fn);
+      });
+    } finally {
       inFlight.tenant.dec();
-      throw error;
-    });
+    }
+  }
+
+  async function inReserved<T>(connection: postgres.ReservedSql, tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    let lost = false;
     try {
       // Sent without waiting: the connection pipelines them ahead of fn's statements. If either
       // fails, the transaction is aborted and every later statement fails with it.
@@ -188,14 +213,17 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
         await commit;
         return result;
       } catch (error) {
-        await Promise.allSettled(pending);
-        await connection.unsafe('rollback').catch(() => {});
+        const outcomes = await Promise.allSettled([setup, ...pending]);
+        // A connection that lost its server takes no rollback (the server ended the transaction),
+        // and postgres.js must not be handed it back: writing to its closed socket would crash
+        // the process. The pool already counts it as closed and opens it again when needed.
+        lost = isConnectionLost(error) || outcomes.some((outcome) => outcome.status === 'rejected' && isConnectionLost(outcome.reason));
+        if (!lost) await connection.unsafe('rollback').catch(() => {});
         throw error;
       }
     } finally {
       inFlightAtCommit.delete(connection);
-      connection.release();
-      inFlight.tenant.dec();
+      if (!lost) connection.release();
     }
   }
 
@@ -206,7 +234,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   async function onLane<T extends readonly Row[]>(kind: 'read' | 'write', tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T> {
     const lanes = kind === 'read' ? readLanes : writeLanes;
     const counted = inFlight[kind];
-    const lane = lanes.reduce((least, candidate) => (candidate.inFlight < least.inFlight ? candidate : least));
+    const now = Date.now();
+    const usable = lanes.filter((candidate) => candidate.restUntil <= now);
+    // No shared connection is a single point of failure: while each has lost its server lately,
+    // the statement runs in a transaction of its own on the tenant pool, like `inTenant`.
+    if (!usable.length) return inTenant(tenantId, (own) => statement(own));
+    const lane = usable.reduce((least, candidate) => (candidate.inFlight < least.inFlight ? candidate : least));
     const tx = lane.sql as unknown as Tx;
     const queries = [
       tx.unsafe(kind === 'read' ? 'begin read only' : 'begin'),
@@ -234,6 +267,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       return rows;
     } catch (error) {
       await Promise.allSettled(queries);
+      if (isConnectionLost(error)) lane.restUntil = Date.now() + LANE_REST_MS;
       throw error;
     } finally {
       lane.inFlight--;
@@ -245,7 +279,13 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     inFlight[pool].inc();
     begun[pool].inc();
     try {
-      return (await owner.begin((tx) => fn(tx as unknown as Tx))) as never;
+      // A transaction that gets its connection after its caller was refused is rolled back unrun.
+      return await withinAcquireTimeout(timeouts.acquireMs, async (claim) =>
+        (await owner.begin((tx) => {
+          if (!claim()) throw databaseUnavailable();
+          return fn(tx as unknown as Tx);
+        })) as T,
+      );
     } finally {
       inFlight[pool].dec();
     }
