@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Server, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServiceUnavailableError } from '../control-plane/contracts.ts';
@@ -14,35 +15,33 @@ export const DEFAULT_SHUTDOWN_GRACE_SECONDS = 25;
 /** What a stream sends last when its server shuts down: a retryable failure, with no id, so that `Last-Event-ID` stays the last real event's. */
 export const shutdownFailure = () => new ServiceUnavailableError('the server is shutting down: reconnect and resume the stream from the last event id');
 
-/** Open event streams, each with what ends it with its final event; an entry leaves when its stream ends. */
-const openStreams = new Map<Response, () => void>();
-
-/** Records an open event stream (api-edge/plugins/sse.ts): `end` writes its final event and closes it. Returns what forgets it. */
-export function openStream(response: Response, end: () => void): () => void {
-  openStreams.set(response, end);
-  return () => openStreams.delete(response);
-}
-
 /**
- * The responses one server has given, so that its shutdown ends its own streams only (several
- * servers may share a process: the edge and a test's second stack).
+ * The streams one server has open, each with what ends it with its final event, so that its
+ * shutdown ends its own streams only (several servers may share a process: a test's stacks).
  */
 export class ServedStreams {
-  private readonly served = new WeakSet<Response>();
+  readonly open = new Set<() => void>();
 
-  /** Wraps a fetch handler so that the streams it answers with are known. */
+  /** Runs a fetch handler so that the streams it opens are this server's. */
   track<A extends unknown[]>(handler: (request: Request, ...rest: A) => Response | Promise<Response>): (request: Request, ...rest: A) => Promise<Response> {
-    return async (request, ...rest) => {
-      const response = await handler(request, ...rest);
-      if (openStreams.has(response)) this.served.add(response);
-      return response;
-    };
+    return async (request, ...rest) => serving.run(this, () => handler(request, ...rest));
   }
 
   /** Ends every stream of this server still open with its final event. */
   endAll(): void {
-    for (const [response, end] of [...openStreams]) if (this.served.has(response)) end();
+    for (const end of [...this.open]) end();
   }
+}
+
+const serving = new AsyncLocalStorage<ServedStreams>();
+/** Streams opened outside any tracked server (none in the platform): ended by nobody. */
+const untracked = new ServedStreams();
+
+/** Records an open event stream of the server answering now (api-edge/plugins/sse.ts): `end` writes its final event and closes it. Returns what forgets it. */
+export function openStream(end: () => void): () => void {
+  const streams = serving.getStore() ?? untracked;
+  streams.open.add(end);
+  return () => streams.open.delete(end);
 }
 
 const isEventStream = (res: ServerResponse) => String(res.getHeader('content-type') ?? '').startsWith('text/event-stream');

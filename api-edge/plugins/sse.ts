@@ -80,6 +80,6 @@ export function sseResponse(
       ...options.headers,
     },
   });
-  forget = openStream(response, () => endForShutdown());
+  forget = openStream(() => endForShutdown());
   return response;
 }

@@ -151,7 +151,7 @@ export const v4RealtimeRoutes = [
       const response = new Response(body, {
         headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
       });
-      forget = openStream(response, () => shutdown());
+      forget = openStream(() => shutdown());
       return response;
     },
   }),
