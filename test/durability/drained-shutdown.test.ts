@@ -57,8 +57,8 @@ describe('drained shutdown of the platform process', () => {
     });
     started.push(child);
     let output = '';
-    child.stdout!.on('data', (chunk) => (output += chunk));
-    child.stderr!.on('data', (chunk) => (output += chunk));
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
     const exited = once(child, 'exit').then(([code]) => code as number | null);
     await until(async () => output.includes('platform ready on') || child.exitCode !== null, (ready) => ready, 90_000);
     if (child.exitCode !== null) throw new Error(`the platform exited before it was ready: ${output}`);
@@ -139,7 +139,7 @@ describe('drained shutdown of the platform process', () => {
       headers: { ...auth, 'content-type': 'application/octet-stream', 'content-length': String(chunks * chunk.length) },
       body,
       duplex: 'half',
-    } as RequestInit);
+    });
     await sleep(1_000);
     platform.child.kill('SIGTERM');
     await sleep(300);
