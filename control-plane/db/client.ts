@@ -153,6 +153,7 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
 
 /** How long a shared connection that lost its server is passed over, its work going to the tenant pool instead. */
 const LANE_REST_MS = 1_000;
+const LANE_STUCK = Symbol('lane stuck');
 
 /**
  * Pools over one database: the owner's; the tenant pool, whose connections run as `svc_app` from
@@ -258,18 +259,29 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     lane.inFlight++;
     counted.inc();
     begun[kind].inc();
+    // Statements queued on a lane whose connection is being opened again wait for it: a request
+    // waits no longer than for a connection of a pool, and the lane rests meanwhile.
+    const all = Promise.all(queries);
+    all.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(LANE_STUCK), timeouts.acquireMs)));
     try {
-      const [, , rows] = await Promise.all(queries);
+      const [, , rows] = await Promise.race([all, stuck]);
       // postgres.js re-sends a statement whose prepared form the server dropped (a schema change)
       // at the end of the connection's queue: its answer then comes from outside this transaction,
       // where no tenant is set, so that row-level security shows it no tenant's rows.
       if (answered.indexOf(run) > answered.indexOf(commit)) throw new Error('a tenant statement was re-sent outside its transaction');
       return rows;
     } catch (error) {
+      if (error === LANE_STUCK) {
+        lane.restUntil = Date.now() + LANE_REST_MS;
+        throw databaseUnavailable();
+      }
       await Promise.allSettled(queries);
       if (isConnectionLost(error)) lane.restUntil = Date.now() + LANE_REST_MS;
       throw error;
     } finally {
+      clearTimeout(timer);
       lane.inFlight--;
       counted.dec();
     }

@@ -17,8 +17,8 @@ import { freePort, isAlive } from '../../scripts/stack/process.ts';
  * cluster is never touched.
  */
 
-/** The longest any answer may take while the database is away or coming back (docs/behaviour.md, "Database faults"). */
-const ANSWER_BOUND_MS = 6_000;
+/** The longest any answer may take while the database is away or coming back: the 5 s wait for a connection, and a busy machine's margin (docs/behaviour.md, "Database faults"). */
+const ANSWER_BOUND_MS = 8_000;
 /** How soon after PostgreSQL accepts connections again the platform answers with success. */
 const RECOVERY_BOUND_MS = 5_000;
 const CLUSTER = 'pg-db-restart-test';
@@ -133,7 +133,8 @@ describe('the platform across a PostgreSQL restart', () => {
       await trickle;
 
       const during = answers.filter((a) => a.at >= stoppedAt);
-      const summary = during.map((a) => `${a.kind}@${a.at}:${a.status}/${a.ms}ms`).join(' ');
+      const slow = answers.filter((a) => a.ms > ANSWER_BOUND_MS);
+      const summary = [...slow, ...during].map((a) => `${a.kind}@${a.at}:${a.status}/${a.ms}ms`).join(' ');
       // No request hangs: each is answered within the bound, with success or 503 + Retry-After.
       for (const answer of answers.filter((a) => a.kind === 'read' || a.kind === 'write')) {
         expect(answer.ms, summary).toBeLessThanOrEqual(ANSWER_BOUND_MS);
