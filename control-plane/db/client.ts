@@ -153,7 +153,8 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
 
 /** How long a shared connection that lost its server is passed over, its work going to the tenant pool instead. */
 const LANE_REST_MS = 1_000;
-const LANE_STUCK = Symbol('lane stuck');
+/** What a lane call fails with when its statements waited too long (never seen by callers). */
+const LANE_STUCK = new Error('the shared connection did not answer in time');
 
 /**
  * Pools over one database: the owner's; the tenant pool, whose connections run as `svc_app` from
