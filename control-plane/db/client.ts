@@ -134,11 +134,12 @@ export interface DbOptions {
  * parameter: every connection of the pool runs as that role from its start (it is also what
  * `RESET ROLE` returns to), and a connection that cannot assume it fails to open.
  */
-export function createPool(databaseUrl: string, options: { max: number; role?: string; timeouts?: DbTimeouts }): Sql {
+export function createPool(databaseUrl: string, options: { max: number; role?: string; timeouts?: DbTimeouts; onclose?: (connectionId: number) => void }): Sql {
   const timeouts = options.timeouts ?? DEFAULT_DB_TIMEOUTS;
   return postgres(databaseUrl, {
     max: options.max,
     onnotice: () => {},
+    ...(options.onclose ? { onclose: options.onclose } : {}),
     connect_timeout: timeouts.connectSeconds,
     idle_timeout: timeouts.idleSeconds,
     backoff: reconnectBackoff,
@@ -167,7 +168,9 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const sql = createPool(databaseUrl, { max: options.systemMax ?? 10, timeouts });
   const intakeSql = createPool(databaseUrl, { max: options.intakeMax ?? 2, timeouts });
   const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
-  const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE, timeouts });
+  // Who waits on each reserved tenant connection: told when it closes (see inReserved).
+  const closeWatchers = new Map<number, () => void>();
+  const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE, timeouts, onclose: (id) => closeWatchers.get(id)?.() });
   const lanesOf = (count: number) => Array.from({ length: Math.max(1, count) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE, timeouts }), inFlight: 0, restUntil: 0 }));
   const readLanes = lanesOf(options.readConnections ?? 1);
   const writeLanes = lanesOf(options.writeConnections ?? 4);
@@ -197,33 +200,46 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
 
   async function inReserved<T>(connection: postgres.ReservedSql, tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     let lost = false;
+    // postgres.js never settles statements queued on a reserved connection whose server went away:
+    // the transaction then fails when the pool reports that connection closed.
+    let connectionId: number | undefined;
+    let died: () => void = () => {};
+    const closed = new Promise<never>((_, reject) => (died = () => reject(Object.assign(new Error('the connection to PostgreSQL closed during the transaction'), { code: 'CONNECTION_CLOSED' }))));
+    closed.catch(() => {});
+    const watched = <V>(work: Promise<V>) => Promise.race([work, closed]);
     try {
       // Sent without waiting: the connection pipelines them ahead of fn's statements. If either
       // fails, the transaction is aborted and every later statement fails with it.
-      const setup = Promise.all([connection.unsafe('begin'), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
+      const onexecute = (c: { id: number }) => {
+        connectionId = c.id;
+        closeWatchers.set(c.id, died);
+        return true;
+      };
+      const setup = Promise.all([connection.unsafe('begin', [], { onexecute } as never), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
       setup.catch(() => {});
       const pending: Array<Promise<unknown>> = [];
       inFlightAtCommit.set(connection, pending);
       try {
-        const result = await fn(connection as unknown as Tx);
+        const result = await watched(fn(connection as unknown as Tx));
         // Behind the statements still in flight (the setup's too): if one failed, the transaction
         // is aborted and this commit rolls it back, and that statement's failure is thrown below.
         const commit = connection.unsafe('commit');
         commit.catch(() => {});
-        await setup;
-        await Promise.all(pending);
-        await commit;
+        await watched(setup);
+        await watched(Promise.all(pending));
+        await watched(commit);
         return result;
       } catch (error) {
-        const outcomes = await Promise.allSettled([setup, ...pending]);
+        const outcomes = isConnectionLost(error) ? [] : await Promise.race([Promise.allSettled([setup, ...pending]), closed.catch(() => [])]);
         // A connection that lost its server takes no rollback (the server ended the transaction),
         // and postgres.js must not be handed it back: writing to its closed socket would crash
         // the process. The pool already counts it as closed and opens it again when needed.
-        lost = isConnectionLost(error) || outcomes.some((outcome) => outcome.status === 'rejected' && isConnectionLost(outcome.reason));
+        lost = isConnectionLost(error) || !outcomes.length || outcomes.some((outcome) => outcome.status === 'rejected' && isConnectionLost(outcome.reason));
         if (!lost) await connection.unsafe('rollback').catch(() => {});
         throw error;
       }
     } finally {
+      if (connectionId !== undefined && closeWatchers.get(connectionId) === died) closeWatchers.delete(connectionId);
       inFlightAtCommit.delete(connection);
       if (!lost) connection.release();
     }
