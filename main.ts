@@ -16,6 +16,8 @@ import { startPlatform, type PlatformOptions, type PlatformRole } from './script
 import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.ts';
 import { PLANS, type Plan } from './control-plane/capabilities/capabilities.schema.ts';
 import { controlPlaneTokenProblem } from './control-plane/trpc/control-plane-token.ts';
+import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from './control-plane/db/faults.ts';
+import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './api-edge/drain.ts';
 
 /**
  * The production entry point: reads the configuration from the environment and runs one role (or
@@ -221,6 +223,24 @@ function controlPlaneTokenSetting(role: PlatformRole, env: NodeJS.ProcessEnv, lo
   return undefined;
 }
 
+/** A whole number setting of at least `min`, or `fallback` when unset. */
+function wholeSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+  const value = env[name];
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new ConfigError(`${name} must be a whole number${min ? ` of at least ${min}` : ''}, not "${value}"`);
+  return Number(value);
+}
+
+/** The database timeouts of every pool (docs/behaviour.md, "Database faults"). */
+function dbTimeoutSettings(env: NodeJS.ProcessEnv): DbTimeouts {
+  return {
+    connectSeconds: wholeSetting(env, 'DB_CONNECT_TIMEOUT_SECONDS', DEFAULT_DB_TIMEOUTS.connectSeconds, 1),
+    idleSeconds: wholeSetting(env, 'DB_IDLE_TIMEOUT_SECONDS', DEFAULT_DB_TIMEOUTS.idleSeconds, 1),
+    statementMs: wholeSetting(env, 'DB_STATEMENT_TIMEOUT_MS', DEFAULT_DB_TIMEOUTS.statementMs),
+    acquireMs: wholeSetting(env, 'DB_ACQUIRE_TIMEOUT_MS', DEFAULT_DB_TIMEOUTS.acquireMs, 1),
+  };
+}
+
 /** The platform's options for `role` from the environment; throws {@link ConfigError} on a missing or malformed setting. */
 export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: LocalSettings = {}): Omit<PlatformOptions, 'log' | 'runWorker'> {
   const databaseUrl = env.DATABASE_URL;
@@ -262,6 +282,8 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     metricsPort: env.METRICS_PORT ? portSetting(env, 'METRICS_PORT', 0) : undefined,
     ai: role === 'edge' && env.CONTROL_PLANE_URL ? undefined : aiSettings(env),
     defaultPlan: defaultPlanSetting(env),
+    dbTimeouts: dbTimeoutSettings(env),
+    shutdownGraceMs: wholeSetting(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000,
   };
 }
 

@@ -14,6 +14,7 @@ import { bunRuntime } from './server.ts';
 import { V3_BASE, V4_BASE } from './routes/bases.ts';
 import { API_ROUTES } from './routes/index.ts';
 import { mountRoutes } from './routes/route.ts';
+import { probeRoutes } from './routes/probes.ts';
 
 export { V3_BASE, V4_BASE };
 
@@ -159,19 +160,13 @@ export function createEdgeApp(deps: EdgeDeps) {
         return errorBody('VALIDATION_ERROR', 'request body is not valid JSON', { field: '(body)', issue: 'is not valid JSON' });
       }
       const { status, body } = toErrorResponse(error);
-      if (status === 429) set.headers['retry-after'] = String(body.error.retryAfter ?? 1);
+      if (status === 429 || status === 503) set.headers['retry-after'] = String(body.error.retryAfter ?? 1);
       // 501 is an answer (this deployment does not offer it), not a failure to log.
       if (status >= 500 && status !== 501) deps.onServerError?.(error, request);
       set.status = status;
       return body;
     })
-    .get('/health', async ({ set }) => {
-      const health = await deps.controlPlane
-        .query({ identity: null }, 'health', 'check', {})
-        .catch(() => ({ status: 'unavailable' as const, checks: { controlPlane: 'unreachable' } }));
-      if (health.status !== 'ok') set.status = 503;
-      return health;
-    })
+    .use(probeRoutes(deps.controlPlane))
     .use(apiReferenceRoutes())
     .use(apiRoutes(deps.controlPlane, calls, { sseHeartbeatMs: deps.sseHeartbeatMs }));
   // Outside the API bases: neither authenticated nor rate-limited (docs/decisions/0109-metrics.md).

@@ -4,6 +4,7 @@ import { toFetchHandler, toNodeHandler } from 'srvx/node';
 import type { createEdgeApp } from './app.ts';
 import { mountRoute, observedFetch, observeNodeRequest, PAGE_CSP, type AccessLog } from './observability.ts';
 import { BODY_METHODS, hasUnmeasuredBody, isStreamedUpload, withMeasuredBody } from './plugins/body-limit.ts';
+import { drainableNodeServer, ServedStreams, withinGrace } from './drain.ts';
 
 /** Requests that the identity provider answers instead of the REST app (its own Node handler). */
 export interface NodeMount {
@@ -15,7 +16,11 @@ export interface NodeMount {
 export interface EdgeServer {
   /** Listens on `port` (0 picks one) and resolves with the port; rejects when it is taken. */
   listen(port: number, host: string): Promise<number>;
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, ends open event streams with their final event, lets requests
+   * in flight finish for up to `graceMs` (default 0), then closes every connection (api-edge/drain.ts).
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** The part of Bun's server API the edge uses (no Bun types are installed: Node type-checks this code). */
@@ -53,7 +58,8 @@ export function createEdgeServer(app: EdgeApp, mounts: NodeMount[] = [], options
  * headers, and is counted and logged (api-edge/observability.ts).
  */
 function nodeServer(app: EdgeApp, mounts: NodeMount[], accessLog?: AccessLog): EdgeServer {
-  const fetchApp = observedFetch((request) => app.fetch(request), accessLog);
+  const streams = new ServedStreams();
+  const fetchApp = observedFetch(streams.track((request: Request) => app.fetch(request)), accessLog);
   const fetchRest = (request: Request) => (hasUnmeasuredBody(request) ? withMeasuredBody(request).then(fetchApp) : fetchApp(request));
   const handleRest = toNodeHandler(fetchRest);
   const server: Server = createServer((req, res) => {
@@ -63,21 +69,19 @@ function nodeServer(app: EdgeApp, mounts: NodeMount[], accessLog?: AccessLog): E
     observeNodeRequest(req, res, mountRoute(pathname), accessLog);
     mount.handle(req, res);
   });
-  return asEdgeServer(server);
+  return asEdgeServer(server, () => streams.endAll());
 }
 
-/** A node:http server as an EdgeServer: listen resolves with the port, close ends open connections too. */
-export function asEdgeServer(server: Server): EdgeServer {
+/** A node:http server as an EdgeServer: listen resolves with the port, close drains it (`endStreams` ends its event streams). */
+export function asEdgeServer(server: Server, endStreams?: () => void): EdgeServer {
+  const drain = drainableNodeServer(server, endStreams);
   return {
     listen: (port, host) =>
       new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
       }),
-    close: () => {
-      server.closeAllConnections?.();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
+    close: (graceMs = 0) => drain(graceMs),
   };
 }
 
@@ -153,6 +157,7 @@ function collectingWhileRead(bun: BunRuntime, request: Request): Request {
 
 function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[], accessLog?: AccessLog): EdgeServer {
   const fetchOf = new Map<NodeMount, (request: Request) => Promise<Response>>();
+  const streams = new ServedStreams();
   let server: BunServer | undefined;
   /** The identity provider's paths to its handler, the rest to Elysia. */
   const dispatch = (request: Request): Response | Promise<Response> => {
@@ -164,7 +169,7 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[], accessLog
     if (!handler) fetchOf.set(mount, (handler = asFetchHandler(mount)));
     return handler(request);
   };
-  const route = observedFetch(dispatch, accessLog, (pathname) => (mounts.some((m) => m.handles(pathname)) ? mountRoute(pathname) : undefined));
+  const route = observedFetch(streams.track(dispatch), accessLog, (pathname) => (mounts.some((m) => m.handles(pathname)) ? mountRoute(pathname) : undefined));
   return {
     listen: async (port, host) => {
       server = bun.serve({
@@ -185,8 +190,13 @@ function bunServer(bun: BunRuntime, app: EdgeApp, mounts: NodeMount[], accessLog
       });
       return server.port;
     },
-    close: async () => {
-      await server?.stop(true);
+    close: async (graceMs = 0) => {
+      if (!server) return;
+      // Bun's stop(false) stops listening and resolves once the requests in flight are answered.
+      const answered = server.stop(false);
+      streams.endAll();
+      await withinGrace(answered, graceMs);
+      await server.stop(true);
     },
   };
 }

@@ -11,7 +11,7 @@ export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
 export type { Execution } from './orchestrate/orchestrate.schema.ts';
 export { toAppErrorBody } from './trpc/error-map.ts';
-export { AppErrorBodySchema, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, StorageQuotaError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
+export { AppErrorBodySchema, FileTooLargeError, ForbiddenError, HTTP_STATUS, PayloadTooLargeError, RateLimitError, ServiceUnavailableError, StorageQuotaError, UnauthorizedError, ValidationError, type AppErrorBody, type ErrorCode } from './errors.ts';
 export {
   untrusted,
   type CallContext,

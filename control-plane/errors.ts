@@ -22,10 +22,11 @@ export const ERROR_CODES = [
   'INTERNAL_ERROR',
   'NOT_IMPLEMENTED',
   'BAD_GATEWAY',
+  'SERVICE_UNAVAILABLE',
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The `error` of every REST error body; `retryAfter` (seconds) on 429 only. */
+/** The `error` of every REST error body; `retryAfter` (seconds) on 429 and 503 only. */
 export const AppErrorBodySchema = z.object({
   code: z.enum(ERROR_CODES),
   message: z.string(),
@@ -184,6 +185,24 @@ export class RateLimitError extends DomainError {
   }
 }
 
+/**
+ * A dependency the answer needs (the database) is unreachable or did not answer in time: nothing
+ * was done that the caller was told of, and the same request may be sent again after
+ * `retryAfterSeconds` (with its `Idempotency-Key`, a write is then done at most once).
+ */
+export class ServiceUnavailableError extends DomainError {
+  constructor(
+    message = 'the service is unavailable for a moment: retry shortly',
+    readonly retryAfterSeconds = 1,
+  ) {
+    super('SERVICE_UNAVAILABLE', message);
+  }
+
+  override toBody(): AppErrorBody {
+    return { code: this.code, message: this.message, retryAfter: this.retryAfterSeconds };
+  }
+}
+
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   VALIDATION_ERROR: 400,
   UNAUTHORIZED: 401,
@@ -201,4 +220,5 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   INTERNAL_ERROR: 500,
   NOT_IMPLEMENTED: 501,
   BAD_GATEWAY: 502,
+  SERVICE_UNAVAILABLE: 503,
 };

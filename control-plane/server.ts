@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { Health } from './health/health.schema.ts';
+import { answerProbe, isProbeRequest } from './health/probes.ts';
 import type { Identity } from './identity/identity.schema.ts';
 import type { Context, Services } from './trpc/context.ts';
 import { metricsText } from './telemetry/metrics.ts';
@@ -123,6 +124,7 @@ export function createControlPlaneServer(deps: {
 
   return createServer((req, res) => {
     if (deps.serveMetrics !== false && req.method === 'GET' && req.url?.split('?')[0] === '/metrics') return void serveMetrics(res);
+    if (isProbeRequest(req)) return void answerProbe(req, res, deps.services.health);
     if (!isProbe(req) && !isCaller(header(req, CONTROL_PLANE_TOKEN_HEADER))) return refuseCaller(res);
     if (!isUpload(req)) return handle(req, res);
     upload(req, res).catch(() => {

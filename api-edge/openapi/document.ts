@@ -67,7 +67,8 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
     base: V4_BASE,
     title: 'Platform API v4',
     version: '4',
-    description: 'The platform API: identity, tenants and apps, and data (object types, resources, files, storage, documents).',
+    description:
+      "The platform API: identity, tenants and apps, and data (object types, resources, files, storage, documents). Outside this base, unauthenticated: `GET /health` (the gateway's health: 200, or 503 while the control plane or database does not answer), `GET /health/ready` (the readiness probe, the same) and `GET /health/live` (the liveness probe: 200 while the process answers, whatever the database does).",
     routes: API_ROUTES.v4.routes,
     schemaNames: [
       [ResourceSchema, 'Resource'],
@@ -102,7 +103,7 @@ export const APIS: Record<ApiVersion, ApiDescription> = {
 };
 
 /** Error statuses every route may answer; body methods also 413. */
-const COMMON_ERRORS = [400, 401, 403, 404, 429, 500];
+const COMMON_ERRORS = [400, 401, 403, 404, 429, 500, 503];
 
 const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   400: { name: 'BadRequest', description: 'The request is invalid (`VALIDATION_ERROR`, with `details.field` and `details.issue`)' },
@@ -117,6 +118,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string }> = {
   500: { name: 'InternalError', description: 'An unexpected error (`INTERNAL_ERROR`)' },
   501: { name: 'NotImplemented', description: 'This deployment does not offer it (`NOT_IMPLEMENTED`)' },
   502: { name: 'BadGateway', description: 'A service the platform relies on failed (`BAD_GATEWAY`)' },
+  503: { name: 'ServiceUnavailable', description: 'The database or the control plane is unavailable for a moment (`SERVICE_UNAVAILABLE`, with `retryAfter` in seconds): nothing acknowledged; retry, a write with its `Idempotency-Key`' },
 };
 
 /** The error codes each status carries. */
@@ -287,7 +289,7 @@ export function buildOpenApiDocument(version: ApiVersion): Json {
         name,
         {
           description: `${description}; codes: ${codesOf(Number(status)).join(', ')}`,
-          headers: { ...RATE_LIMIT_HEADERS, ...(status === '429' ? { 'Retry-After': RETRY_AFTER } : {}) },
+          headers: { ...RATE_LIMIT_HEADERS, ...(status === '429' || status === '503' ? { 'Retry-After': RETRY_AFTER } : {}) },
           content: { 'application/json': { schema: errorBody } },
         },
       ]),

@@ -2,12 +2,26 @@ import { RateLimiterMemory, RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Sql } from 'postgres';
 import type { LimiterFactory } from './rate-limit.ts';
 
+/**
+ * How long a counter update may wait (for a connection the pool is opening again, say) before the
+ * insurance limiter answers instead: a database outage must not hold every request up here.
+ */
+const STORE_WAIT_MS = 1_000;
+
 /** The `pool`-style client rate-limiter-flexible expects, over a postgres.js connection pool. */
 function poolClient(sql: Sql) {
   return {
     async query(q: { text: string; values?: unknown[] }) {
-      const rows = await sql.unsafe(q.text, (q.values ?? []) as never[], { prepare: true });
-      return { rows, rowCount: rows.count };
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`the rate-limit store did not answer within ${STORE_WAIT_MS} ms`)), STORE_WAIT_MS)));
+      const query = sql.unsafe(q.text, (q.values ?? []) as never[], { prepare: true });
+      query.catch(() => {});
+      try {
+        const rows = await Promise.race([query, late]);
+        return { rows, rowCount: rows.count };
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -1,3 +1,5 @@
+import { openStream, shutdownFailure } from '../drain.ts';
+
 /** One server-sent event: its id (what `Last-Event-ID` names on resume) and its data line. */
 export interface SseFrame {
   id?: number | string;
@@ -17,6 +19,8 @@ export const sseFrame = (frame: SseFrame) => `${frame.id === undefined ? '' : `i
  * `end` is written after the last frame. A failure of `frames` midway becomes the frame
  * `failure` makes of it, then the stream ends cleanly. A client that goes away ends `frames`
  * (its `return`), which stops following; whatever produces the events is not stopped by it.
+ * When its server shuts down, the stream ends with `failure` of a SERVICE_UNAVAILABLE error
+ * (which carries no id, so `Last-Event-ID` names the last event sent) and `retry: 1000`.
  */
 export function sseResponse(
   frames: AsyncIterator<SseFrame>,
@@ -24,8 +28,11 @@ export function sseResponse(
 ): Response {
   let heartbeat: NodeJS.Timeout | undefined;
   let closed = false;
+  let forget = () => {};
+  let endForShutdown = () => {};
   const stop = async () => {
     closed = true;
+    forget();
     clearInterval(heartbeat);
     await frames.return?.().catch(() => undefined);
   };
@@ -35,6 +42,13 @@ export function sseResponse(
         if (!closed) controller.enqueue(encoder.encode(text));
       };
       write(': stream open\n\n');
+      endForShutdown = () => {
+        if (closed) return;
+        // No `end`: the answer is not over, the client resumes it.
+        write(`retry: 1000\n${sseFrame(options.failure(shutdownFailure()))}`);
+        controller.close();
+        void stop();
+      };
       heartbeat = setInterval(() => write(': keep-alive\n\n'), options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS);
       heartbeat.unref();
       void (async () => {
@@ -51,12 +65,13 @@ export function sseResponse(
         if (options.end) write(options.end);
         clearInterval(heartbeat);
         closed = true;
+        forget();
         controller.close();
       })();
     },
     cancel: stop,
   });
-  return new Response(body, {
+  const response = new Response(body, {
     headers: {
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
@@ -65,4 +80,6 @@ export function sseResponse(
       ...options.headers,
     },
   });
+  forget = openStream(() => endForShutdown());
+  return response;
 }

@@ -127,7 +127,8 @@ describe('Helm chart charts/platform', () => {
   });
 
   it('runs one image with a role argument per Deployment, with probes, resources and the PostgreSQL URL from a Secret', () => {
-    const probePaths: Record<string, string | undefined> = { edge: '/health', 'control-plane': '/health.check', worker: '/health', operator: '/health' };
+    // Liveness never asks the database (an outage must not restart every pod); readiness does.
+    const readyPaths: Record<string, string | undefined> = { edge: '/health/ready', 'control-plane': '/health/ready', worker: '/health', operator: '/health' };
     for (const role of ['edge', 'control-plane', 'worker', 'operator']) {
       const deployment = find('Deployment', `svc-platform-${role}`)!;
       const pod = deployment.spec.template.spec;
@@ -142,8 +143,10 @@ describe('Helm chart charts/platform', () => {
       expect(pod.securityContext.runAsNonRoot).toBe(true);
       const env = Object.fromEntries(container.env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
       expect(env.DATABASE_URL).toEqual({ secretKeyRef: { name: 'platform-postgresql', key: 'url' } });
-      expect(container.readinessProbe?.httpGet?.path).toBe(probePaths[role]);
-      expect(container.livenessProbe?.httpGet?.path).toBe(probePaths[role]);
+      expect(container.readinessProbe?.httpGet?.path).toBe(readyPaths[role]);
+      expect(container.livenessProbe?.httpGet?.path).toBe('/health/live');
+      expect(container.startupProbe?.httpGet?.path).toBe('/health/live');
+      expect(env).toMatchObject({ DB_CONNECT_TIMEOUT_SECONDS: '5', DB_STATEMENT_TIMEOUT_MS: '30000', DB_IDLE_TIMEOUT_SECONDS: '60', DB_ACQUIRE_TIMEOUT_MS: '5000', SHUTDOWN_GRACE_SECONDS: '25' });
       const pdb = find('PodDisruptionBudget', `svc-platform-${role}`)!;
       expect(pdb.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
       expect(pod.automountServiceAccountToken ?? true).toBe(role === 'operator');
@@ -171,6 +174,25 @@ describe('Helm chart charts/platform', () => {
     const grace = (role: string) => find('Deployment', `svc-platform-${role}`)!.spec.template.spec.terminationGracePeriodSeconds;
     expect(grace('operator')).toBe(45);
     expect(grace('worker')).toBe(60);
+    // The edge and control plane serve while they leave the endpoints (preStop), then drain for
+    // SHUTDOWN_GRACE_SECONDS: the kill comes only after both.
+    for (const role of ['edge', 'control-plane']) {
+      const [container] = find('Deployment', `svc-platform-${role}`)!.spec.template.spec.containers;
+      const drain = Number(container.env.find((e: Json) => e.name === 'SHUTDOWN_GRACE_SECONDS').value);
+      expect(container.lifecycle.preStop).toEqual({ sleep: { seconds: 5 } });
+      expect(grace(role)).toBeGreaterThan(container.lifecycle.preStop.sleep.seconds + drain);
+    }
+  });
+
+  it('takes the shutdown grace and database timeouts from values, and refuses malformed ones', async () => {
+    const values = merge(REQUIRED_VALUES, { shutdown: { preStopSleepSeconds: 10, graceSeconds: 60 }, postgresql: { timeouts: { statementMs: 0 } } });
+    const applied = await dryRunApply(await template(values));
+    const edge = applied.find((o) => o.kind === 'Deployment' && o.metadata.name === 'svc-platform-edge')!.spec.template.spec;
+    const env = Object.fromEntries(edge.containers[0].env.map((e: Json) => [e.name, e.value]));
+    expect(env).toMatchObject({ SHUTDOWN_GRACE_SECONDS: '60', DB_STATEMENT_TIMEOUT_MS: '0' });
+    expect(edge.containers[0].lifecycle.preStop.sleep.seconds).toBe(10);
+    expect(edge.terminationGracePeriodSeconds).toBe(75);
+    expect(await refusal(merge(REQUIRED_VALUES, { shutdown: { graceSeconds: -1 } }))).toMatch(/\/shutdown\/graceSeconds/);
   });
 
   it('takes the Qdrant URL and key, a chart-made PostgreSQL Secret, and can leave components out', async () => {

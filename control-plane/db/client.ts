@@ -1,5 +1,6 @@
 import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
 import { dbInFlight, dbPoolMax, dbTransactions } from '../telemetry/metrics.ts';
+import { databaseUnavailable, DEFAULT_DB_TIMEOUTS, isConnectionLost, reconnectBackoff, withinAcquireTimeout, type DbTimeouts } from './faults.ts';
 
 /** A connection inside one transaction: what repos receive. */
 export type Tx = Sql<Record<string, never>>;
@@ -124,6 +125,8 @@ export interface DbOptions {
    * which a statement could undo with `SET ROLE NONE` (docs/decisions/0039-tenant-login-role.md).
    */
   tenantDatabaseUrl?: string;
+  /** Connect, idle, statement and acquire timeouts of every pool (db/faults.ts); default DEFAULT_DB_TIMEOUTS. */
+  timeouts?: DbTimeouts;
 }
 
 /**
@@ -131,13 +134,28 @@ export interface DbOptions {
  * parameter: every connection of the pool runs as that role from its start (it is also what
  * `RESET ROLE` returns to), and a connection that cannot assume it fails to open.
  */
-export function createPool(databaseUrl: string, options: { max: number; role?: string }): Sql {
+export function createPool(databaseUrl: string, options: { max: number; role?: string; timeouts?: DbTimeouts; onclose?: (connectionId: number) => void }): Sql {
+  const timeouts = options.timeouts ?? DEFAULT_DB_TIMEOUTS;
   return postgres(databaseUrl, {
     max: options.max,
     onnotice: () => {},
-    connection: { application_name: 'svc-platform', TimeZone: 'UTC', ...(options.role ? { role: options.role } : {}) },
+    ...(options.onclose ? { onclose: options.onclose } : {}),
+    connect_timeout: timeouts.connectSeconds,
+    idle_timeout: timeouts.idleSeconds,
+    backoff: reconnectBackoff,
+    connection: {
+      application_name: 'svc-platform',
+      TimeZone: 'UTC',
+      statement_timeout: String(timeouts.statementMs),
+      ...(options.role ? { role: options.role } : {}),
+    } as Record<string, string>,
   });
 }
+
+/** How long a shared connection that lost its server is passed over, its work going to the tenant pool instead. */
+const LANE_REST_MS = 1_000;
+/** What a lane call fails with when its statements waited too long (never seen by callers). */
+const LANE_STUCK = new Error('the shared connection did not answer in time');
 
 /**
  * Pools over one database: the owner's; the tenant pool, whose connections run as `svc_app` from
@@ -146,11 +164,14 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
  * share between requests (each its own pool of one, so that statements run in the order sent).
  */
 export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
-  const sql = createPool(databaseUrl, { max: options.systemMax ?? 10 });
-  const intakeSql = createPool(databaseUrl, { max: options.intakeMax ?? 2 });
+  const timeouts = options.timeouts ?? DEFAULT_DB_TIMEOUTS;
+  const sql = createPool(databaseUrl, { max: options.systemMax ?? 10, timeouts });
+  const intakeSql = createPool(databaseUrl, { max: options.intakeMax ?? 2, timeouts });
   const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
-  const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE });
-  const lanesOf = (count: number) => Array.from({ length: Math.max(1, count) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE }), inFlight: 0 }));
+  // Who waits on each reserved tenant connection: told when it closes (see inReserved).
+  const closeWatchers = new Map<number, () => void>();
+  const tenantSql = createPool(tenantUrl, { max: options.max ?? 20, role: APP_ROLE, timeouts, onclose: (id) => closeWatchers.get(id)?.() });
+  const lanesOf = (count: number) => Array.from({ length: Math.max(1, count) }, () => ({ sql: createPool(tenantUrl, { max: 1, role: APP_ROLE, timeouts }), inFlight: 0, restUntil: 0 }));
   const readLanes = lanesOf(options.readConnections ?? 1);
   const writeLanes = lanesOf(options.writeConnections ?? 4);
   // postgres.js tells nothing of its pools' state: what is counted is the work given to each.
@@ -166,36 +187,61 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   async function inTenant<T>(tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
     inFlight.tenant.inc();
     begun.tenant.inc();
-    const connection = await tenantSql.reserve().catch((error: unknown) => {
+    try {
+      return await withinAcquireTimeout(timeouts.acquireMs, async (claim) => {
+        const connection = await tenantSql.reserve();
+        if (!claim()) return void connection.release() as never;
+        return inReserved(connection, tenantId, fn);
+      });
+    } finally {
       inFlight.tenant.dec();
-      throw error;
-    });
+    }
+  }
+
+  async function inReserved<T>(connection: postgres.ReservedSql, tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+    let lost = false;
+    // postgres.js never settles statements queued on a reserved connection whose server went away:
+    // the transaction then fails when the pool reports that connection closed.
+    let connectionId: number | undefined;
+    let died: () => void = () => {};
+    const closed = new Promise<never>((_, reject) => (died = () => reject(Object.assign(new Error('the connection to PostgreSQL closed during the transaction'), { code: 'CONNECTION_CLOSED' }))));
+    closed.catch(() => {});
+    const watched = <V>(work: Promise<V>) => Promise.race([work, closed]);
     try {
       // Sent without waiting: the connection pipelines them ahead of fn's statements. If either
       // fails, the transaction is aborted and every later statement fails with it.
-      const setup = Promise.all([connection.unsafe('begin'), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
+      const onexecute = (c: { id: number }) => {
+        connectionId = c.id;
+        closeWatchers.set(c.id, died);
+        return true;
+      };
+      const setup = Promise.all([connection.unsafe('begin', [], { onexecute } as never), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
       setup.catch(() => {});
       const pending: Array<Promise<unknown>> = [];
       inFlightAtCommit.set(connection, pending);
       try {
-        const result = await fn(connection as unknown as Tx);
+        const result = await watched(fn(connection as unknown as Tx));
         // Behind the statements still in flight (the setup's too): if one failed, the transaction
         // is aborted and this commit rolls it back, and that statement's failure is thrown below.
         const commit = connection.unsafe('commit');
         commit.catch(() => {});
-        await setup;
-        await Promise.all(pending);
-        await commit;
+        await watched(setup);
+        await watched(Promise.all(pending));
+        await watched(commit);
         return result;
       } catch (error) {
-        await Promise.allSettled(pending);
-        await connection.unsafe('rollback').catch(() => {});
+        const outcomes = isConnectionLost(error) ? [] : await Promise.race([Promise.allSettled([setup, ...pending]), closed.catch(() => [])]);
+        // A connection that lost its server takes no rollback (the server ended the transaction),
+        // and postgres.js must not be handed it back: writing to its closed socket would crash
+        // the process. The pool already counts it as closed and opens it again when needed.
+        lost = isConnectionLost(error) || !outcomes.length || outcomes.some((outcome) => outcome.status === 'rejected' && isConnectionLost(outcome.reason));
+        if (!lost) await connection.unsafe('rollback').catch(() => {});
         throw error;
       }
     } finally {
+      if (connectionId !== undefined && closeWatchers.get(connectionId) === died) closeWatchers.delete(connectionId);
       inFlightAtCommit.delete(connection);
-      connection.release();
-      inFlight.tenant.dec();
+      if (!lost) connection.release();
     }
   }
 
@@ -206,7 +252,12 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   async function onLane<T extends readonly Row[]>(kind: 'read' | 'write', tenantId: string, statement: (tx: Tx) => PendingQuery<T>): Promise<T> {
     const lanes = kind === 'read' ? readLanes : writeLanes;
     const counted = inFlight[kind];
-    const lane = lanes.reduce((least, candidate) => (candidate.inFlight < least.inFlight ? candidate : least));
+    const now = Date.now();
+    const usable = lanes.filter((candidate) => candidate.restUntil <= now);
+    // No shared connection is a single point of failure: while each has lost its server lately,
+    // the statement runs in a transaction of its own on the tenant pool, like `inTenant`.
+    if (!usable.length) return inTenant(tenantId, (own) => statement(own));
+    const lane = usable.reduce((least, candidate) => (candidate.inFlight < least.inFlight ? candidate : least));
     const tx = lane.sql as unknown as Tx;
     const queries = [
       tx.unsafe(kind === 'read' ? 'begin read only' : 'begin'),
@@ -225,17 +276,29 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     lane.inFlight++;
     counted.inc();
     begun[kind].inc();
+    // Statements queued on a lane whose connection is being opened again wait for it: a request
+    // waits no longer than for a connection of a pool, and the lane rests meanwhile.
+    const all = Promise.all(queries);
+    all.catch(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(LANE_STUCK), timeouts.acquireMs)));
     try {
-      const [, , rows] = await Promise.all(queries);
+      const [, , rows] = await Promise.race([all, stuck]);
       // postgres.js re-sends a statement whose prepared form the server dropped (a schema change)
       // at the end of the connection's queue: its answer then comes from outside this transaction,
       // where no tenant is set, so that row-level security shows it no tenant's rows.
       if (answered.indexOf(run) > answered.indexOf(commit)) throw new Error('a tenant statement was re-sent outside its transaction');
       return rows;
     } catch (error) {
+      if (error === LANE_STUCK) {
+        lane.restUntil = Date.now() + LANE_REST_MS;
+        throw databaseUnavailable();
+      }
       await Promise.allSettled(queries);
+      if (isConnectionLost(error)) lane.restUntil = Date.now() + LANE_REST_MS;
       throw error;
     } finally {
+      clearTimeout(timer);
       lane.inFlight--;
       counted.dec();
     }
@@ -245,7 +308,13 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     inFlight[pool].inc();
     begun[pool].inc();
     try {
-      return (await owner.begin((tx) => fn(tx as unknown as Tx))) as never;
+      // A transaction that gets its connection after its caller was refused is rolled back unrun.
+      return await withinAcquireTimeout(timeouts.acquireMs, async (claim) =>
+        (await owner.begin((tx) => {
+          if (!claim()) throw databaseUnavailable();
+          return fn(tx as unknown as Tx);
+        })) as T,
+      );
     } finally {
       inFlight[pool].dec();
     }

@@ -1,4 +1,5 @@
 import { TRPCError } from '@trpc/server';
+import { databaseUnavailable, isDatabaseUnavailable } from '../db/faults.ts';
 import { DomainError, NUL_ISSUE, type AppErrorBody } from '../errors.ts';
 
 interface ZodLikeIssue {
@@ -25,12 +26,14 @@ function isUnstorableText(cause: unknown): boolean {
 
 /**
  * The one mapping from anything a procedure throws to the REST error body: domain errors keep
- * their code, input validation failures name the field, and everything else is an internal
- * error whose detail stays in the server log.
+ * their code, input validation failures name the field, a database that is away or too slow is
+ * 503 SERVICE_UNAVAILABLE with `retryAfter`, and everything else is an internal error whose detail
+ * stays in the server log.
  */
 export function toAppErrorBody(error: unknown): AppErrorBody {
   const cause = error instanceof TRPCError ? error.cause : error;
   if (cause instanceof DomainError) return cause.toBody();
+  if (isDatabaseUnavailable(cause)) return databaseUnavailable().toBody();
   if (isUnstorableText(cause)) return { code: 'VALIDATION_ERROR', message: `text ${NUL_ISSUE}`, details: { field: '(input)', issue: NUL_ISSUE } };
   const issues = error instanceof TRPCError && error.code === 'BAD_REQUEST' ? zodIssues(cause) : undefined;
   if (issues?.length) {

@@ -9,12 +9,14 @@ export interface HealthReport {
 
 /**
  * `GET /health` for the roles that serve no other HTTP (worker, operator): 200 with the report
- * when every check passes, 503 otherwise. With `metrics`, `GET /metrics` too: the process's
+ * when every check passes, 503 otherwise (the readiness probe's path). `GET /health/live`, the
+ * liveness probe's, is 200 while the process serves at all: a database or Temporal outage makes
+ * the role unready, never restarted. With `metrics`, `GET /metrics` too: the process's
  * metrics in Prometheus text format. Anything else is 404. Probes and people read the same body.
  * Without `report`, only the metrics are served (the port `METRICS_PORT` names).
  */
 export async function startHealthServer(options: { host: string; port: number; report?(): Promise<HealthReport>; metrics?: boolean }): Promise<{ url: string; close(): Promise<void> }> {
-  const served = [options.report && 'GET /health', options.metrics && 'GET /metrics'].filter(Boolean).join(' and ');
+  const served = [options.report && 'GET /health, GET /health/live', options.metrics && 'GET /metrics'].filter(Boolean).join(' and ');
   const server: Server = createServer((request, response) => {
     const reply = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -31,6 +33,7 @@ export async function startHealthServer(options: { host: string; port: number; r
       );
       return;
     }
+    if (request.method === 'GET' && path === '/health/live' && options.report) return reply(200, { status: 'ok' });
     if (request.method !== 'GET' || path !== '/health' || !options.report) {
       reply(404, { error: { code: 'NOT_FOUND', message: `only ${served} ${served.includes(' and ') ? 'are' : 'is'} served here` } });
       return;

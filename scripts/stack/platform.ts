@@ -14,6 +14,7 @@ import type { AccessLog } from '../../api-edge/observability.ts';
 import { asEdgeServer, createEdgeServer } from '../../api-edge/server.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import { createDb, createPool, type Db } from '../../control-plane/db/client.ts';
+import type { DbTimeouts } from '../../control-plane/db/faults.ts';
 import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
 import { developmentTenants } from '../../control-plane/tenants/tenant-ports.ts';
 import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
@@ -103,6 +104,10 @@ export interface PlatformOptions {
   defaultPlan?: Plan;
   /** The edge's SSE heartbeat comment interval in milliseconds (default 15 s). */
   sseHeartbeatMs?: number;
+  /** Connect, idle, statement and acquire timeouts of the database pools (`DB_*`); default DEFAULT_DB_TIMEOUTS. */
+  dbTimeouts?: DbTimeouts;
+  /** How long `close` lets requests in flight finish before it cuts them (`SHUTDOWN_GRACE_SECONDS`); default 0. */
+  shutdownGraceMs?: number;
 }
 
 export interface RunningPlatform {
@@ -117,6 +122,12 @@ export interface RunningPlatform {
 }
 
 export const DEFAULT_AUDIENCE = 'urn:svc:api';
+
+/** Resolves once no chat answer is being produced in this process, or after `graceMs`. */
+async function answersFinished(services: Services, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  while (services.chat.producing() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+}
 
 /** The clients apps registered (v4 provisioning/idp-apps), which the built-in provider asks the control plane for. */
 function registeredClientsOf(controlPlane: ControlPlane): RegisteredClients {
@@ -149,7 +160,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const servesApi = options.role === 'all' || options.role === 'control-plane' || (options.role === 'edge' && !options.controlPlaneUrl);
   if (needsDb) {
     if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
-    db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl });
+    db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl, timeouts: options.dbTimeouts });
     services = createServices({
       db,
       workflows,
@@ -188,7 +199,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       : undefined;
   const metricsServer = options.metricsPort === undefined ? undefined : await startHealthServer({ host, port: options.metricsPort, metrics: true });
   const ownMetricsPort = !!metricsServer;
+  const graceMs = options.shutdownGraceMs ?? 0;
   const closeBackground = async () => {
+    // Chat answers being produced here finish and are stored (within the grace), so that the
+    // clients that resume them elsewhere read them whole.
+    if (services) await answersFinished(services, graceMs);
     await metricsServer?.close();
     await services?.outbox.stop();
     await services?.sweeps.stop();
@@ -222,13 +237,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     const callerToken = options.controlPlaneToken ?? generateControlPlaneToken();
     const server = asEdgeServer(createControlPlaneServer({ services: services!, verifyToken, callerToken, serveMetrics: !ownMetricsPort }));
     const port = await server.listen(options.port, host);
-    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, controlPlaneToken: callerToken, close: async () => (await server.close(), await closeBackground(), await db!.close()) };
+    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, controlPlaneToken: callerToken, close: async () => (await server.close(graceMs), await closeBackground(), await db!.close()) };
   }
 
   const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];
   let verify: (token: string) => Promise<{ sub: string }> = () => Promise.reject(new Error('identity provider not ready'));
   // One connection: the counter updates of concurrent requests are pipelined on it, many per write.
-  const limiterSql = createPool(options.databaseUrl ?? '', { max: 1 });
+  const limiterSql = createPool(options.databaseUrl ?? '', { max: 1, timeouts: options.dbTimeouts });
   const rateLimit = createRateLimits(postgresLimiters(limiterSql, { keyPrefix: options.rateLimits?.keyPrefix }), {
     ...DEFAULT_POLICIES,
     ...options.rateLimits?.policies,
@@ -306,7 +321,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     metricsUrl: metricsServer?.url,
     identityProvider,
     close: async () => {
-      await server.close();
+      await server.close(graceMs);
       await release();
     },
   };

@@ -20,7 +20,7 @@ async function step<T>(run: () => Promise<T>): Promise<T> {
   } catch (error) {
     const domain = error as { code?: unknown; toBody?: unknown; message?: string };
     if (typeof domain?.toBody === 'function' && typeof domain.code === 'string') {
-      throw ApplicationFailure.create({ message: domain.message ?? domain.code, type: domain.code, nonRetryable: domain.code !== 'BAD_GATEWAY', cause: error as Error });
+      throw ApplicationFailure.create({ message: domain.message ?? domain.code, type: domain.code, nonRetryable: domain.code !== 'BAD_GATEWAY' && domain.code !== 'SERVICE_UNAVAILABLE', cause: error as Error });
     }
     throw error;
   } finally {

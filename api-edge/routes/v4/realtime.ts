@@ -12,6 +12,7 @@ import {
   type StreamMessage,
 } from '../../../control-plane/contracts.ts';
 import { toErrorResponse } from '../../errors.ts';
+import { openStream, shutdownFailure } from '../../drain.ts';
 import { V4_BASE } from '../bases.ts';
 import { param, tenantField, tenantQuery } from '../params.ts';
 import { bodyAndQueryOptions, jsonObjectBody, optionalObject, queryValue, tenantOption } from '../request-input.ts';
@@ -108,29 +109,50 @@ export const v4RealtimeRoutes = [
       const first = await messages.next();
       if (first.done) throw new Error('the realtime connection ended before it was ready');
       const encoder = new TextEncoder();
+      let ended = false;
+      let forget = () => {};
+      const end = (controller: ReadableStreamDefaultController<Uint8Array>, last?: string) => {
+        if (ended) return;
+        ended = true;
+        forget();
+        if (last) controller.enqueue(encoder.encode(last));
+        controller.close();
+      };
+      const errorEvent = (error: unknown) => `event: error\ndata: ${JSON.stringify(toErrorResponse(error).body)}\n\n`;
+      let shutdown = () => {};
       const body = new ReadableStream<Uint8Array>({
         start(controller) {
           // Sent at once: no header leaves the server before the first bytes.
           controller.enqueue(encoder.encode(sseText(first.value)));
+          // On shutdown: a last retryable error; the client negotiates again and resumes with Last-Event-ID.
+          shutdown = () => {
+            end(controller, `retry: 1000\n${errorEvent(shutdownFailure())}`);
+            stop.abort();
+            void messages.return?.();
+          };
         },
         async pull(controller) {
           try {
             const next = await messages.next();
-            if (next.done) controller.close();
+            if (ended) return;
+            if (next.done) end(controller);
             else controller.enqueue(encoder.encode(sseText(next.value)));
           } catch (error) {
-            controller.enqueue(encoder.encode(`event: error\ndata: ${JSON.stringify(toErrorResponse(error).body)}\n\n`));
-            controller.close();
+            end(controller, errorEvent(error));
           }
         },
         async cancel() {
+          ended = true;
+          forget();
           stop.abort();
           await messages.return?.();
         },
       });
-      return new Response(body, {
+      const response = new Response(body, {
         headers: { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', 'x-accel-buffering': 'no' },
       });
+      forget = openStream(() => shutdown());
+      return response;
     },
   }),
   defineRoute({

@@ -141,6 +141,16 @@ app.kubernetes.io/component: {{ .component }}
   value: "false"
 - name: METRICS_PORT
   value: {{ .Values.metrics.port | quote }}
+- name: DB_CONNECT_TIMEOUT_SECONDS
+  value: {{ .Values.postgresql.timeouts.connectSeconds | quote }}
+- name: DB_STATEMENT_TIMEOUT_MS
+  value: {{ .Values.postgresql.timeouts.statementMs | quote }}
+- name: DB_IDLE_TIMEOUT_SECONDS
+  value: {{ .Values.postgresql.timeouts.idleSeconds | quote }}
+- name: DB_ACQUIRE_TIMEOUT_MS
+  value: {{ .Values.postgresql.timeouts.acquireMs | quote }}
+- name: SHUTDOWN_GRACE_SECONDS
+  value: {{ .Values.shutdown.graceSeconds | quote }}
 {{- with .Values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
@@ -209,28 +219,45 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- end -}}
 
-{{/* Startup, readiness and liveness probes on GET <path> at the named port. Call with (dict "path" "/health" "port" "http"). */}}
+{{/*
+Startup and liveness probes on GET <live>, readiness on GET <ready>, at the named port: liveness
+never depends on the database, so an outage takes pods out of service without restarting them.
+Call with (dict "live" "/health/live" "ready" "/health/ready" "port" "http").
+*/}}
 {{- define "platform.probes" -}}
 startupProbe:
   httpGet:
-    path: {{ .path }}
+    path: {{ .live }}
     port: {{ .port }}
   periodSeconds: 2
   failureThreshold: 60
 readinessProbe:
   httpGet:
-    path: {{ .path }}
+    path: {{ .ready }}
     port: {{ .port }}
   periodSeconds: 10
   timeoutSeconds: 3
   failureThreshold: 3
 livenessProbe:
   httpGet:
-    path: {{ .path }}
+    path: {{ .live }}
     port: {{ .port }}
   periodSeconds: 20
   timeoutSeconds: 5
   failureThreshold: 6
+{{- end -}}
+
+{{/* The drained stop of a component that serves requests: the preStop sleep, then SIGTERM and the grace. */}}
+{{- define "platform.terminationGracePeriodSeconds" -}}
+{{- add .Values.shutdown.preStopSleepSeconds .Values.shutdown.graceSeconds 5 -}}
+{{- end -}}
+
+{{/* The preStop hook that keeps a pod serving while Kubernetes takes it out of the endpoints (Kubernetes 1.30+: no shell needed in the image). */}}
+{{- define "platform.preStop" -}}
+lifecycle:
+  preStop:
+    sleep:
+      seconds: {{ .Values.shutdown.preStopSleepSeconds }}
 {{- end -}}
 
 {{/*
