@@ -15,7 +15,7 @@ export const tenantQuery = { tenant_id: param(TenantRefSchema, { description: "T
 /** `tenant_id` as a body field beside the procedure's own. */
 export const tenantField = { tenant_id: TenantRefSchema.optional() };
 export const dryRunFlags = {
-  dryRun: param(ProvisionInputSchema.shape.dryRun, { description: 'May be given in the body instead' }),
+  dry_run: param(ProvisionInputSchema.shape.dryRun, { description: 'May be given in the body instead' }),
 };
 export const typePath = { ...tenantPath, objectType: param(ResourceRefSchema.shape.type, { description: 'The object type, by key or PascalCase name' }) };
 export const resourcePath = { ...typePath, id: ResourceRefSchema.shape.id };

@@ -649,7 +649,7 @@ export interface paths {
         };
         /**
          * The tenant's resource changes as server-sent events
-         * @description Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `revoked` (data `{reason}`) when the user of the token loses the tenant membership or `resources.read`, checked every few seconds; `expired` after an hour. Both end the stream. A token opens one connection: a second one with it is 401; to reconnect, negotiate again and resume. `Last-Event-ID` (or `?lastEventId=`) resumes after that event.
+         * @description Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `revoked` (data `{reason}`) when the user of the token loses the tenant membership or `resources.read`, checked every few seconds; `expired` after an hour. Both end the stream. A token opens one connection: a second one with it is 401; to reconnect, negotiate again and resume. `Last-Event-ID` (or `?last_event_id=`) resumes after that event.
          */
         get: operations["connectRealtime"];
         put?: never;
@@ -691,7 +691,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the key that signs realtime connection tokens
-         * @description For platform administrators (`platform.tenants.manage`). A new key signs connection tokens from now on; earlier keys still verify the tokens they signed for ten minutes, or no more with `retirePrevious` (a key that may have leaked: connections not yet opened with its tokens are refused). Keys also rotate by themselves once a day.
+         * @description For platform administrators (`platform.tenants.manage`). A new key signs connection tokens from now on; earlier keys still verify the tokens they signed for ten minutes, or no more with `retire_previous` (a key that may have leaked: connections not yet opened with its tokens are refused). Keys also rotate by themselves once a day.
          */
         post: operations["rotateRealtimeSigningKeys"];
         delete?: never;
@@ -751,7 +751,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a webhook endpoint's secret
-         * @description The new secret is in this answer only. The secret it replaces keeps working for 24 hours (until `previousSecretExpiresAt`), so that senders can switch; `revokePrevious: true` (in the body, or `?revokePrevious=true`) stops it at once, for a leaked secret. An older secret stops at once.
+         * @description The new secret is in this answer only. The secret it replaces keeps working for 24 hours (until `previousSecretExpiresAt`), so that senders can switch; `revoke_previous: true` (in the body, or `?revoke_previous=true`) stops it at once, for a leaked secret. An older secret stops at once.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -933,7 +933,11 @@ export interface paths {
         delete: operations["deleteGeoDataset"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a geo dataset's name or description
+         * @description A merge patch: a field left out stays as it is; `description: null` clears it. The features stay as they are.
+         */
+        patch: operations["updateGeoDataset"];
         trace?: never;
     };
     "/geo/datasets/{tenantId}/{dataset}/features": {
@@ -964,6 +968,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/geo/reports/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report on a dataset's features in an area
+         * @description Counts the features of `dataset` that meet `bbox`, or lie within `radius` meters of `lat`,`lon` (neither: the whole dataset), as the feature query finds them, with their extent. With `group_by`, counts them by the value of that property (JSON text, `null` where a feature has none), most first, at most 100 groups, the rest in `otherCount`.
+         */
+        post: operations["reportGeoDataset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/provisioning/idp-apps": {
         parameters: {
             query?: never;
@@ -975,7 +999,7 @@ export interface paths {
         put?: never;
         /**
          * Create or confirm an app's OAuth client at the identity provider
-         * @description For an app enrolled in `tenant_id` (by `appKey`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request), without a secret. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.
+         * @description For an app enrolled in `tenant_id` (by `app_key`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request), without a secret. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.
          */
         post: operations["ensureIdpApp"];
         delete?: never;
@@ -995,7 +1019,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an app client's secret
-         * @description The new secret is shown this once. The secret it replaces is still accepted at the token endpoint for an hour (until `previousSecretExpiresAt`), so that the app can be redeployed; `revokePrevious: true` (in the body, or `?revokePrevious=true`) stops it at once, for a leaked secret. An older secret stops at once. An external provider keeps its own secrets: 501.
+         * @description The new secret is shown this once. The secret it replaces is still accepted at the token endpoint for an hour (until `previousSecretExpiresAt`), so that the app can be redeployed; `revoke_previous: true` (in the body, or `?revoke_previous=true`) stops it at once, for a leaked secret. An older secret stops at once. An external provider keeps its own secrets: 501.
          */
         post: operations["rotateIdpAppSecret"];
         delete?: never;
@@ -1374,9 +1398,21 @@ export interface components {
             usecase?: "council" | "retail" | "healthcare" | "finance" | "manufacturing" | "generic";
             industry?: string;
             /** @default blank-vertical-template */
+            starter_template?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `starter_template`, still accepted in its place (not both, unless with the same value).
+             * @default blank-vertical-template
+             */
             starterTemplate?: string;
             /** @enum {string} */
-            homeRegion: "au" | "ca" | "eu";
+            home_region: "au" | "ca" | "eu";
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `home_region`, still accepted in its place (not both, unless with the same value).
+             * @enum {string}
+             */
+            homeRegion?: "au" | "ca" | "eu";
         };
         CreateChildTenantRequest: {
             name: string;
@@ -1390,8 +1426,20 @@ export interface components {
             usecase?: "council" | "retail" | "healthcare" | "finance" | "manufacturing" | "generic";
             industry?: string;
             /** @default blank-vertical-template */
+            starter_template?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `starter_template`, still accepted in its place (not both, unless with the same value).
+             * @default blank-vertical-template
+             */
             starterTemplate?: string;
             /** @enum {string} */
+            home_region?: "au" | "ca" | "eu";
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `home_region`, still accepted in its place (not both, unless with the same value).
+             * @enum {string}
+             */
             homeRegion?: "au" | "ca" | "eu";
         };
         CreateAppRequest: {
@@ -1400,16 +1448,34 @@ export interface components {
             template?: string;
             /** @default svc-cli */
             source?: string;
+            app_url?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `app_url`, still accepted in its place (not both, unless with the same value).
+             */
             appUrl?: string;
             /**
              * @default pending
              * @enum {string}
              */
             status?: "pending" | "active" | "suspended" | "retired";
+            child_tenant?: {
+                name: string;
+                slug?: string;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `child_tenant`, still accepted in its place (not both, unless with the same value).
+             */
             childTenant?: {
                 name: string;
                 slug?: string;
             };
+            parent_tenant?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `parent_tenant`, still accepted in its place (not both, unless with the same value).
+             */
             parentTenant?: string;
         };
         EvaluateCapabilitiesRequest: {
@@ -1436,14 +1502,32 @@ export interface components {
             /** @enum {string} */
             backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
             /** @default false */
+            dry_run?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+             * @default false
+             */
             dryRun?: boolean;
             /** @default false */
+            rebuild_search?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `rebuild_search`, still accepted in its place (not both, unless with the same value).
+             * @default false
+             */
             rebuildSearch?: boolean;
         };
         SyncStorageSchemaRequest: {
             /** @enum {string} */
             backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
             /** @default false */
+            dry_run?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+             * @default false
+             */
             dryRun?: boolean;
         };
         CreateObjectTypeRequest: {
@@ -1460,6 +1544,12 @@ export interface components {
             /** @default [] */
             indexes?: string[];
             /** @default [] */
+            search_fields?: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `search_fields`, still accepted in its place (not both, unless with the same value).
+             * @default []
+             */
             searchFields?: string[];
             /** @default {} */
             actions?: {
@@ -1474,6 +1564,17 @@ export interface components {
                 };
             };
             /** @default {} */
+            file_properties?: {
+                [key: string]: {
+                    maxSize: number;
+                    contentTypes: string[];
+                };
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `file_properties`, still accepted in its place (not both, unless with the same value).
+             * @default {}
+             */
             fileProperties?: {
                 [key: string]: {
                     maxSize: number;
@@ -1490,6 +1591,11 @@ export interface components {
             /** @enum {string} */
             status?: "draft" | "published";
             indexes?: string[];
+            search_fields?: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `search_fields`, still accepted in its place (not both, unless with the same value).
+             */
             searchFields?: string[];
             actions?: {
                 [key: string]: {
@@ -1502,6 +1608,16 @@ export interface components {
                     workflow?: string;
                 };
             };
+            file_properties?: {
+                [key: string]: {
+                    maxSize: number;
+                    contentTypes: string[];
+                };
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `file_properties`, still accepted in its place (not both, unless with the same value).
+             */
             fileProperties?: {
                 [key: string]: {
                     maxSize: number;
@@ -1519,7 +1635,12 @@ export interface components {
             cursor?: string;
         };
         AggregateTenantResourcesRequest: {
-            groupBy: string[];
+            group_by: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `group_by`, still accepted in its place (not both, unless with the same value).
+             */
+            groupBy?: string[];
             metrics: {
                 [key: string]: unknown;
             };
@@ -1586,28 +1707,70 @@ export interface components {
             tenant_id?: string;
         };
         RotateRealtimeSigningKeysRequest: {
+            retire_previous?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `retire_previous`, still accepted in its place (not both, unless with the same value).
+             */
             retirePrevious?: boolean;
         };
         CreateWebhookEndpointRequest: {
             source: string;
-            workflowId: string;
+            workflow_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `workflow_id`, still accepted in its place (not both, unless with the same value).
+             */
+            workflowId?: string;
             /** @default  */
             description?: string;
             /** @default 300 */
+            tolerance_seconds?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `tolerance_seconds`, still accepted in its place (not both, unless with the same value).
+             * @default 300
+             */
             toleranceSeconds?: number;
             /** @default 1048576 */
+            max_body_bytes?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `max_body_bytes`, still accepted in its place (not both, unless with the same value).
+             * @default 1048576
+             */
             maxBodyBytes?: number;
             /** @default true */
             enabled?: boolean;
         };
         UpdateWebhookEndpointRequest: {
+            workflow_id?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `workflow_id`, still accepted in its place (not both, unless with the same value).
+             */
             workflowId?: string;
             description?: string;
+            tolerance_seconds?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `tolerance_seconds`, still accepted in its place (not both, unless with the same value).
+             */
             toleranceSeconds?: number;
+            max_body_bytes?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `max_body_bytes`, still accepted in its place (not both, unless with the same value).
+             */
             maxBodyBytes?: number;
             enabled?: boolean;
         };
         RotateWebhookSecretRequest: {
+            revoke_previous?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+             */
             revokePrevious?: boolean;
         };
         ReceiveWebhookRequest: {
@@ -1631,6 +1794,10 @@ export interface components {
             key: string;
             name?: string;
             description?: string;
+        };
+        UpdateGeoDatasetRequest: {
+            name?: string;
+            description?: string | null;
         };
         AddGeoFeaturesRequest: {
             /** @constant */
@@ -1698,18 +1865,58 @@ export interface components {
             }[];
             crs?: unknown;
         };
+        ReportGeoDatasetRequest: {
+            dataset: string;
+            bbox?: [
+                number,
+                number,
+                number,
+                number
+            ];
+            lat?: number;
+            lon?: number;
+            radius?: number;
+            group_by?: string;
+        };
         EnsureIdpAppRequest: {
             tenant_id?: string;
-            appKey: string;
-            displayName: string;
-            redirectUris: string[];
+            app_key: string;
             /**
+             * @deprecated
+             * @description Deprecated: the former name of `app_key`, still accepted in its place (not both, unless with the same value).
+             */
+            appKey?: string;
+            display_name: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `display_name`, still accepted in its place (not both, unless with the same value).
+             */
+            displayName?: string;
+            redirect_uris: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `redirect_uris`, still accepted in its place (not both, unless with the same value).
+             */
+            redirectUris?: string[];
+            /**
+             * @default client_secret_basic
+             * @enum {string}
+             */
+            token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none";
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `token_endpoint_auth_method`, still accepted in its place (not both, unless with the same value).
              * @default client_secret_basic
              * @enum {string}
              */
             tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
         };
         RotateIdpAppSecretRequest: {
+            revoke_previous?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+             */
             revokePrevious?: boolean;
         };
         WriteConfigRequest: {
@@ -1738,14 +1945,28 @@ export interface components {
             version?: number;
         };
         SubmitIndexJobRequest: {
-            documentId: string;
+            document_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `document_id`, still accepted in its place (not both, unless with the same value).
+             */
+            documentId?: string;
+            chunk_size?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `chunk_size`, still accepted in its place (not both, unless with the same value).
+             */
             chunkSize?: number;
+            chunk_overlap?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `chunk_overlap`, still accepted in its place (not both, unless with the same value).
+             */
             chunkOverlap?: number;
             tenant_id?: string;
         };
         ChatWithWorkflowRequest: {
             message: string;
-            /** Format: uuid */
             conversation_id?: string;
             /** @default {} */
             params?: {
@@ -2384,6 +2605,33 @@ export interface components {
                 distanceMeters?: number;
             }[];
             nextCursor: string | null;
+        };
+        ReportGeoDatasetResponse: {
+            dataset: string;
+            area: {
+                bbox?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ];
+                lat?: number;
+                lon?: number;
+                radius?: number;
+            };
+            featureCount: number;
+            bbox: [
+                number,
+                number,
+                number,
+                number
+            ] | null;
+            groups?: {
+                value: string;
+                count: number;
+            }[];
+            otherCount?: number;
+            generatedAt: string;
         };
         EnsureIdpAppResponse: {
             clientId: string;
@@ -3515,7 +3763,17 @@ export interface operations {
                 /** @description May be given in the body instead */
                 backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
                 /** @description May be given in the body instead */
+                dry_run?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+                 */
                 dryRun?: boolean;
+                rebuild_search?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `rebuild_search`, still accepted in its place (not both, unless with the same value).
+                 */
                 rebuildSearch?: boolean;
             };
             header?: never;
@@ -3570,6 +3828,11 @@ export interface operations {
                 /** @description May be given in the body instead */
                 backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
                 /** @description May be given in the body instead */
+                dry_run?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+                 */
                 dryRun?: boolean;
             };
             header?: never;
@@ -4459,6 +4722,11 @@ export interface operations {
                 /** @description The negotiated token (or send it as a bearer token) */
                 token?: string;
                 /** @description Resume after this event (browsers send Last-Event-ID themselves when they reconnect) */
+                last_event_id?: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `last_event_id`, still accepted in its place (not both, unless with the same value).
+                 */
                 lastEventId?: string;
             };
             header?: {
@@ -4733,6 +5001,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description May be given in the body instead */
+                revoke_previous?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+                 */
                 revokePrevious?: boolean;
             };
             header?: never;
@@ -5167,6 +5440,44 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    updateGeoDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id or slug */
+                tenantId: string;
+                dataset: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGeoDatasetRequest"];
+            };
+        };
+        responses: {
+            /** @description The dataset */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateGeoDatasetResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     queryGeoFeatures: {
         parameters: {
             query: {
@@ -5288,6 +5599,43 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    reportGeoDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id or slug */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportGeoDatasetRequest"];
+            };
+        };
+        responses: {
+            /** @description The features of the area counted, with their extent, and grouped when asked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportGeoDatasetResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     ensureIdpApp: {
         parameters: {
             query: {
@@ -5344,6 +5692,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description May be given in the body instead */
+                revoke_previous?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+                 */
                 revokePrevious?: boolean;
             };
             header?: never;
