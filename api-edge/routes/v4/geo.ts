@@ -183,10 +183,10 @@ export const v4GeoRoutes = [
     input: {
       path: datasetPath,
       query: {
-        bbox: param(z.string(), { description: '`west,south,east,north` in degrees; west may exceed east for a box across the antimeridian' }),
-        lat: param(z.number().min(-90).max(90), { description: "The radius query's center latitude" }),
-        lon: param(z.number().min(-180).max(180), { description: "The radius query's center longitude" }),
-        radius: param(z.number().positive().max(1_000_000), { description: 'Meters, at most 1000000' }),
+        bbox: param(z.string(), { required: false, description: '`west,south,east,north` in degrees; west may exceed east for a box across the antimeridian' }),
+        lat: param(z.number().min(-90).max(90), { required: false, description: "The radius query's center latitude" }),
+        lon: param(z.number().min(-180).max(180), { required: false, description: "The radius query's center longitude" }),
+        radius: param(z.number().positive().max(1_000_000), { required: false, description: 'Meters, at most 1000000' }),
         limit: QueryFeaturesInputSchema.shape.limit,
         cursor: param(QueryFeaturesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
       },

@@ -27,7 +27,7 @@ export const v4IdpAppRoutes = [
     procedure: 'idpApps.ensure',
     tenant: 'query',
     input: {
-      query: { tenant_id: param(EnsureIdpAppInputSchema.shape.tenant_id, { description: 'Tenant id or slug; may be given in the body instead' }) },
+      query: { tenant_id: param(EnsureIdpAppInputSchema.shape.tenant_id, { required: false, description: 'Tenant id or slug; may be given in the body instead' }) },
       body: { schema: EnsureIdpAppInputSchema.partial({ tenant_id: true }) },
     },
     output: {
