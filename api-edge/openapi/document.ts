@@ -212,7 +212,10 @@ class Components {
 function formSchema(fields: z.ZodObject, files: Record<string, { description: string; multiple?: number; required: boolean }>): Json {
   const schema = jsonSchema(fields, 'input');
   const binary = { type: 'string', format: 'binary' };
-  const properties = { ...(schema.properties as Json), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.multiple ? { type: 'array', items: binary, maxItems: file.multiple, description: file.description } : { ...binary, description: file.description }])) };
+  // A part that may repeat is one file, or several parts of one name: validators that read a
+  // single part as one value, rather than a list of one, accept it too.
+  const several = (file: { description: string; multiple?: number }) => ({ anyOf: [binary, { type: 'array', items: binary, maxItems: file.multiple }], description: file.description });
+  const properties = { ...(schema.properties as Json), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.multiple ? several(file) : { ...binary, description: file.description }])) };
   const required = [...((schema.required as string[] | undefined) ?? []), ...Object.entries(files).filter(([, file]) => file.required).map(([name]) => name)];
   return { ...schema, properties, ...(required.length ? { required } : {}) };
 }

@@ -3173,9 +3173,9 @@ export interface operations {
     };
     provisionMe: {
         parameters: {
-            query: {
+            query?: {
                 /** @description May be given in the body instead */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3551,9 +3551,9 @@ export interface operations {
     };
     evaluateCapabilities: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3871,9 +3871,9 @@ export interface operations {
     };
     listObjectTypes: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3903,9 +3903,9 @@ export interface operations {
     };
     createObjectType: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3941,9 +3941,9 @@ export interface operations {
     };
     updateObjectType: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -4090,9 +4090,9 @@ export interface operations {
     applyResourceAction: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description Apply only at this version (`"3"`) */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4260,9 +4260,9 @@ export interface operations {
     getTenantResource: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A version the client holds: 304 when it is current */
-                "If-None-Match": string;
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4310,9 +4310,9 @@ export interface operations {
     replaceTenantResource: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description The version replaced (`"3"`), or `*` */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4356,9 +4356,9 @@ export interface operations {
     deleteTenantResource: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description Delete only at this version (`"3"`) */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4553,9 +4553,9 @@ export interface operations {
     batchCreateResources: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4596,9 +4596,9 @@ export interface operations {
     batchUpdateResources: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4639,9 +4639,9 @@ export interface operations {
     batchDeleteResources: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4681,9 +4681,9 @@ export interface operations {
     };
     negotiateRealtime: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -4760,9 +4760,9 @@ export interface operations {
     };
     realtimeAlerts: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -5233,9 +5233,9 @@ export interface operations {
     };
     resolveLocation: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -5270,9 +5270,9 @@ export interface operations {
     };
     reverseGeocode: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -5480,15 +5480,15 @@ export interface operations {
     };
     queryGeoFeatures: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `west,south,east,north` in degrees; west may exceed east for a box across the antimeridian */
-                bbox: string;
+                bbox?: string;
                 /** @description The radius query's center latitude */
-                lat: number;
+                lat?: number;
                 /** @description The radius query's center longitude */
-                lon: number;
+                lon?: number;
                 /** @description Meters, at most 1000000 */
-                radius: number;
+                radius?: number;
                 limit?: number;
                 /** @description The previous page's `nextCursor` */
                 cursor?: string;
@@ -5638,9 +5638,9 @@ export interface operations {
     };
     ensureIdpApp: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; may be given in the body instead */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -5976,9 +5976,9 @@ export interface operations {
     };
     getVertical: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -6010,9 +6010,9 @@ export interface operations {
     };
     listVerticalResources: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
                 /** @description 1-based; not with `cursor` */
                 page?: number;
                 limit?: number;
@@ -6057,13 +6057,13 @@ export interface operations {
     };
     createVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -6104,13 +6104,13 @@ export interface operations {
     };
     getVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description A version the client holds: 304 when it is current */
-                "If-None-Match": string;
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -6158,13 +6158,13 @@ export interface operations {
     };
     replaceVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description The version replaced (`"3"`), or `*` */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -6207,13 +6207,13 @@ export interface operations {
     };
     deleteVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description Delete only at this version (`"3"`) */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -6248,9 +6248,9 @@ export interface operations {
     };
     uploadDocuments: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -6271,7 +6271,7 @@ export interface operations {
                     /** @constant */
                     processing_mode?: "full";
                     /** @description The documents */
-                    files: string[];
+                    files: string | string[];
                 };
             };
         };
@@ -6301,9 +6301,9 @@ export interface operations {
     };
     classifyDocuments: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -6324,7 +6324,7 @@ export interface operations {
                     /** @constant */
                     processing_mode?: "classification";
                     /** @description The documents */
-                    files: string[];
+                    files: string | string[];
                 };
             };
         };
@@ -6354,9 +6354,9 @@ export interface operations {
     };
     getDocumentRecord: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -6423,9 +6423,9 @@ export interface operations {
     };
     getIndexJob: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -6540,9 +6540,9 @@ export interface operations {
     };
     workflowRuntimeStatus: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -6574,9 +6574,9 @@ export interface operations {
     };
     requestWorkflowRuntime: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -6623,9 +6623,9 @@ export interface operations {
     };
     builderReadiness: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
                 /** @description Comma-separated workflow keys; default: every configured workflow */
                 workflow_keys?: string;
             };
