@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { toAppErrorBody, ValidationError } from '../../control-plane/contracts.ts';
+import { ValidationError } from '../../control-plane/contracts.ts';
+import { toErrorResponse } from '../errors.ts';
 import { buildOpenApiDocument, openApiPath } from '../openapi/document.ts';
 import { V4_BASE } from './bases.ts';
 import { renameBodyFields, renameQueryParams, withDocumentedField } from './field-aliases.ts';
@@ -29,7 +30,7 @@ describe('v4 request field names', () => {
     expect(() => renameBodyFields({ [name]: 'x', [former]: 'y' }, aliases)).toThrow(expect.objectContaining({ code: 'VALIDATION_ERROR', details: expect.objectContaining({ field: name }) }));
     // An input error on the procedure's name names the documented field.
     const error = withDocumentedField(ValidationError.field(`${former}.0`, 'must be a string'), aliases);
-    expect(toAppErrorBody(error)).toMatchObject({ message: `${name}.0 must be a string`, details: { field: `${name}.0`, issue: 'must be a string' } });
+    expect(toErrorResponse(error).body.error).toMatchObject({ message: `${name}.0 must be a string`, details: { field: `${name}.0`, issue: 'must be a string' } });
 
     const operation = operationOf(method, path);
     if (inQuery) {

@@ -56,15 +56,20 @@ export function withRenamedQuery(request: Request, aliases: FieldAliases): Reque
   return url ? new Request(url, { method: request.method, headers: request.headers, signal: request.signal }) : request;
 }
 
-/** An input error naming a field by the procedure's name, renamed to the documented snake_case name; other errors as they are. */
+/**
+ * An error whose `details.field` names a field by the procedure's name, renamed to the documented
+ * snake_case name (an input error's message too); other errors as they are. It is answered as the
+ * control plane's errors are, from its `appError`.
+ */
 export function withDocumentedField(error: unknown, aliases: FieldAliases): unknown {
   const body = toErrorResponse(error).body.error;
   const field = body.details?.field;
-  if (body.code !== 'VALIDATION_ERROR' || typeof field !== 'string') return error;
+  if (typeof field !== 'string') return error;
   const [head = '', ...rest] = field.split('.');
   const documented = Object.keys(aliases).find((name) => aliases[name] === head);
   if (!documented) return error;
-  const issue = typeof body.details?.issue === 'string' ? body.details.issue : body.message;
   const renamed = [documented, ...rest].join('.');
-  return new ValidationError(`${renamed} ${issue}`, { ...body.details, field: renamed, issue });
+  const issue = body.details?.issue;
+  const message = body.code === 'VALIDATION_ERROR' && typeof issue === 'string' ? `${renamed} ${issue}` : body.message;
+  return Object.assign(new Error(message), { data: { appError: { ...body, message, details: { ...body.details, field: renamed } } } });
 }
