@@ -8,7 +8,7 @@ import { renameBodyFields, renameQueryParams, withDocumentedField } from './fiel
 import { V4_ROUTES } from './v4/index.ts';
 
 type Json = Record<string, any>;
-const doc = buildOpenApiDocument('v4') as Json;
+const doc: Json = buildOpenApiDocument('v4');
 const schemas = doc.components.schemas as Record<string, Json>;
 const deref = (schema: Json | undefined) => (schema?.$ref ? schemas[String(schema.$ref).split('/').pop()!] : schema);
 const operationOf = (method: string, path: string) => doc.paths[openApiPath(path)][method.toLowerCase()] as Json;

@@ -1,4 +1,4 @@
-import { boundsOf, type Geometry } from './geometry.ts';
+import { boundsOf } from './geometry.ts';
 import { MAX_REPORT_GROUPS, type Feature, type GeoReport, type GeoReportInput } from './geo.schema.ts';
 
 /**
@@ -13,7 +13,7 @@ export async function reportOf(input: GeoReportInput, pages: AsyncIterable<Featu
   for await (const features of pages) {
     for (const feature of features) {
       featureCount += 1;
-      const box = boundsOf(feature.geometry as Geometry);
+      const box = boundsOf(feature.geometry);
       extent.west = Math.min(extent.west, box.west);
       extent.south = Math.min(extent.south, box.south);
       extent.east = Math.max(extent.east, box.east);
