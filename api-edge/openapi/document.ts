@@ -18,6 +18,7 @@ import { SESSION_COOKIE } from '../plugins/auth.ts';
 import { BODY_METHODS } from '../plugins/body-limit.ts';
 import { V3_BASE, V4_BASE } from '../routes/bases.ts';
 import { API_ROUTES } from '../routes/index.ts';
+import type { FieldAliases } from '../routes/field-aliases.ts';
 import type { ParamDoc, ParamSpec, Route } from '../routes/route.ts';
 import { V3ExecutionSchema, V3ResourceSchema } from '../routes/v3/shape.ts';
 
@@ -165,6 +166,21 @@ function parameter(name: string, where: 'path' | 'query' | 'header', spec: Param
   return { name, in: where, required, ...(doc.description ? { description: doc.description } : {}), ...form };
 }
 
+const deprecation = (name: string) => `Deprecated: the former name of \`${name}\`, still accepted in its place (not both, unless with the same value).`;
+
+/** A body schema with each renamed field under its documented name, and its former name beside it, deprecated. */
+function withAliases(schema: Json, aliases: FieldAliases): Json {
+  const properties = schema.properties as Record<string, Json> | undefined;
+  if (!properties) return schema;
+  const documentedOf = (name: string) => Object.keys(aliases).find((documented) => aliases[documented] === name);
+  const entries = Object.entries(properties).flatMap(([name, property]) => {
+    const documented = documentedOf(name);
+    return documented ? [[documented, property], [name, { ...property, deprecated: true, description: deprecation(documented) }]] : [[name, property]];
+  });
+  const required = (schema.required as string[] | undefined)?.map((name) => documentedOf(name) ?? name);
+  return { ...schema, properties: Object.fromEntries(entries), ...(required ? { required } : {}) };
+}
+
 /** A route's path (under its API's base) as OpenAPI writes it: `/resources/:type/:id` -> `/resources/{type}/{id}`. */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
 
@@ -172,6 +188,8 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}
 class Components {
   readonly inputs = z.registry<{ id: string }>();
   readonly outputs = z.registry<{ id: string }>();
+  /** Request components whose fields were renamed, with the renames. */
+  readonly renamed = new Map<string, FieldAliases>();
 
   /** A reference to the schema's component, registering it under `name` when it has none yet. */
   use(schema: z.ZodType, io: 'input' | 'output', name: string): Json {
@@ -185,9 +203,10 @@ class Components {
   schemas(): Json {
     const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output') => {
       const { schemas } = z.toJSONSchema(registry, { io, target: 'draft-2020-12', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
-      return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _, $id: __, ...rest }]) => [id, rest]));
+      return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _, $id: __, ...rest }]) => [id, rest as Json]));
     };
     const inputs = convert(this.inputs, 'input');
+    for (const [id, aliases] of this.renamed) inputs[id] = withAliases(inputs[id]!, aliases);
     const outputs = convert(this.outputs, 'output');
     for (const id of Object.keys(inputs)) {
       if (Object.hasOwn(outputs, id)) throw new Error(`the OpenAPI component ${id} names both a request and a response schema`);
@@ -200,7 +219,10 @@ class Components {
 function formSchema(fields: z.ZodObject, files: Record<string, { description: string; multiple?: number; required: boolean }>): Json {
   const schema = jsonSchema(fields, 'input');
   const binary = { type: 'string', format: 'binary' };
-  const properties = { ...(schema.properties as Json), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.multiple ? { type: 'array', items: binary, maxItems: file.multiple, description: file.description } : { ...binary, description: file.description }])) };
+  // A part that may repeat is one file, or several parts of one name: validators that read a
+  // single part as one value, rather than a list of one, accept it too.
+  const several = (file: { description: string; multiple?: number }) => ({ anyOf: [binary, { type: 'array', items: binary, maxItems: file.multiple }], description: file.description });
+  const properties = { ...(schema.properties as Json), ...Object.fromEntries(Object.entries(files).map(([name, file]) => [name, file.multiple ? several(file) : { ...binary, description: file.description }])) };
   const required = [...((schema.required as string[] | undefined) ?? []), ...Object.entries(files).filter(([, file]) => file.required).map(([name]) => name)];
   return { ...schema, properties, ...(required.length ? { required } : {}) };
 }
@@ -209,7 +231,10 @@ function operation(route: Route, components: Components, shared: Json[]): Json {
   const { method, input, output, docs: doc } = route;
   const parameters = [
     ...Object.entries(input.path ?? {}).map(([name, spec]) => parameter(name, 'path', spec)),
-    ...Object.entries(input.query ?? {}).map(([name, spec]) => parameter(name, 'query', spec)),
+    ...Object.entries(input.query ?? {}).flatMap(([name, spec]) => {
+      const former = route.aliases?.[name];
+      return former ? [parameter(name, 'query', spec), { ...parameter(former, 'query', spec), required: false, deprecated: true, description: deprecation(name) }] : [parameter(name, 'query', spec)];
+    }),
     ...Object.entries(input.headers ?? {}).map(([name, spec]) => parameter(name, 'header', spec)),
     ...shared,
   ];
@@ -240,6 +265,11 @@ function operation(route: Route, components: Components, shared: Json[]): Json {
           : undefined;
     responses[status] = { description: response.description, headers, ...(content ? { content } : {}) };
   }
+  const requestSchema = (schema: z.ZodType) => {
+    const reference = components.use(schema, 'input', `${pascal(doc.operationId)}Request`);
+    if (route.aliases) components.renamed.set(String(reference.$ref).split('/').pop()!, route.aliases);
+    return reference;
+  };
   const errors = [...COMMON_ERRORS, ...(BODY_METHODS.has(method) ? [413] : []), ...(doc.errors ?? [])].sort((a, b) => a - b);
   for (const status of errors) responses[status] = ref('responses', ERROR_RESPONSES[status]!.name);
   const body = input.body;
@@ -252,7 +282,7 @@ function operation(route: Route, components: Components, shared: Json[]): Json {
         : {
           required: body.required ?? true,
           ...(body.description ? { description: body.description } : {}),
-          content: { 'application/json': { schema: components.use(body.schema, 'input', `${pascal(doc.operationId)}Request`) } },
+          content: { 'application/json': { schema: requestSchema(body.schema) } },
         };
   return {
     operationId: doc.operationId,

@@ -13,6 +13,7 @@ import type {
   UploadName,
 } from '../../control-plane/contracts.ts';
 import type { RequestCalls } from '../request-context.ts';
+import { renameBodyFields, withDocumentedField, withRenamedQuery, type FieldAliases } from './field-aliases.ts';
 
 /**
  * One REST route, declared once beside its handler: its method and path, the procedure it calls,
@@ -172,6 +173,11 @@ export interface RouteDeclaration<Path extends string, R extends ProcedureRef> {
   sample: RouteSample<Path>;
   /** `none`: the handler reads the request's body itself, as a stream (a file, a form, bytes a signature covers). */
   parse?: 'none';
+  /**
+   * Request fields renamed to snake_case: each documented name with the camelCase name the route
+   * shipped with (the procedure's), still accepted and documented as deprecated (field-aliases.ts).
+   */
+  aliases?: FieldAliases;
   handler(context: RouteContext<Path, R>): unknown;
 }
 
@@ -186,6 +192,7 @@ export interface Route {
   docs: RouteDocs;
   sample: { params?: Record<string, string>; query?: string; body?: unknown };
   parse?: 'none';
+  aliases?: FieldAliases;
   handler(context: RouteContext<string, ProcedureRef>): unknown;
 }
 
@@ -216,8 +223,21 @@ export function mountRoutes(app: AnyElysia, routes: readonly Route[], deps: { co
   const { controlPlane, calls, options = {} } = deps;
   for (const route of routes) {
     const procedure = bind(controlPlane, route.procedure);
-    const run = (request: Request, params: Record<string, string>, set: Context['set'], json: unknown) =>
-      route.handler({ request, params, body: json, set, call: (tenant) => calls.of(request, tenant), procedure, controlPlane, options });
+    const { aliases } = route;
+    if (aliases && route.parse === 'none') throw new Error(`${route.method} ${route.path} reads its own body: its fields cannot be renamed before it`);
+    // The call context is the request's as it came; the handler reads it with renamed fields.
+    const handle = (request: Request, asRenamed: Request, params: Record<string, string>, set: Context['set'], json: unknown) =>
+      route.handler({ request: asRenamed, params, body: json, set, call: (tenant) => calls.of(request, tenant), procedure, controlPlane, options });
+    const run = !aliases
+      ? (request: Request, params: Record<string, string>, set: Context['set'], json: unknown) => handle(request, request, params, set, json)
+      : async (request: Request, params: Record<string, string>, set: Context['set'], json: unknown) => {
+          try {
+            return await handle(request, withRenamedQuery(request, aliases), params, set, renameBodyFields(json, aliases));
+          } catch (error) {
+            // An input error names the field as the documents do.
+            throw withDocumentedField(error, aliases);
+          }
+        };
     const handler = readsJsonBody(route)
       ? ({ request, params, body, set }: Context) => run(request, params, set, body)
       : ({ request, params, set }: Context) => run(request, params, set, undefined);

@@ -652,7 +652,7 @@ export interface paths {
         };
         /**
          * The tenant's resource changes as server-sent events
-         * @description Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `revoked` (data `{reason}`) when the user of the token loses the tenant membership or `resources.read`, checked every few seconds; `expired` after an hour. Both end the stream. A token opens one connection: a second one with it is 401; to reconnect, negotiate again and resume. `Last-Event-ID` (or `?lastEventId=`) resumes after that event.
+         * @description Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `revoked` (data `{reason}`) when the user of the token loses the tenant membership or `resources.read`, checked every few seconds; `expired` after an hour. Both end the stream. A token opens one connection: a second one with it is 401; to reconnect, negotiate again and resume. `Last-Event-ID` (or `?last_event_id=`) resumes after that event.
          */
         get: operations["connectRealtime"];
         put?: never;
@@ -694,7 +694,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate the key that signs realtime connection tokens
-         * @description For platform administrators (`platform.tenants.manage`). A new key signs connection tokens from now on; earlier keys still verify the tokens they signed for ten minutes, or no more with `retirePrevious` (a key that may have leaked: connections not yet opened with its tokens are refused). Keys also rotate by themselves once a day.
+         * @description For platform administrators (`platform.tenants.manage`). A new key signs connection tokens from now on; earlier keys still verify the tokens they signed for ten minutes, or no more with `retire_previous` (a key that may have leaked: connections not yet opened with its tokens are refused). Keys also rotate by themselves once a day.
          */
         post: operations["rotateRealtimeSigningKeys"];
         delete?: never;
@@ -754,7 +754,7 @@ export interface paths {
         put?: never;
         /**
          * Replace a webhook endpoint's secret
-         * @description The new secret is in this answer only. The secret it replaces keeps working for 24 hours (until `previousSecretExpiresAt`), so that senders can switch; `revokePrevious: true` (in the body, or `?revokePrevious=true`) stops it at once, for a leaked secret. An older secret stops at once.
+         * @description The new secret is in this answer only. The secret it replaces keeps working for 24 hours (until `previousSecretExpiresAt`), so that senders can switch; `revoke_previous: true` (in the body, or `?revoke_previous=true`) stops it at once, for a leaked secret. An older secret stops at once.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -936,7 +936,11 @@ export interface paths {
         delete: operations["deleteGeoDataset"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change a geo dataset's name or description
+         * @description A merge patch: a field left out stays as it is; `description: null` clears it. The features stay as they are.
+         */
+        patch: operations["updateGeoDataset"];
         trace?: never;
     };
     "/geo/datasets/{tenantId}/{dataset}/features": {
@@ -967,6 +971,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/geo/reports/{tenantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report on a dataset's features in an area
+         * @description Counts the features of `dataset` that meet `bbox`, or lie within `radius` meters of `lat`,`lon` (neither: the whole dataset), as the feature query finds them, with their extent. With `group_by`, counts them by the value of that property (JSON text, `null` where a feature has none), most first, at most 100 groups, the rest in `otherCount`.
+         */
+        post: operations["reportGeoDataset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/provisioning/idp-apps": {
         parameters: {
             query?: never;
@@ -978,7 +1002,7 @@ export interface paths {
         put?: never;
         /**
          * Create or confirm an app's OAuth client at the identity provider
-         * @description For an app enrolled in `tenant_id` (by `appKey`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request), without a secret. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.
+         * @description For an app enrolled in `tenant_id` (by `app_key`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request), without a secret. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.
          */
         post: operations["ensureIdpApp"];
         delete?: never;
@@ -998,7 +1022,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate an app client's secret
-         * @description The new secret is shown this once. The secret it replaces is still accepted at the token endpoint for an hour (until `previousSecretExpiresAt`), so that the app can be redeployed; `revokePrevious: true` (in the body, or `?revokePrevious=true`) stops it at once, for a leaked secret. An older secret stops at once. An external provider keeps its own secrets: 501.
+         * @description The new secret is shown this once. The secret it replaces is still accepted at the token endpoint for an hour (until `previousSecretExpiresAt`), so that the app can be redeployed; `revoke_previous: true` (in the body, or `?revoke_previous=true`) stops it at once, for a leaked secret. An older secret stops at once. An external provider keeps its own secrets: 501.
          */
         post: operations["rotateIdpAppSecret"];
         delete?: never;
@@ -1377,9 +1401,21 @@ export interface components {
             usecase?: "council" | "retail" | "healthcare" | "finance" | "manufacturing" | "generic";
             industry?: string;
             /** @default blank-vertical-template */
+            starter_template?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `starter_template`, still accepted in its place (not both, unless with the same value).
+             * @default blank-vertical-template
+             */
             starterTemplate?: string;
             /** @enum {string} */
-            homeRegion: "au" | "ca" | "eu";
+            home_region: "au" | "ca" | "eu";
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `home_region`, still accepted in its place (not both, unless with the same value).
+             * @enum {string}
+             */
+            homeRegion?: "au" | "ca" | "eu";
         };
         CreateChildTenantRequest: {
             name: string;
@@ -1393,8 +1429,20 @@ export interface components {
             usecase?: "council" | "retail" | "healthcare" | "finance" | "manufacturing" | "generic";
             industry?: string;
             /** @default blank-vertical-template */
+            starter_template?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `starter_template`, still accepted in its place (not both, unless with the same value).
+             * @default blank-vertical-template
+             */
             starterTemplate?: string;
             /** @enum {string} */
+            home_region?: "au" | "ca" | "eu";
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `home_region`, still accepted in its place (not both, unless with the same value).
+             * @enum {string}
+             */
             homeRegion?: "au" | "ca" | "eu";
         };
         CreateAppRequest: {
@@ -1403,16 +1451,34 @@ export interface components {
             template?: string;
             /** @default svc-cli */
             source?: string;
+            app_url?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `app_url`, still accepted in its place (not both, unless with the same value).
+             */
             appUrl?: string;
             /**
              * @default pending
              * @enum {string}
              */
             status?: "pending" | "active" | "suspended" | "retired";
+            child_tenant?: {
+                name: string;
+                slug?: string;
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `child_tenant`, still accepted in its place (not both, unless with the same value).
+             */
             childTenant?: {
                 name: string;
                 slug?: string;
             };
+            parent_tenant?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `parent_tenant`, still accepted in its place (not both, unless with the same value).
+             */
             parentTenant?: string;
         };
         EvaluateCapabilitiesRequest: {
@@ -1439,14 +1505,32 @@ export interface components {
             /** @enum {string} */
             backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
             /** @default false */
+            dry_run?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+             * @default false
+             */
             dryRun?: boolean;
             /** @default false */
+            rebuild_search?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `rebuild_search`, still accepted in its place (not both, unless with the same value).
+             * @default false
+             */
             rebuildSearch?: boolean;
         };
         SyncStorageSchemaRequest: {
             /** @enum {string} */
             backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
             /** @default false */
+            dry_run?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+             * @default false
+             */
             dryRun?: boolean;
         };
         CreateObjectTypeRequest: {
@@ -1463,6 +1547,12 @@ export interface components {
             /** @default [] */
             indexes?: string[];
             /** @default [] */
+            search_fields?: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `search_fields`, still accepted in its place (not both, unless with the same value).
+             * @default []
+             */
             searchFields?: string[];
             /** @default {} */
             actions?: {
@@ -1477,6 +1567,17 @@ export interface components {
                 };
             };
             /** @default {} */
+            file_properties?: {
+                [key: string]: {
+                    maxSize: number;
+                    contentTypes: string[];
+                };
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `file_properties`, still accepted in its place (not both, unless with the same value).
+             * @default {}
+             */
             fileProperties?: {
                 [key: string]: {
                     maxSize: number;
@@ -1493,6 +1594,11 @@ export interface components {
             /** @enum {string} */
             status?: "draft" | "published";
             indexes?: string[];
+            search_fields?: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `search_fields`, still accepted in its place (not both, unless with the same value).
+             */
             searchFields?: string[];
             actions?: {
                 [key: string]: {
@@ -1505,6 +1611,16 @@ export interface components {
                     workflow?: string;
                 };
             };
+            file_properties?: {
+                [key: string]: {
+                    maxSize: number;
+                    contentTypes: string[];
+                };
+            };
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `file_properties`, still accepted in its place (not both, unless with the same value).
+             */
             fileProperties?: {
                 [key: string]: {
                     maxSize: number;
@@ -1522,7 +1638,12 @@ export interface components {
             cursor?: string;
         };
         AggregateTenantResourcesRequest: {
-            groupBy: string[];
+            group_by: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `group_by`, still accepted in its place (not both, unless with the same value).
+             */
+            groupBy?: string[];
             metrics: {
                 [key: string]: unknown;
             };
@@ -1589,28 +1710,70 @@ export interface components {
             tenant_id?: string;
         };
         RotateRealtimeSigningKeysRequest: {
+            retire_previous?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `retire_previous`, still accepted in its place (not both, unless with the same value).
+             */
             retirePrevious?: boolean;
         };
         CreateWebhookEndpointRequest: {
             source: string;
-            workflowId: string;
+            workflow_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `workflow_id`, still accepted in its place (not both, unless with the same value).
+             */
+            workflowId?: string;
             /** @default  */
             description?: string;
             /** @default 300 */
+            tolerance_seconds?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `tolerance_seconds`, still accepted in its place (not both, unless with the same value).
+             * @default 300
+             */
             toleranceSeconds?: number;
             /** @default 1048576 */
+            max_body_bytes?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `max_body_bytes`, still accepted in its place (not both, unless with the same value).
+             * @default 1048576
+             */
             maxBodyBytes?: number;
             /** @default true */
             enabled?: boolean;
         };
         UpdateWebhookEndpointRequest: {
+            workflow_id?: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `workflow_id`, still accepted in its place (not both, unless with the same value).
+             */
             workflowId?: string;
             description?: string;
+            tolerance_seconds?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `tolerance_seconds`, still accepted in its place (not both, unless with the same value).
+             */
             toleranceSeconds?: number;
+            max_body_bytes?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `max_body_bytes`, still accepted in its place (not both, unless with the same value).
+             */
             maxBodyBytes?: number;
             enabled?: boolean;
         };
         RotateWebhookSecretRequest: {
+            revoke_previous?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+             */
             revokePrevious?: boolean;
         };
         ReceiveWebhookRequest: {
@@ -1634,6 +1797,10 @@ export interface components {
             key: string;
             name?: string;
             description?: string;
+        };
+        UpdateGeoDatasetRequest: {
+            name?: string;
+            description?: string | null;
         };
         AddGeoFeaturesRequest: {
             /** @constant */
@@ -1701,18 +1868,58 @@ export interface components {
             }[];
             crs?: unknown;
         };
+        ReportGeoDatasetRequest: {
+            dataset: string;
+            bbox?: [
+                number,
+                number,
+                number,
+                number
+            ];
+            lat?: number;
+            lon?: number;
+            radius?: number;
+            group_by?: string;
+        };
         EnsureIdpAppRequest: {
             tenant_id?: string;
-            appKey: string;
-            displayName: string;
-            redirectUris: string[];
+            app_key: string;
             /**
+             * @deprecated
+             * @description Deprecated: the former name of `app_key`, still accepted in its place (not both, unless with the same value).
+             */
+            appKey?: string;
+            display_name: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `display_name`, still accepted in its place (not both, unless with the same value).
+             */
+            displayName?: string;
+            redirect_uris: string[];
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `redirect_uris`, still accepted in its place (not both, unless with the same value).
+             */
+            redirectUris?: string[];
+            /**
+             * @default client_secret_basic
+             * @enum {string}
+             */
+            token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none";
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `token_endpoint_auth_method`, still accepted in its place (not both, unless with the same value).
              * @default client_secret_basic
              * @enum {string}
              */
             tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
         };
         RotateIdpAppSecretRequest: {
+            revoke_previous?: boolean;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+             */
             revokePrevious?: boolean;
         };
         WriteConfigRequest: {
@@ -1741,14 +1948,28 @@ export interface components {
             version?: number;
         };
         SubmitIndexJobRequest: {
-            documentId: string;
+            document_id: string;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `document_id`, still accepted in its place (not both, unless with the same value).
+             */
+            documentId?: string;
+            chunk_size?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `chunk_size`, still accepted in its place (not both, unless with the same value).
+             */
             chunkSize?: number;
+            chunk_overlap?: number;
+            /**
+             * @deprecated
+             * @description Deprecated: the former name of `chunk_overlap`, still accepted in its place (not both, unless with the same value).
+             */
             chunkOverlap?: number;
             tenant_id?: string;
         };
         ChatWithWorkflowRequest: {
             message: string;
-            /** Format: uuid */
             conversation_id?: string;
             /** @default {} */
             params?: {
@@ -2399,6 +2620,33 @@ export interface components {
             }[];
             nextCursor: string | null;
         };
+        ReportGeoDatasetResponse: {
+            dataset: string;
+            area: {
+                bbox?: [
+                    number,
+                    number,
+                    number,
+                    number
+                ];
+                lat?: number;
+                lon?: number;
+                radius?: number;
+            };
+            featureCount: number;
+            bbox: [
+                number,
+                number,
+                number,
+                number
+            ] | null;
+            groups?: {
+                value: string;
+                count: number;
+            }[];
+            otherCount?: number;
+            generatedAt: string;
+        };
         EnsureIdpAppResponse: {
             clientId: string;
             tenantId: string;
@@ -2959,9 +3207,9 @@ export interface operations {
     };
     provisionMe: {
         parameters: {
-            query: {
+            query?: {
                 /** @description May be given in the body instead */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3347,9 +3595,9 @@ export interface operations {
     };
     evaluateCapabilities: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3565,7 +3813,17 @@ export interface operations {
                 /** @description May be given in the body instead */
                 backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
                 /** @description May be given in the body instead */
+                dry_run?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+                 */
                 dryRun?: boolean;
+                rebuild_search?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `rebuild_search`, still accepted in its place (not both, unless with the same value).
+                 */
                 rebuildSearch?: boolean;
             };
             header?: never;
@@ -3621,6 +3879,11 @@ export interface operations {
                 /** @description May be given in the body instead */
                 backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
                 /** @description May be given in the body instead */
+                dry_run?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `dry_run`, still accepted in its place (not both, unless with the same value).
+                 */
                 dryRun?: boolean;
             };
             header?: never;
@@ -3660,9 +3923,9 @@ export interface operations {
     };
     listObjectTypes: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3693,9 +3956,9 @@ export interface operations {
     };
     createObjectType: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -3732,9 +3995,9 @@ export interface operations {
     };
     updateObjectType: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -3885,9 +4148,9 @@ export interface operations {
     applyResourceAction: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description Apply only at this version (`"3"`) */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4065,9 +4328,9 @@ export interface operations {
     getTenantResource: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A version the client holds: 304 when it is current */
-                "If-None-Match": string;
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4116,9 +4379,9 @@ export interface operations {
     replaceTenantResource: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description The version replaced (`"3"`), or `*` */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4163,9 +4426,9 @@ export interface operations {
     deleteTenantResource: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description Delete only at this version (`"3"`) */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4365,9 +4628,9 @@ export interface operations {
     batchCreateResources: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4409,9 +4672,9 @@ export interface operations {
     batchUpdateResources: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4453,9 +4716,9 @@ export interface operations {
     batchDeleteResources: {
         parameters: {
             query?: never;
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description Tenant id or slug */
@@ -4496,9 +4759,9 @@ export interface operations {
     };
     negotiateRealtime: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -4538,6 +4801,11 @@ export interface operations {
                 /** @description The negotiated token (or send it as a bearer token) */
                 token?: string;
                 /** @description Resume after this event (browsers send Last-Event-ID themselves when they reconnect) */
+                last_event_id?: string;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `last_event_id`, still accepted in its place (not both, unless with the same value).
+                 */
                 lastEventId?: string;
             };
             header?: {
@@ -4572,9 +4840,9 @@ export interface operations {
     };
     realtimeAlerts: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -4820,6 +5088,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description May be given in the body instead */
+                revoke_previous?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+                 */
                 revokePrevious?: boolean;
             };
             header?: never;
@@ -5053,9 +5326,9 @@ export interface operations {
     };
     resolveLocation: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -5091,9 +5364,9 @@ export interface operations {
     };
     reverseGeocode: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -5266,17 +5539,55 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    updateGeoDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id or slug */
+                tenantId: string;
+                dataset: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGeoDatasetRequest"];
+            };
+        };
+        responses: {
+            /** @description The dataset */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreateGeoDatasetResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     queryGeoFeatures: {
         parameters: {
-            query: {
+            query?: {
                 /** @description `west,south,east,north` in degrees; west may exceed east for a box across the antimeridian */
-                bbox: string;
+                bbox?: string;
                 /** @description The radius query's center latitude */
-                lat: number;
+                lat?: number;
                 /** @description The radius query's center longitude */
-                lon: number;
+                lon?: number;
                 /** @description Meters, at most 1000000 */
-                radius: number;
+                radius?: number;
                 limit?: number;
                 /** @description The previous page's `nextCursor` */
                 cursor?: string;
@@ -5390,11 +5701,48 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    reportGeoDataset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id or slug */
+                tenantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportGeoDatasetRequest"];
+            };
+        };
+        responses: {
+            /** @description The features of the area counted, with their extent, and grouped when asked */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportGeoDatasetResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     ensureIdpApp: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; may be given in the body instead */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -5447,6 +5795,11 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description May be given in the body instead */
+                revoke_previous?: boolean;
+                /**
+                 * @deprecated
+                 * @description Deprecated: the former name of `revoke_previous`, still accepted in its place (not both, unless with the same value).
+                 */
                 revokePrevious?: boolean;
             };
             header?: never;
@@ -5733,9 +6086,9 @@ export interface operations {
     };
     getVertical: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -5768,9 +6121,9 @@ export interface operations {
     };
     listVerticalResources: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
                 /** @description 1-based; not with `cursor` */
                 page?: number;
                 limit?: number;
@@ -5816,13 +6169,13 @@ export interface operations {
     };
     createVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description A retry with the same key and body answers the first answer */
-                "Idempotency-Key": string;
+                "Idempotency-Key"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -5864,13 +6217,13 @@ export interface operations {
     };
     getVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description A version the client holds: 304 when it is current */
-                "If-None-Match": string;
+                "If-None-Match"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -5919,13 +6272,13 @@ export interface operations {
     };
     replaceVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description The version replaced (`"3"`), or `*` */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -5969,13 +6322,13 @@ export interface operations {
     };
     deleteVerticalResource: {
         parameters: {
-            query: {
+            query?: {
                 /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
-            header: {
+            header?: {
                 /** @description Delete only at this version (`"3"`) */
-                "If-Match": string;
+                "If-Match"?: string;
             };
             path: {
                 /** @description The key of an enrolled app */
@@ -6011,9 +6364,9 @@ export interface operations {
     };
     uploadDocuments: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -6034,7 +6387,7 @@ export interface operations {
                     /** @constant */
                     processing_mode?: "full";
                     /** @description The documents */
-                    files: string[];
+                    files: string | string[];
                 };
             };
         };
@@ -6065,9 +6418,9 @@ export interface operations {
     };
     classifyDocuments: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -6088,7 +6441,7 @@ export interface operations {
                     /** @constant */
                     processing_mode?: "classification";
                     /** @description The documents */
-                    files: string[];
+                    files: string | string[];
                 };
             };
         };
@@ -6119,9 +6472,9 @@ export interface operations {
     };
     getDocumentRecord: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -6190,9 +6543,9 @@ export interface operations {
     };
     getIndexJob: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -6310,9 +6663,9 @@ export interface operations {
     };
     workflowRuntimeStatus: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path: {
@@ -6345,9 +6698,9 @@ export interface operations {
     };
     requestWorkflowRuntime: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
             };
             header?: never;
             path?: never;
@@ -6395,9 +6748,9 @@ export interface operations {
     };
     builderReadiness: {
         parameters: {
-            query: {
+            query?: {
                 /** @description Tenant id or slug; default: the caller's active tenant */
-                tenant_id: string;
+                tenant_id?: string;
                 /** @description Comma-separated workflow keys; default: every configured workflow */
                 workflow_keys?: string;
             };

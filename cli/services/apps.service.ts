@@ -1,6 +1,7 @@
 import { CliError } from '../errors.ts';
 import type { Answer } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
+import { snakeCaseFields } from './wire-fields.ts';
 
 /** An app enrollment as `POST /v4/platform/tenants/{companyTenantId}/apps` returns it. */
 export type AppEnrollment = Answer<'createApp'>;
@@ -54,7 +55,7 @@ export function createAppsService(api: ApiClient) {
   return {
     /** Enrolls an app in the company tenant (with a child tenant when asked); E205 when the key is taken. */
     async create(companyTenant: string, body: CreateAppBody): Promise<AppEnrollment> {
-      return (await api.request<AppEnrollment>('POST', `/v4/platform/tenants/${encodeURIComponent(companyTenant)}/apps`, { body, subject: `Tenant ${companyTenant}` })).body;
+      return (await api.request<AppEnrollment>('POST', `/v4/platform/tenants/${encodeURIComponent(companyTenant)}/apps`, { body: snakeCaseFields(body), subject: `Tenant ${companyTenant}` })).body;
     },
 
     /** The app enrolled in the company tenant under `key`, if any. */

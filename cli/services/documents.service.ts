@@ -114,7 +114,7 @@ export function createDocumentsService(api: ApiClient) {
      * route has no snake_case name for it) and the tenant as `tenant_id`.
      */
     async index(tenantId: string, documentId: string): Promise<IndexJob> {
-      return (await api.request<IndexJob>('POST', '/v4/data/documents/rag-index', { body: { tenant_id: tenantId, documentId }, subject: `Document ${documentId}` })).body;
+      return (await api.request<IndexJob>('POST', '/v4/data/documents/rag-index', { body: { tenant_id: tenantId, document_id: documentId }, subject: `Document ${documentId}` })).body;
     },
 
     async job(tenantId: string, jobId: string): Promise<IndexJob> {

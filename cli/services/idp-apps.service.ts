@@ -32,7 +32,7 @@ export function createIdpAppsService(api: ApiClient) {
   return {
     /** Creates the app's client (`created`, with its secret) or confirms the one it has, bringing its name and redirect URIs to these. */
     async ensure(input: EnsureIdpApp): Promise<{ created: boolean; app: IdpApp }> {
-      const body = { tenant_id: input.tenantId, appKey: input.appKey, displayName: input.displayName, redirectUris: input.redirectUris };
+      const body = { tenant_id: input.tenantId, app_key: input.appKey, display_name: input.displayName, redirect_uris: input.redirectUris };
       const answer = await api.request<IdpApp>('POST', IDP_APPS, { body, subject: `App ${input.appKey} in tenant ${input.tenantId}` });
       return { created: answer.status === 201, app: answer.body };
     },

@@ -3,10 +3,15 @@ import { dirname, resolve } from 'node:path';
 import { CliError } from '../errors.ts';
 import type { Answer, RequestBody, Schemas } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
+import { snakeCaseFields } from './wire-fields.ts';
 import { importTypeScript } from './ts-module.ts';
 
-/** An object type as the project declares it: the body of `POST /v4/data/resources/object-types`, without a tenant. */
-export type ObjectTypeDefinition = Omit<RequestBody<'createObjectType'>, 'tenant_id'>;
+/**
+ * An object type as the project declares it: the body of `POST /v4/data/resources/object-types`,
+ * without a tenant, its fields named in camelCase (`searchFields`) as project files write them; the
+ * request names them in snake_case.
+ */
+export type ObjectTypeDefinition = Omit<RequestBody<'createObjectType'>, 'tenant_id' | 'search_fields' | 'file_properties'>;
 
 /** An object type as the platform returns it. */
 export type RemoteObjectType = Schemas['ObjectType'];
@@ -149,9 +154,9 @@ export function createObjectTypesService(api: ApiClient) {
         for (const change of changes) {
           const type = local.find((t) => (t.key ?? keyOf(t.name)) === change.key)!;
           if (change.action === 'create') {
-            await api.request('POST', '/v4/data/resources/object-types', { query: query(options.tenant), body: type, subject: `Tenant ${options.tenant}` });
+            await api.request('POST', '/v4/data/resources/object-types', { query: query(options.tenant), body: snakeCaseFields(type), subject: `Tenant ${options.tenant}` });
           } else if (change.action === 'update') {
-            const body = Object.fromEntries(change.fields.map((f) => [f, type[f] ?? (DEFAULTS as Record<string, unknown>)[f]])) as RequestBody<'updateObjectType'>;
+            const body = snakeCaseFields(Object.fromEntries(change.fields.map((f) => [f, type[f] ?? (DEFAULTS as Record<string, unknown>)[f]]))) as RequestBody<'updateObjectType'>;
             await api.request('PATCH', `/v4/data/resources/object-types/${encodeURIComponent(change.objectTypeId!)}`, {
               query: query(options.tenant),
               body,

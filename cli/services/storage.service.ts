@@ -1,5 +1,6 @@
 import type { Answer } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
+import { snakeCaseFields } from './wire-fields.ts';
 
 export const STORAGE_BACKENDS = ['postgresql', 'documentdb', 'blob', 'search'] as const;
 /** What `provision storage` accepts; `mongodb` is the platform's other name for `documentdb`. */
@@ -20,12 +21,12 @@ export function createStorageService(api: ApiClient) {
     },
 
     async syncSchema(tenantId: string, input: { backend?: string; dryRun: boolean }): Promise<SyncSchemaOutcome> {
-      const body = { ...(input.backend ? { backend: input.backend } : {}), dryRun: input.dryRun };
+      const body = { ...(input.backend ? { backend: input.backend } : {}), dry_run: input.dryRun };
       return (await api.request<SyncSchemaOutcome>('POST', `${base(tenantId)}/sync-schema`, { body, subject: subject(tenantId) })).body;
     },
 
     async provision(tenantId: string, input: { backend: string; dryRun: boolean; rebuildSearch: boolean }): Promise<ProvisionOutcome> {
-      return (await api.request<ProvisionOutcome>('POST', `${base(tenantId)}/provision`, { body: input, subject: subject(tenantId) })).body;
+      return (await api.request<ProvisionOutcome>('POST', `${base(tenantId)}/provision`, { body: snakeCaseFields(input), subject: subject(tenantId) })).body;
     },
   };
 }

@@ -3,6 +3,7 @@ import type { ApiClient } from './api-client.ts';
 import type { AppEnrollment } from './apps.service.ts';
 import type { Resource, ResourcePage } from './resources.service.ts';
 import { createStorageService } from './storage.service.ts';
+import { snakeCaseFields } from './wire-fields.ts';
 
 /** App (vertical) enrollments are resources of this built-in type in the company tenant. */
 export const APP_OBJECT_TYPE = 'tenant-vertical-enrollment';
@@ -66,7 +67,7 @@ export function createVerticalsService(api: ApiClient) {
 
     async create(companyTenantId: string, fields: CreateAppFields): Promise<App> {
       const path = `/v4/platform/tenants/${seg(companyTenantId)}/apps`;
-      return (await api.request<App>('POST', path, { body: fields, subject: `Tenant ${companyTenantId}` })).body;
+      return (await api.request<App>('POST', path, { body: snakeCaseFields(fields), subject: `Tenant ${companyTenantId}` })).body;
     },
 
     /**

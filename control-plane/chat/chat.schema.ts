@@ -125,11 +125,14 @@ export const WorkflowChatParamsSchema = z
     if (maxTokens !== undefined && !MaxTokensSchema.safeParse(maxTokens).success) ctx.addIssue({ code: 'custom', path: ['max_tokens'], message: `must be a whole number between 1 and ${MAX_ANSWER_TOKENS}` });
   });
 
-/** The body of v4 `POST /v4/ai/chat/{tenantId}/{workflowId}/{stage}`: `conversation_id` names the conversation (the client makes one up for a new one). */
+/**
+ * The body of v4 `POST /v4/ai/chat/{tenantId}/{workflowId}/{stage}`: `conversation_id` names the
+ * conversation (the client makes one up for a new one: a UUID or any other name, echoed back as given).
+ */
 export const WorkflowChatBodySchema = z
   .object({
     message: MessageTextSchema,
-    conversation_id: z.uuid({ error: 'must be a UUID' }).optional(),
+    conversation_id: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
     params: WorkflowChatParamsSchema.default({}),
   })
   .strict();

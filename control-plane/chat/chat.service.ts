@@ -9,6 +9,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import type { AnsweringService, AnswerRequest, SourceKind } from './answering.ts';
 import { createAnswerStreams, type AnswerScope, type AnswerStreamSettings } from './answer-streams.ts';
+import { conversationIdOf } from './conversation-names.ts';
 import {
   actAsUser,
   conversationHistory,
@@ -234,7 +235,7 @@ export function createChatService(deps: {
     const retrieval = chatbot?.retrieval?.enabled === false ? false : { kinds: kindsFor(actor), types: chatbot?.retrieval?.types, limit: chatbot?.retrieval?.limit ?? DEFAULT_RETRIEVED };
     const spec: AnswerSpec = {
       question: input.message,
-      conversation: { id: input.conversation_id, createIfMissing: true, workflowKey: workflow!.workflowKey, stage: stage.id },
+      conversation: { id: input.conversation_id === undefined ? undefined : conversationIdOf(input.conversation_id), createIfMissing: true, workflowKey: workflow!.workflowKey, stage: stage.id },
       request: {
         systemPrompt: systemPrompt || undefined,
         temperature: (params.temperature as number | undefined) ?? profile?.temperature ?? DEFAULT_TEMPERATURE,
@@ -329,15 +330,19 @@ export function createChatService(deps: {
     async askWorkflow(actor: Actor, input: WorkflowChatInput): Promise<WorkflowChatAnswer> {
       const { spec, decision } = await workflowAnswer(actor, input);
       const scope = await start(actor, spec, decision);
-      return collect(scope, input.workflowId, input.stage);
+      const answer = await collect(scope, input.workflowId, input.stage);
+      return { ...answer, conversationId: input.conversation_id ?? answer.conversationId };
     },
 
     /** v4 chat, streamed: as `send`. */
     async *streamWorkflow(actor: Actor, input: WorkflowChatInput, signal?: AbortSignal): AsyncGenerator<ChatStreamItem> {
       const { spec, decision } = await workflowAnswer(actor, input);
       const scope = await start(actor, spec, decision);
-      yield { started: { conversationId: scope.conversationId, messageId: scope.messageId } };
-      yield* streams.follow(scope, 0, signal);
+      const conversationId = input.conversation_id ?? scope.conversationId;
+      yield { started: { conversationId, messageId: scope.messageId } };
+      for await (const item of streams.follow(scope, 0, signal)) {
+        yield item.event.type === 'done' ? { id: item.id, event: { type: 'done', data: { ...item.event.data, conversationId } } } : item;
+      }
     },
 
     /**

@@ -43,6 +43,16 @@ export async function insertDataset(tx: Tx, input: CreateDatasetInput, createdBy
   return rows[0]!;
 }
 
+/** Sets the dataset's name and description where given; undefined when there is none of that key. */
+export async function updateDataset(tx: Tx, key: string, fields: { name?: string; description?: string | null }): Promise<Dataset | undefined> {
+  const rows = await tx.unsafe<Dataset[]>(
+    `update geo_datasets set name = coalesce($2, name), description = case when $3::boolean then $4 else description end, updated_at = ${NOW_MS}
+     where key = $1 returning ${DATASET_COLUMNS}`,
+    [key, fields.name ?? null, fields.description !== undefined, fields.description ?? null],
+  );
+  return rows[0];
+}
+
 /** Deletes a dataset and its features; false when there was none of that key. */
 export async function deleteDataset(tx: Tx, key: string): Promise<boolean> {
   return (await tx`delete from geo_datasets where key = ${key} returning 1`).length > 0;

@@ -6,6 +6,8 @@ import {
   DatasetRefSchema,
   DatasetSchema,
   FeaturePageSchema,
+  GeoReportInputSchema,
+  GeoReportSchema,
   IngestInputSchema,
   IngestOutcomeSchema,
   NearbyPlacesSchema,
@@ -13,6 +15,7 @@ import {
   ResolvedLocationsSchema,
   ResolveLocationInputSchema,
   ReverseInputSchema,
+  UpdateDatasetInputSchema,
 } from './geo.schema.ts';
 
 /** Place lookups take any member of the tenant; datasets are tenant data under the resources permissions. */
@@ -36,6 +39,10 @@ export const geoRouter = t.router({
     .input(DatasetRefSchema)
     .output(DatasetSchema)
     .query(({ ctx, input }) => ctx.services.geo.getDataset(ctx.actor, input.dataset)),
+  updateDataset: tenantProcedure('resources.update')
+    .input(UpdateDatasetInputSchema)
+    .output(DatasetSchema)
+    .mutation(({ ctx, input }) => ctx.services.geo.updateDataset(ctx.actor, input)),
   deleteDataset: tenantProcedure('resources.delete')
     .input(DatasetRefSchema)
     .output(z.void())
@@ -48,4 +55,8 @@ export const geoRouter = t.router({
     .input(QueryFeaturesInputSchema)
     .output(FeaturePageSchema)
     .query(({ ctx, input }) => ctx.services.geo.queryFeatures(ctx.actor, input)),
+  report: tenantProcedure('resources.read')
+    .input(GeoReportInputSchema)
+    .output(GeoReportSchema)
+    .query(({ ctx, input }) => ctx.services.geo.report(ctx.actor, input)),
 });

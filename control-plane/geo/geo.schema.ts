@@ -105,6 +105,21 @@ export type CreateDatasetInput = z.infer<typeof CreateDatasetInputSchema>;
 
 export const DatasetRefSchema = z.object({ dataset: DatasetKeySchema }).strict();
 
+const datasetFields = {
+  name: z.string().trim().min(1, 'must not be empty').max(200).optional(),
+  description: z.string().max(2000).nullable().optional(),
+};
+const changesSomething = (fields: { name?: string; description?: string | null }) => fields.name !== undefined || fields.description !== undefined;
+const NOTHING_CHANGED = { message: 'must change name or description', path: ['(body)'] };
+
+/** A dataset's name and description, changed as a merge patch: a field left out stays, a null description clears it. */
+export const UpdateDatasetFieldsSchema = z.object(datasetFields).strict().refine(changesSomething, NOTHING_CHANGED);
+export const UpdateDatasetInputSchema = z
+  .object({ dataset: DatasetKeySchema, ...datasetFields })
+  .strict()
+  .refine(changesSomething, NOTHING_CHANGED);
+export type UpdateDatasetInput = z.infer<typeof UpdateDatasetInputSchema>;
+
 /** `[longitude, latitude]` or `[longitude, latitude, altitude]`, in WGS 84 degrees (RFC 7946). */
 export const PositionSchema = z
   .array(z.number({ error: 'must be a number' }), { error: 'must be a position: [longitude, latitude]' })
@@ -247,3 +262,46 @@ export const FeaturePageSchema = z.object({
   nextCursor: z.string().nullable(),
 });
 export type FeaturePage = z.infer<typeof FeaturePageSchema>;
+
+/** The most groups a report lists; the rest are counted together under `otherCount`. */
+export const MAX_REPORT_GROUPS = 100;
+
+/**
+ * A report of a dataset's features in an area (a box, or `lat`, `lon` and `radius`; neither: the
+ * whole dataset): how many there are, grouped by the values of one property (`group_by`) when named.
+ */
+export const GeoReportInputSchema = z
+  .object({
+    dataset: DatasetKeySchema,
+    bbox: BboxSchema.refine(([, south, , north]) => south <= north, { message: 'must have its south edge at or below its north edge; west may exceed east for a box across the antimeridian' }).optional(),
+    lat: LatitudeSchema.optional(),
+    lon: LongitudeSchema.optional(),
+    radius: z.number({ error: 'must be a number of meters' }).positive('must be greater than 0').max(MAX_QUERY_RADIUS_M, `must be at most ${MAX_QUERY_RADIUS_M} meters: report on a wider area by bbox`).optional(),
+    group_by: z.string().min(1, 'must name a property').max(200).optional(),
+  })
+  .strict()
+  .superRefine((input, ctx) => {
+    const near = [input.lat, input.lon, input.radius].filter((v) => v !== undefined).length;
+    if (near > 0 && near < 3) {
+      for (const field of ['lat', 'lon', 'radius'] as const) {
+        if (input[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'is required with lat, lon and radius: a radius report names all three' });
+      }
+    }
+    if (near > 0 && input.bbox) ctx.addIssue({ code: 'custom', path: ['bbox'], message: 'cannot be combined with lat, lon and radius: report on one or the other' });
+  });
+export type GeoReportInput = z.infer<typeof GeoReportInputSchema>;
+
+export const GeoReportSchema = z.object({
+  dataset: z.string(),
+  /** The area reported on, as asked; `{}` for the whole dataset. */
+  area: z.object({ bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).optional(), lat: z.number().optional(), lon: z.number().optional(), radius: z.number().optional() }),
+  featureCount: z.number().int(),
+  /** The extent of the features counted, `[west, south, east, north]`; null when none. */
+  bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]).nullable(),
+  /** With `group_by`: each value of the property (JSON text; `null` for features without it) and its count, most first, at most 100. */
+  groups: z.array(z.object({ value: z.string(), count: z.number().int() })).optional(),
+  /** With `group_by`: features counted in no listed group. */
+  otherCount: z.number().int().optional(),
+  generatedAt: z.string(),
+});
+export type GeoReport = z.infer<typeof GeoReportSchema>;

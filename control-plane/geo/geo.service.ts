@@ -17,6 +17,7 @@ import {
   pointsNear,
   refreshDataset,
   shapesInArea,
+  updateDataset,
   upsertFeatures,
   type Area,
   type DatasetRow,
@@ -30,15 +31,21 @@ import {
   type Dataset,
   type Feature,
   type FeaturePage,
+  type GeoReport,
+  type GeoReportInput,
   type IngestInput,
   type QueryFeaturesInput,
   type ResolveLocationInput,
   type ReverseInput,
+  type UpdateDatasetInput,
 } from './geo.schema.ts';
+import { reportOf } from './geo-report.ts';
 
 export type GeoService = ReturnType<typeof createGeoService>;
 
 const CAPABILITY = 'geo';
+/** Features a report reads per page. */
+const REPORT_PAGE = 1000;
 const WHOLE_WORLD: Box = { west: -180, south: -90, east: 180, north: 90 };
 
 /** Boxes that share their latitudes (a box cut at the antimeridian) as the area a query scans. */
@@ -163,6 +170,15 @@ export function createGeoService(deps: { db: Db; capabilities: CapabilitiesServi
       return withoutSpan(await db.inTenant(actor.tenantId, (tx) => datasetOf(tx, key)));
     },
 
+    /** Changes a dataset's name or description (a merge patch); its features stay as they are. */
+    async updateDataset(actor: Actor, input: UpdateDatasetInput): Promise<Dataset> {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      const { dataset: key, ...fields } = input;
+      const updated = await db.inTenant(actor.tenantId, (tx) => updateDataset(tx, key, fields));
+      if (!updated) throw new NotFoundError(`dataset "${key}"`);
+      return updated;
+    },
+
     /** Deletes a dataset and every feature of it. */
     async deleteDataset(actor: Actor, key: string): Promise<void> {
       await capabilities.require(actor.tenantId, CAPABILITY);
@@ -204,6 +220,29 @@ export function createGeoService(deps: { db: Db; capabilities: CapabilitiesServi
         const dataset = await datasetOf(tx, input.dataset);
         if (input.lat !== undefined && input.lon !== undefined && input.radius !== undefined) return pageNear(tx, dataset, { ...input, lat: input.lat, lon: input.lon, radius: input.radius });
         return pageInBoxes(tx, dataset, input.bbox ? boxesOfBbox(input.bbox) : [WHOLE_WORLD], input);
+      });
+    },
+
+    /**
+     * A report of a dataset's features in an area, counted (and grouped by a property) over every
+     * page of the query the area names, in one snapshot of the dataset.
+     */
+    async report(actor: Actor, input: GeoReportInput): Promise<GeoReport> {
+      await capabilities.require(actor.tenantId, CAPABILITY);
+      return db.inTenant(actor.tenantId, async (tx) => {
+        const dataset = await datasetOf(tx, input.dataset);
+        const { lat, lon, radius } = input;
+        const near = lat !== undefined && lon !== undefined && radius !== undefined;
+        const pages = async function* (): AsyncGenerator<Feature[]> {
+          let cursor: string | undefined;
+          do {
+            const query = { dataset: input.dataset, limit: REPORT_PAGE, cursor };
+            const page = near ? await pageNear(tx, dataset, { ...query, lat, lon, radius }) : await pageInBoxes(tx, dataset, input.bbox ? boxesOfBbox(input.bbox) : [WHOLE_WORLD], { ...query, bbox: input.bbox });
+            yield page.features;
+            cursor = page.nextCursor ?? undefined;
+          } while (cursor);
+        };
+        return reportOf(input, pages());
       });
     },
   };

@@ -16,7 +16,7 @@ const { Spectral, Document } = spectralCore;
 const { Json } = spectralParsers;
 
 /** Names of what a client sends that are free-form by the contract: a resource's data, a filter, a JSON Schema, a workflow's input. */
-const FREE_FORM = ['actions', 'data', 'fileProperties', 'filter', 'from', 'input', 'items', 'limits', 'metadata', 'metrics', 'schema', 'set', 'where'];
+const FREE_FORM = ['actions', 'data', 'fileProperties', 'file_properties', 'filter', 'from', 'input', 'items', 'limits', 'metadata', 'metrics', 'schema', 'set', 'where'];
 /** GeoJSON (RFC 7946) as clients send it: geometries of nested coordinate arrays, free `properties`, a feature id of their own. */
 const GEOJSON = ['features', 'geometry', 'geometries', 'coordinates', 'properties'];
 

@@ -102,6 +102,30 @@ describe('v4 AI chat', () => {
     expect((await stack.request('GET', `${V3}/chat/conversations/${conversationId}`, { as: alice.email })).body.messages).toHaveLength(4);
   });
 
+  it('takes any conversation_id a client makes up, not only a UUID: the same name continues the same conversation, per user', async () => {
+    const name = `support-${randomBytes(3).toString('hex')}`;
+    const first = await chat('helpdesk/chat', { message: 'My printer is on fire', conversation_id: name });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.conversationId).toBe(name);
+    const stream = await openSse(stack, 'POST', `/v4/ai/chat/stream/${tenantId}/helpdesk/chat`, { as: alice.email, body: { message: 'Still burning', conversation_id: name } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('x-conversation-id')).toBe(name);
+    const events = (await stream.rest()).filter((m) => m.data !== '[DONE]').map(chatEvent);
+    expect(events.at(-1)).toMatchObject({ type: 'done', data: { conversationId: name } });
+    const [{ count }] = await sql<[{ count: number }]>`
+      select count(*)::int as count from chat_messages m join users u on u.id = m.user_id
+      where m.tenant_id = ${tenantId}::uuid and u.email = ${alice.email}
+        and m.conversation_id = (select id from chat_conversations c where c.tenant_id = m.tenant_id and c.user_id = m.user_id and c.title = 'My printer is on fire' and c.workflow_key = 'helpdesk' and c.stage = 'chat')`;
+    expect(count).toBe(4);
+    const bobs = await chat('helpdesk/chat', { message: 'Mine too', conversation_id: name }, bob.email);
+    expect(bobs.status).toBe(200);
+    expect(bobs.body.conversationId).toBe(name);
+    const [{ conversations }] = await sql<[{ conversations: number }]>`
+      select count(distinct (c.user_id, c.id))::int as conversations from chat_conversations c join users u on u.id = c.user_id
+      where c.tenant_id = ${tenantId}::uuid and u.email in (${alice.email}, ${bob.email}) and c.stage = 'chat' and c.title in ('My printer is on fire', 'Mine too')`;
+    expect(conversations).toBe(2);
+  });
+
   it("sends a remote profile's model, prompts and params to the OpenAI-compatible endpoint", async () => {
     const answered = await chat('hosted/triage', { message: 'Where is Apollo?', params: { customer: 'Globex', temperature: 0.3, max_tokens: 64 } });
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
@@ -130,7 +154,7 @@ describe('v4 AI chat', () => {
     ['a workflow without an AI runtime binding', 'unbound/chat', { message: 'Hi' }, 'alice', 409],
     ['a draft workflow', 'paused/chat', { message: 'Hi' }, 'alice', 403],
     ['no message', 'helpdesk/chat', {}, 'alice', 400, 'message'],
-    ['a conversation_id that is not a UUID', 'helpdesk/chat', { message: 'Hi', conversation_id: 'abc' }, 'alice', 400, 'conversation_id'],
+    ['an empty conversation_id', 'helpdesk/chat', { message: 'Hi', conversation_id: '' }, 'alice', 400, 'conversation_id'],
     ['a temperature param above 1', 'helpdesk/chat', { message: 'Hi', params: { temperature: 3 } }, 'alice', 400, 'params.temperature'],
     ['the workflow in the body', 'helpdesk/chat', { message: 'Hi', workflowId: 'hosted' }, 'alice', 400, 'workflowId'],
     ['another tenant', 'helpdesk/chat', { message: 'Hi' }, 'globex', 403],

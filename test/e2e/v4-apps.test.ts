@@ -72,10 +72,14 @@ describe('v4 apps', { timeout: 120_000 }, () => {
   });
 
   it('keeps every given field', async () => {
-    const body = { name: 'Inspections', key: `inspections-${run}`, template: 'council-inspections', source: 'console', appUrl: 'https://inspections.example/app', status: 'active' };
-    const created = await createApp(acmeId, body);
+    const body = { name: 'Inspections', key: `inspections-${run}`, template: 'council-inspections', source: 'console', status: 'active' };
+    const created = await createApp(acmeId, { ...body, app_url: 'https://inspections.example/app' });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
-    expect(created.body).toMatchObject({ ...body, childTenantId: null });
+    expect(created.body).toMatchObject({ ...body, appUrl: 'https://inspections.example/app', childTenantId: null });
+    // The camelCase name the route shipped with is still taken, as a deprecated alias.
+    const former = await createApp(acmeId, { name: 'Inspections, former names', key: `inspections-former-${run}`, appUrl: 'https://former.example/app' });
+    expect(former.status, JSON.stringify(former.body)).toBe(201);
+    expect(former.body.appUrl).toBe('https://former.example/app');
   });
 
   it('refuses a taken key with 409 and bad input with 400, changing nothing', async () => {
@@ -90,15 +94,16 @@ describe('v4 apps', { timeout: 120_000 }, () => {
       [{ name: '   ' }, 'name'],
       [{ name: 'A', key: 'Not Kebab' }, 'key'],
       [{ name: 'A', status: 'archived' }, 'status'],
-      [{ name: 'A', appUrl: 'ftp://files.example' }, 'appUrl'],
-      [{ name: 'A', appUrl: 'not a url' }, 'appUrl'],
+      [{ name: 'A', appUrl: 'ftp://files.example' }, 'app_url'],
+      [{ name: 'A', app_url: 'not a url' }, 'app_url'],
+      [{ name: 'A', app_url: 'https://a.example', appUrl: 'https://b.example' }, 'app_url'],
       // Refused by the App CRD's rule as well: not written out in full, or a port beyond 65535.
-      ...['http:apps.example', ' https://apps.example', 'https://apps.example\\path', 'https:///apps.example', 'https://apps.example:99999'].map((appUrl) => [{ name: 'A', appUrl }, 'appUrl'] as [unknown, string]),
+      ...['http:apps.example', ' https://apps.example', 'https://apps.example\\path', 'https:///apps.example', 'https://apps.example:99999'].map((appUrl) => [{ name: 'A', app_url: appUrl }, 'app_url'] as [unknown, string]),
       [{ name: 'A', template: 'Bad Template' }, 'template'],
-      [{ name: 'A', parentTenant: acmeId }, 'parentTenant'],
-      [{ name: 'A', childTenant: { name: 'C', slug: 'Bad Slug' } }, 'childTenant.slug'],
+      [{ name: 'A', parent_tenant: acmeId }, 'parent_tenant'],
+      [{ name: 'A', child_tenant: { name: 'C', slug: 'Bad Slug' } }, 'child_tenant.slug'],
       // A slug derived from the name may not have the form of a tenant id either.
-      [{ name: 'A', childTenant: { name: '0b7e2c4a 1f3d 4e5a 9b8c 7d6e5f4a3b2c' } }, 'childTenant.slug'],
+      [{ name: 'A', childTenant: { name: '0b7e2c4a 1f3d 4e5a 9b8c 7d6e5f4a3b2c' } }, 'child_tenant.slug'],
       [{ name: 'A', colour: 'blue' }, 'colour'],
       [{ name: '!!!' }, 'key'],
     ];
@@ -112,12 +117,12 @@ describe('v4 apps', { timeout: 120_000 }, () => {
     // Text PostgreSQL cannot store is refused before the child tenant is made.
     const nul = await createApp(acmeId, { name: 'A', appUrl: 'https://a.example/\u0000', childTenant: { name: 'C', slug: `never-${run}` } });
     expect(nul.status, JSON.stringify(nul.body)).toBe(400);
-    expect(nul.body.error.details).toMatchObject({ field: 'appUrl', issue: expect.stringContaining('NUL') });
+    expect(nul.body.error.details).toMatchObject({ field: 'app_url', issue: expect.stringContaining('NUL') });
     expect({ apps: await appRows(refusedNames), tenants: await tenantRows() }).toEqual(before);
   });
 
   it('creates the child tenant under the company tenant, provisioned, with the caller as its tenant-admin', async () => {
-    const created = await createApp(acmeId, { name: `Portal ${run}`, template: 'retail-portal', childTenant: { name: `Portal Tenant ${run}` } });
+    const created = await createApp(acmeId, { name: `Portal ${run}`, template: 'retail-portal', child_tenant: { name: `Portal Tenant ${run}` } });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const childSlug = `portal-tenant-${run}`;
     expect(created.body).toMatchObject({ key: `portal-${run}`, childTenantSlug: childSlug });
@@ -134,7 +139,7 @@ describe('v4 apps', { timeout: 120_000 }, () => {
     const before = await appRows([`Clash ${run}`]);
     const clash = await createApp(acmeId, { name: `Clash ${run}`, childTenant: { name: 'Clash', slug: childSlug } });
     expect(clash.status).toBe(409);
-    expect(clash.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'childTenant.slug' } });
+    expect(clash.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'child_tenant.slug' } });
     expect(await appRows([`Clash ${run}`])).toBe(before);
 
     // parentTenant: a tenant below the company tenant that the caller manages; nothing outside it.

@@ -167,7 +167,7 @@ describe('v4 data: query, aggregate and actions', () => {
 
     it('answers one row per group with count, count_distinct, sum, avg, min and max', async () => {
       const response = await aggregate({
-        groupBy: ['region'],
+        group_by: ['region'],
         metrics: {
           n: { count: '*' },
           withAmount: { count: 'amount' },
@@ -230,9 +230,10 @@ describe('v4 data: query, aggregate and actions', () => {
       ['an alias that is not a name', { groupBy: ['region'], metrics: { 'total-amount': { sum: 'amount' } } }, 'metrics.total-amount'],
       ['two operations under one alias', { groupBy: ['region'], metrics: { total: { sum: 'amount', avg: 'amount' } } }, 'metrics.total'],
       ['no metrics', { groupBy: ['region'] }, 'metrics'],
-      ['no groupBy', { metrics: { n: { count: '*' } } }, 'groupBy'],
-      ['six group keys', { groupBy: ['a', 'b', 'c', 'd', 'e', 'f'], metrics: { n: { count: '*' } } }, 'groupBy'],
-      ['a bucket of a text field', { groupBy: ['region:month'], metrics: { n: { count: '*' } } }, 'groupBy.0'],
+      ['no group_by', { metrics: { n: { count: '*' } } }, 'group_by'],
+      ['six group keys', { group_by: ['a', 'b', 'c', 'd', 'e', 'f'], metrics: { n: { count: '*' } } }, 'group_by'],
+      ['a bucket of a text field (by its former name, groupBy)', { groupBy: ['region:month'], metrics: { n: { count: '*' } } }, 'group_by.0'],
+      ['group_by and groupBy disagreeing', { group_by: ['region'], groupBy: ['customer'], metrics: { n: { count: '*' } } }, 'group_by'],
       ['a limit over 10000', { groupBy: ['region'], metrics: { n: { count: '*' } }, limit: 10_001 }, 'limit'],
       ['a misspelt where operator', { groupBy: ['region'], metrics: { n: { count: '*' } }, where: { amount: { gte: 1, lessThan: 2 } } }, 'where.amount'],
       ['a field the path gives', { type: 'project', groupBy: ['region'], metrics: { n: { count: '*' } } }, 'type'],

@@ -145,8 +145,8 @@ describe('v4 documents', () => {
     const upload = await postForm(stack, `${DOCS}/upload`, other, form([['tenant_id', team.id], { name: 'files', filename: 'x.txt', bytes: await fixture('sample.txt') }]));
     expect(upload.status).toBe(403);
     expect((await stack.request('GET', `${DOCS}/rag-index/00000000-0000-0000-0000-000000000000?tenant_id=${team.id}`, { token })).status).toBe(404);
-    expect((await stack.request('POST', `${DOCS}/rag-index?tenant_id=${team.id}`, { token, body: { documentId: id, chunkSize: 200, chunkOverlap: 150 } })).body.error.details.field).toBe('chunkOverlap');
-    expect((await stack.request('POST', `${DOCS}/rag-index?tenant_id=${team.id}`, { token, body: { documentId: id, chunkSize: 50 } })).body.error.details.field).toBe('chunkSize');
+    expect((await stack.request('POST', `${DOCS}/rag-index?tenant_id=${team.id}`, { token, body: { documentId: id, chunkSize: 200, chunkOverlap: 150 } })).body.error.details.field).toBe('chunk_overlap');
+    expect((await stack.request('POST', `${DOCS}/rag-index?tenant_id=${team.id}`, { token, body: { documentId: id, chunkSize: 50 } })).body.error.details.field).toBe('chunk_size');
     expect((await record(id)).body.status).toBe('ready');
   });
 });

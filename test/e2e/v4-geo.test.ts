@@ -106,6 +106,8 @@ describe('v4 geo', () => {
       ['POST', features(ids.free, 'parks'), collection(point('a', 0, 0))],
       ['PUT', features(ids.free, 'parks'), collection()],
       ['GET', features(ids.free, 'parks')],
+      ['PATCH', `${datasets(ids.free)}/parks`, { name: 'Parks' }],
+      ['POST', `/v4/geo/reports/${ids.free}`, { dataset: 'parks' }],
     ];
     for (const [method, path, body] of calls) {
       const refused = await stack.request(method, path, { as: users.free.email, body });
@@ -145,6 +147,52 @@ describe('v4 geo', () => {
     const all = await stack.request('GET', features(ids.a, 'zurich'), { as: users.a.email });
     expect(featureIds(all.body)).toHaveLength(5);
     expect(featureIds(all.body)).toContain(42);
+  });
+
+  it("changes a dataset's name and description by PATCH, keeping its features", async () => {
+    const path = `${datasets(ids.a)}/zurich`;
+    const before = (await stack.request('GET', path, { as: users.a.email })).body;
+    const renamed = await stack.request('PATCH', path, { as: users.a.email, body: { name: 'Zürich, renamed' } });
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200);
+    expect(renamed.body).toMatchObject({ key: 'zurich', name: 'Zürich, renamed', description: 'Test data', featureCount: before.featureCount, bbox: before.bbox });
+    const cleared = await stack.request('PATCH', path, { as: users.a.email, body: { description: null } });
+    expect(cleared.body).toMatchObject({ name: 'Zürich, renamed', description: null });
+    for (const [body, field] of [[{}, '(body)'], [{ name: '' }, 'name'], [{ key: 'other' }, 'key'], [{ dataset: 'other' }, 'dataset']] as const) {
+      const refused = await stack.request('PATCH', path, { as: users.a.email, body });
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.details.field).toBe(field);
+    }
+    expect((await stack.request('PATCH', `${datasets(ids.a)}/nowhere`, { as: users.a.email, body: { name: 'x' } })).status).toBe(404);
+    const restored = await stack.request('PATCH', path, { as: users.a.email, body: { name: before.name, description: before.description } });
+    expect({ ...restored.body, updatedAt: before.updatedAt }).toEqual(before);
+  });
+
+  it('reports on the features of an area: count, extent, and groups by a property', async () => {
+    const report = (body: object) => stack.request('POST', `/v4/geo/reports/${ids.a}`, { as: users.reader.email, body: { dataset: 'zurich', ...body } });
+    const whole = await report({ group_by: 'kind' });
+    expect(whole.status, JSON.stringify(whole.body)).toBe(200);
+    expect(whole.body).toMatchObject({
+      dataset: 'zurich',
+      area: {},
+      featureCount: 5,
+      bbox: [2.3522, 47.3, 8.6, 48.8566],
+      groups: [{ value: 'null', count: 4 }, { value: '"water"', count: 1 }],
+      otherCount: 0,
+      generatedAt: expect.any(String),
+    });
+    const oldTown = await report({ bbox: OLD_TOWN.split(',').map(Number), group_by: 'name' });
+    expect(oldTown.body).toMatchObject({ featureCount: 2, groups: [{ value: '"Hauptbahnhof"', count: 1 }, { value: '"Opernhaus"', count: 1 }] });
+    const near = await report({ lat: 47.3769, lon: 8.5417, radius: 2000 });
+    const listed = await stack.request('GET', features(ids.a, 'zurich', 'lat=47.3769&lon=8.5417&radius=2000'), { as: users.a.email });
+    expect(near.body).toMatchObject({ area: { lat: 47.3769, lon: 8.5417, radius: 2000 }, featureCount: listed.body.features.length });
+    expect(near.body.featureCount).toBeGreaterThanOrEqual(2);
+    expect(near.body.groups).toBeUndefined();
+    for (const [body, field] of [[{ lat: 47 }, 'lon'], [{ bbox: [1, 2, 3] }, 'bbox'], [{ group_by: '' }, 'group_by'], [{ groupBy: 'kind' }, 'groupBy']] as const) {
+      const refused = await report(body);
+      expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+      expect(refused.body.error.details.field).toBe(field);
+    }
+    expect((await stack.request('POST', `/v4/geo/reports/${ids.a}`, { as: users.a.email, body: { dataset: 'nowhere' } })).status).toBe(404);
   });
 
   it('queries by radius: nearest first with the distance, 0 inside a polygon', async () => {
@@ -224,6 +272,8 @@ describe('v4 geo', () => {
       ['PUT', features(ids.a, 'zurich'), collection()],
       ['GET', features(ids.a, 'zurich', `bbox=${OLD_TOWN}`)],
       ['GET', features(tenants.a, 'zurich', 'lat=47.3769&lon=8.5417&radius=2000')],
+      ['PATCH', `${datasets(ids.a)}/zurich`, { name: 'Taken over', description: null }],
+      ['POST', `/v4/geo/reports/${ids.a}`, { dataset: 'zurich', group_by: 'name' }],
     ];
     for (const [method, path, body] of attempts) {
       const refused = await stack.request(method, path, { as: users.b.email, body });
@@ -260,6 +310,8 @@ describe('v4 geo', () => {
     expect(refused.body.error.message).toBe('missing permission resources.create');
     expect((await stack.request('POST', features(ids.a, 'zurich'), { as: users.reader.email, body: collection() })).status).toBe(403);
     expect((await stack.request('DELETE', `${datasets(ids.a)}/zurich`, { as: users.reader.email })).status).toBe(403);
+    expect((await stack.request('PATCH', `${datasets(ids.a)}/zurich`, { as: users.reader.email, body: { name: 'Readers' } })).status).toBe(403);
+    expect((await stack.request('POST', `/v4/geo/reports/${ids.a}`, { as: users.reader.email, body: { dataset: 'zurich' } })).status).toBe(200);
   });
 
   it('applies the limits an override of the geo capability sets, storing nothing past them', async () => {

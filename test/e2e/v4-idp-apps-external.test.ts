@@ -236,7 +236,7 @@ describe('v4 identity-provider apps (external provider)', { timeout: 120_000 }, 
     const before = await clientRows();
     const refused = await ensure({ ...body, appKey: key, redirectUris: ['https://refused.example.test/cb'] });
     expect(refused.status).toBe(400);
-    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'redirectUris' } });
+    expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'redirect_uris' } });
     expect(refused.body.error.details.issue).toContain('refused.example.test');
 
     provider.state.failWith = 500;

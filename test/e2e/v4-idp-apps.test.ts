@@ -196,7 +196,7 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
     // Its kind never changes on a confirmation.
     const switched = await ensure({ tenant_id: tenantId, appKey: `kiosk-${suffix}`, displayName: 'Kiosk', redirectUris: [loopback] });
     expect(switched.status).toBe(409);
-    expect(switched.body.error.details).toMatchObject({ field: 'tokenEndpointAuthMethod', current: 'none' });
+    expect(switched.body.error.details).toMatchObject({ field: 'token_endpoint_auth_method', current: 'none' });
 
     const postApp = await stack.request('POST', `/v4/platform/tenants/${tenantId}/apps`, { as: admin.email, body: { name: 'Poster', key: `poster-${suffix}` } });
     expect(postApp.status).toBe(201);
@@ -240,18 +240,18 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
     const before = await clientRows();
     const good = { tenant_id: tenantId, appKey, displayName: 'Field', redirectUris: [redirectUri] };
     const cases: Array<[Record<string, unknown>, string]> = [
-      [{ ...good, appKey: undefined }, 'appKey'],
-      [{ ...good, appKey: 'Not Kebab' }, 'appKey'],
-      [{ ...good, displayName: '  ' }, 'displayName'],
-      [{ ...good, redirectUris: [] }, 'redirectUris'],
-      [{ ...good, redirectUris: 'https://a.example/cb' }, 'redirectUris'],
-      [{ ...good, redirectUris: ['http://field.example.test/callback'] }, 'redirectUris.0'],
-      [{ ...good, redirectUris: ['https://field.example.test/callback#frag'] }, 'redirectUris.0'],
-      [{ ...good, redirectUris: ['javascript:alert(1)'] }, 'redirectUris.0'],
-      [{ ...good, redirectUris: ['/relative'] }, 'redirectUris.0'],
-      [{ ...good, redirectUris: ['https://user:pw@field.example.test/cb'] }, 'redirectUris.0'],
-      [{ ...good, redirectUris: Array.from({ length: 21 }, (_, i) => `https://a.example/${i}`) }, 'redirectUris'],
-      [{ ...good, tokenEndpointAuthMethod: 'private_key_jwt' }, 'tokenEndpointAuthMethod'],
+      [{ ...good, appKey: undefined }, 'app_key'],
+      [{ ...good, appKey: 'Not Kebab' }, 'app_key'],
+      [{ ...good, displayName: '  ' }, 'display_name'],
+      [{ ...good, redirectUris: [] }, 'redirect_uris'],
+      [{ ...good, redirectUris: 'https://a.example/cb' }, 'redirect_uris'],
+      [{ ...good, redirectUris: ['http://field.example.test/callback'] }, 'redirect_uris.0'],
+      [{ ...good, redirectUris: ['https://field.example.test/callback#frag'] }, 'redirect_uris.0'],
+      [{ ...good, redirectUris: ['javascript:alert(1)'] }, 'redirect_uris.0'],
+      [{ ...good, redirectUris: ['/relative'] }, 'redirect_uris.0'],
+      [{ ...good, redirectUris: ['https://user:pw@field.example.test/cb'] }, 'redirect_uris.0'],
+      [{ ...good, redirectUris: Array.from({ length: 21 }, (_, i) => `https://a.example/${i}`) }, 'redirect_uris'],
+      [{ ...good, tokenEndpointAuthMethod: 'private_key_jwt' }, 'token_endpoint_auth_method'],
       [{ ...good, clientSecret: 'mine' }, 'clientSecret'],
       [{ ...good, tenant_id: undefined }, 'tenant_id'],
     ];

@@ -387,7 +387,7 @@ describe('v4 realtime', () => {
     const { url } = (await negotiate(north, ['resources'])).body;
     const bad = await connect(url, { 'last-event-id': 'yesterday' });
     expect(bad.status).toBe(400);
-    expect(bad.error.error.details.field).toBe('lastEventId');
+    expect(bad.error.error.details.field).toBe('last_event_id');
     expect((await stack.request('GET', `/v4/realtime/alerts?tenant_id=${north.id}&verbose=1`, { as: north.member.email })).status).toBe(400);
     expect((await stack.request('GET', `/v4/realtime/alerts?tenant_id=${north.id}`, { as: GLOBEX_ADMIN })).status).toBe(403);
   });

@@ -182,7 +182,7 @@ describe('v4 storage', () => {
     expect(byQuery.body).toMatchObject({ backend: 'blob', dryRun: true, state: 'planned', workflowId: null });
     const syncByQuery = await stack.request('POST', storage(tenantA, '/sync-schema?dryRun=true'), { as: adminA.email });
     expect(syncByQuery.body).toMatchObject({ dryRun: true });
-    for (const [query, body, field] of [['?dryRun=yes', undefined, 'dryRun'], ['?colour=blue', undefined, 'colour'], ['?dryRun=true&__proto__=x', undefined, '__proto__'], ['?dryRun=true&dryRun=false', undefined, 'dryRun'], ['?dryRun=true', { dryRun: false }, 'dryRun']] as const) {
+    for (const [query, body, field] of [['?dryRun=yes', undefined, 'dry_run'], ['?colour=blue', undefined, 'colour'], ['?dryRun=true&__proto__=x', undefined, '__proto__'], ['?dryRun=true&dryRun=false', undefined, 'dry_run'], ['?dryRun=true', { dryRun: false }, 'dry_run']] as const) {
       const refused = await stack.request('POST', storage(tenantA, `/provision${query}`), { as: adminA.email, body });
       expect(refused.status, query).toBe(400);
       expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
@@ -268,9 +268,9 @@ describe('v4 storage', () => {
     const bad = await provision(tenantA, { backend: 'oracle' });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'backend' } });
-    const misspelt = await provision(tenantA, { dry_run: true });
+    const misspelt = await provision(tenantA, { dryrun: true });
     expect(misspelt.status).toBe(400);
-    expect(misspelt.body.error.details.field).toBe('dry_run');
+    expect(misspelt.body.error.details.field).toBe('dryrun');
     expect((await provision(tenantA, { dryRun: 'yes' })).status).toBe(400);
     expect((await provision(tenantA, [1, 2])).status).toBe(400);
     expect((await syncSchema(tenantA, { backend: 'all', dryRun: 1 })).status).toBe(400);

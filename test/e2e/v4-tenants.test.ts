@@ -134,8 +134,8 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
     it('validates every field per the contract and creates nothing on a bad input', async () => {
       const valid = { name: 'Valid', slug: slug('valid'), homeRegion: 'au' };
       const cases: Array<[Record<string, unknown>, string]> = [
-        [{ ...valid, homeRegion: undefined }, 'homeRegion'],
-        [{ ...valid, homeRegion: 'us' }, 'homeRegion'],
+        [{ ...valid, homeRegion: undefined }, 'home_region'],
+        [{ ...valid, homeRegion: 'us' }, 'home_region'],
         [{ ...valid, usecase: 'education' }, 'usecase'],
         [{ ...valid, slug: 'Not_Kebab' }, 'slug'],
         [{ ...valid, slug: 'double--hyphen' }, 'slug'],
@@ -144,7 +144,7 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
         [{ ...valid, name: undefined }, 'name'],
         [{ ...valid, domains: ['not a domain'] }, 'domains.0'],
         [{ ...valid, domains: 'example.com' }, 'domains'],
-        [{ ...valid, starterTemplate: 'Blank Template' }, 'starterTemplate'],
+        [{ ...valid, starterTemplate: 'Blank Template' }, 'starter_template'],
         [{ ...valid, industry: '' }, 'industry'],
         [{ ...valid, colour: 'blue' }, 'colour'],
       ];
@@ -154,7 +154,7 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
         expect(response.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
       }
       const missing = await stack.request('POST', '/v4/platform/tenants', { as: PLATFORM_ADMIN, body: { name: 'X', slug: slug('x') } });
-      expect(missing.body.error.message).toBe('homeRegion is required');
+      expect(missing.body.error.message).toBe('home_region is required');
       const notJson = await stack.request('POST', '/v4/platform/tenants', { as: PLATFORM_ADMIN, rawBody: '{' });
       expect(notJson.status).toBe(400);
       expect(await sql`select 1 from tenants where slug = ${slug('valid')}`).toHaveLength(0);
@@ -193,7 +193,7 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
       }
       const bad = await stack.request('POST', `/v4/platform/tenants/${acmeId}/children`, { as: ADMIN, body: { name: 'Bad', slug: slug('bad'), homeRegion: 'mars' } });
       expect(bad.status).toBe(400);
-      expect(bad.body.error.details.field).toBe('homeRegion');
+      expect(bad.body.error.details.field).toBe('home_region');
     });
 
     it('lets only an administrator of the parent create children: members and other tenants get 403', async () => {

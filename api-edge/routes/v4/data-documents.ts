@@ -178,7 +178,8 @@ export const v4DocumentRoutes = [
       description: 'Starts the job (a Temporal workflow `document-<id>-index`) and answers at once; read its state at `GET /data/documents/rag-index/{jobId}`.',
       errors: [409],
     },
-    sample: { body: { documentId: NIL_ID } },
+    aliases: { document_id: 'documentId', chunk_size: 'chunkSize', chunk_overlap: 'chunkOverlap' },
+    sample: { body: { document_id: NIL_ID } },
     handler: async ({ request, body, set, call, procedure }) => {
       const { tenantId, body: rest } = tenantOption(request, body);
       const job = await procedure.mutation(call(tenantId), optionalObject(rest));

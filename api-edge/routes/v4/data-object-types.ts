@@ -3,6 +3,9 @@ import { listOf, tenantField, tenantPath, tenantQuery } from '../params.ts';
 import { jsonObjectBody, tenantOption } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
 
+/** Renamed to snake_case; the former names stay accepted (field-aliases.ts). */
+const OBJECT_TYPE_ALIASES = { search_fields: 'searchFields', file_properties: 'fileProperties' };
+
 /**
  * v4 object types of a tenant: named by `tenant_id` in the query string or body, else the
  * caller's active tenant; and a tenant's published types by the tenant in the path.
@@ -36,6 +39,7 @@ export const v4ObjectTypeRoutes = [
       description: 'A type may ask for at most 20 indexed fields (`indexes` and fields its schema marks `x-indexed`), and all of a tenant\'s types together for at most 50: beyond, 403 naming the limit.',
       errors: [409],
     },
+    aliases: OBJECT_TYPE_ALIASES,
     sample: { body: { name: 'RouteCase', schema: { type: 'object' } } },
     handler: async ({ request, body, set, call, procedure }) => {
       const { tenantId, body: rest } = tenantOption(request, body);
@@ -62,6 +66,7 @@ export const v4ObjectTypeRoutes = [
       description: 'Indexed fields are bounded as on create (20 per type, 50 per tenant): beyond, 403 naming the limit.',
       errors: [409],
     },
+    aliases: OBJECT_TYPE_ALIASES,
     sample: { params: { objectTypeId: NIL_ID }, body: { status: 'draft' } },
     handler: async ({ request, params, body, call, procedure }) => {
       const { tenantId, body: rest } = tenantOption(request, body);

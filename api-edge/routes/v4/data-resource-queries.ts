@@ -51,7 +51,8 @@ export const v4ResourceQueryRoutes = [
       tag: 'Resources',
       description: 'One row per group: the group keys as named, and each metric by its alias (`{"n": {"count": "*"}}`).',
     },
-    sample: { params: { objectType: 'project' }, body: { groupBy: ['status'], metrics: { n: { count: '*' } } } },
+    aliases: { group_by: 'groupBy' },
+    sample: { params: { objectType: 'project' }, body: { group_by: ['status'], metrics: { n: { count: '*' } } } },
     handler: async ({ params, body, call, procedure }) => {
       const result = await procedure.query(call(params.tenantId), bodyWithPath(body, { type: params.objectType }));
       return { data: result.items, hasMore: result.hasMore };

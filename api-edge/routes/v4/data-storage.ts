@@ -11,6 +11,8 @@ import { bodyAndQueryOptions } from '../request-input.ts';
 import { defineRoute } from '../route.ts';
 
 const FLAGS = new Set(['dryRun', 'rebuildSearch']);
+/** Renamed to snake_case; the former names stay accepted (field-aliases.ts). */
+const STORAGE_ALIASES = { dry_run: 'dryRun', rebuild_search: 'rebuildSearch' };
 
 /**
  * v4 data: a tenant's storage. Status and doctor are reads; provision answers 200 when its workflow
@@ -46,7 +48,7 @@ export const v4StorageRoutes = [
     tenant: 'path',
     input: {
       path: tenantPath,
-      query: { backend: param(ProvisionInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags, rebuildSearch: ProvisionInputSchema.shape.rebuildSearch },
+      query: { backend: param(ProvisionInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags, rebuild_search: ProvisionInputSchema.shape.rebuildSearch },
       body: { schema: ProvisionInputSchema, required: false },
     },
     output: {
@@ -54,7 +56,8 @@ export const v4StorageRoutes = [
       202: { description: 'Provisioning is still running', schema: ProvisionOutcomeSchema },
     },
     docs: { operationId: 'provisionStorage', summary: "Provision the tenant's storage", tag: 'Storage' },
-    sample: { query: 'dryRun=true', body: {} },
+    aliases: STORAGE_ALIASES,
+    sample: { query: 'dry_run=true', body: {} },
     handler: async ({ request, params, body, set, call, procedure }) => {
       const outcome = await procedure.mutation(call(params.tenantId), bodyAndQueryOptions(request, body, FLAGS));
       set.status = outcome.state === 'running' ? 202 : 200;
@@ -73,7 +76,8 @@ export const v4StorageRoutes = [
     },
     output: { 200: { description: 'The changes', schema: SyncSchemaOutcomeSchema } },
     docs: { operationId: 'syncStorageSchema', summary: "Bring the tenant's storage in line with its object types", tag: 'Storage' },
-    sample: { query: 'dryRun=true', body: {} },
+    aliases: { dry_run: 'dryRun' },
+    sample: { query: 'dry_run=true', body: {} },
     handler: ({ request, params, body, call, procedure }) => procedure.mutation(call(params.tenantId), bodyAndQueryOptions(request, body, FLAGS)),
   }),
 ];

@@ -5,12 +5,15 @@ import {
   DatasetSchema,
   FeatureCollectionInputSchema,
   FeaturePageSchema,
+  GeoReportInputSchema,
+  GeoReportSchema,
   IngestOutcomeSchema,
   NearbyPlacesSchema,
   QueryFeaturesInputSchema,
   ResolvedLocationsSchema,
   ResolveLocationInputSchema,
   ReverseInputSchema,
+  UpdateDatasetFieldsSchema,
 } from '../../../control-plane/contracts.ts';
 import { listOf, param, tenantField, tenantPath, tenantQuery } from '../params.ts';
 import { bodyAndQueryOptions, bodyWithPath, jsonObjectBody, tenantOption } from '../request-input.ts';
@@ -23,6 +26,8 @@ const datasetPath = { ...tenantPath, dataset: DatasetRefSchema.shape.dataset };
  * string, else the caller's), and a tenant's datasets of GeoJSON features by the tenant in the
  * path. POST on a dataset's features adds a FeatureCollection, PUT replaces them with it, GET
  * pages through them (all, by `bbox`, or by `lat`, `lon` and `radius`) as a FeatureCollection.
+ * PATCH on a dataset changes its name or description; a report counts a dataset's features in an
+ * area, grouped by a property when asked.
  */
 export const v4GeoRoutes = [
   defineRoute({
@@ -107,6 +112,22 @@ export const v4GeoRoutes = [
     handler: ({ params, call, procedure }) => procedure.query(call(params.tenantId), { dataset: params.dataset }),
   }),
   defineRoute({
+    method: 'PATCH',
+    path: '/geo/datasets/:tenantId/:dataset',
+    procedure: 'geo.updateDataset',
+    tenant: 'path',
+    input: { path: datasetPath, body: { schema: UpdateDatasetFieldsSchema } },
+    output: { 200: { description: 'The dataset', schema: DatasetSchema } },
+    docs: {
+      operationId: 'updateGeoDataset',
+      summary: "Change a geo dataset's name or description",
+      tag: 'Geo',
+      description: 'A merge patch: a field left out stays as it is; `description: null` clears it. The features stay as they are.',
+    },
+    sample: { params: { dataset: 'route-case' }, body: { name: 'Route case' } },
+    handler: ({ params, body, call, procedure }) => procedure.mutation(call(params.tenantId), bodyWithPath(body, { dataset: params.dataset })),
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/geo/datasets/:tenantId/:dataset',
     procedure: 'geo.deleteDataset',
@@ -162,10 +183,10 @@ export const v4GeoRoutes = [
     input: {
       path: datasetPath,
       query: {
-        bbox: param(z.string(), { description: '`west,south,east,north` in degrees; west may exceed east for a box across the antimeridian' }),
-        lat: param(z.number().min(-90).max(90), { description: "The radius query's center latitude" }),
-        lon: param(z.number().min(-180).max(180), { description: "The radius query's center longitude" }),
-        radius: param(z.number().positive().max(1_000_000), { description: 'Meters, at most 1000000' }),
+        bbox: param(z.string(), { required: false, description: '`west,south,east,north` in degrees; west may exceed east for a box across the antimeridian' }),
+        lat: param(z.number().min(-90).max(90), { required: false, description: "The radius query's center latitude" }),
+        lon: param(z.number().min(-180).max(180), { required: false, description: "The radius query's center longitude" }),
+        radius: param(z.number().positive().max(1_000_000), { required: false, description: 'Meters, at most 1000000' }),
         limit: QueryFeaturesInputSchema.shape.limit,
         cursor: param(QueryFeaturesInputSchema.shape.cursor, { description: "The previous page's `nextCursor`" }),
       },
@@ -180,5 +201,22 @@ export const v4GeoRoutes = [
     sample: { params: { dataset: 'route-case' }, query: 'bbox=-1,-1,1,1' },
     handler: ({ request, params, call, procedure }) =>
       procedure.query(call(params.tenantId), bodyWithPath(bodyAndQueryOptions(request, undefined), { dataset: params.dataset })),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/geo/reports/:tenantId',
+    procedure: 'geo.report',
+    tenant: 'path',
+    input: { path: tenantPath, body: { schema: GeoReportInputSchema } },
+    output: { 200: { description: 'The features of the area counted, with their extent, and grouped when asked', schema: GeoReportSchema } },
+    docs: {
+      operationId: 'reportGeoDataset',
+      summary: "Report on a dataset's features in an area",
+      tag: 'Geo',
+      description:
+        'Counts the features of `dataset` that meet `bbox`, or lie within `radius` meters of `lat`,`lon` (neither: the whole dataset), as the feature query finds them, with their extent. With `group_by`, counts them by the value of that property (JSON text, `null` where a feature has none), most first, at most 100 groups, the rest in `otherCount`.',
+    },
+    sample: { body: { dataset: 'route-case', group_by: 'kind' } },
+    handler: ({ params, body, call, procedure }) => procedure.query(call(params.tenantId), jsonObjectBody(body)),
   }),
 ];

@@ -44,7 +44,7 @@ export const v4IdentityRoutes = [
     procedure: 'identity.provision',
     tenant: 'none',
     input: {
-      query: { tenant_id: param(ProvisionSelfInputSchema.shape.tenant_id, { description: 'May be given in the body instead' }) },
+      query: { tenant_id: param(ProvisionSelfInputSchema.shape.tenant_id, { required: false, description: 'May be given in the body instead' }) },
       body: { schema: ProvisionSelfInputSchema.partial(), required: false },
     },
     output: membershipOutput,

@@ -14,6 +14,9 @@ import { listOf, membershipOutput, param, tenantPath } from '../params.ts';
 import { jsonObjectBody, untrustedQueryValue } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
 
+/** Renamed to snake_case; the former names stay accepted (field-aliases.ts). */
+const TENANT_ALIASES = { starter_template: 'starterTemplate', home_region: 'homeRegion' };
+
 /**
  * v4 platform: tenants (root, children, bootstrap of a child's admin, soft delete), app
  * enrollments, and user lookups and grants. The tenant segment after `/platform/tenants/` is always `:tenantId` (the
@@ -28,6 +31,7 @@ export const v4PlatformRoutes = [
     input: { body: { schema: CreateRootTenantInputSchema } },
     output: { 201: { description: 'The tenant, provisioning', schema: TenantSchema } },
     docs: { operationId: 'createRootTenant', summary: 'Create a root tenant', tag: 'Platform', errors: [409] },
+    aliases: TENANT_ALIASES,
     sample: { body: {} },
     handler: async ({ body, set, call, procedure }) => {
       const tenant = await procedure.mutation(call(), jsonObjectBody(body));
@@ -43,6 +47,7 @@ export const v4PlatformRoutes = [
     input: { path: tenantPath, body: { schema: CreateChildTenantInputSchema } },
     output: { 201: { description: 'The tenant, provisioning', schema: TenantSchema } },
     docs: { operationId: 'createChildTenant', summary: 'Create a child tenant', tag: 'Platform', errors: [409] },
+    aliases: TENANT_ALIASES,
     sample: { body: {} },
     handler: async ({ params, body, set, call, procedure }) => {
       const tenant = await procedure.mutation(call(params.tenantId), jsonObjectBody(body));
@@ -73,6 +78,7 @@ export const v4PlatformRoutes = [
     input: { path: tenantPath, body: { schema: CreateAppInputSchema } },
     output: { 201: { description: 'The app', schema: AppSchema } },
     docs: { operationId: 'createApp', summary: 'Enroll an app', tag: 'Platform', errors: [409] },
+    aliases: { app_url: 'appUrl', child_tenant: 'childTenant', parent_tenant: 'parentTenant' },
     sample: { body: {} },
     handler: async ({ params, body, set, call, procedure }) => {
       const app = await procedure.mutation(call(params.tenantId), jsonObjectBody(body));

@@ -48,7 +48,7 @@ export function sseText(message: StreamMessage): string {
  * v4 realtime: a member negotiates a short-lived, one-time token for some channels (`tenant_id` in
  * the body or query string, else the caller's tenant) and opens `GET /v4/realtime/connect?token=...`
  * with it (or `Authorization: Bearer <token>`): server-sent events of the tenant's resource
- * changes, resumed after `Last-Event-ID` (or `?lastEventId=`). Alerts report how delivery goes;
+ * changes, resumed after `Last-Event-ID` (or `?last_event_id=`). Alerts report how delivery goes;
  * platform operators rotate the key that signs the tokens.
  */
 export const v4RealtimeRoutes = [
@@ -82,7 +82,7 @@ export const v4RealtimeRoutes = [
     input: {
       query: {
         token: param(StreamInputSchema.shape.token, { required: false, description: 'The negotiated token (or send it as a bearer token)' }),
-        lastEventId: param(EventIdSchema, { required: false, description: 'Resume after this event (browsers send Last-Event-ID themselves when they reconnect)' }),
+        last_event_id: param(EventIdSchema, { required: false, description: 'Resume after this event (browsers send Last-Event-ID themselves when they reconnect)' }),
       },
       headers: { 'Last-Event-ID': param(EventIdSchema, { required: false, description: 'Resume after this event' }) },
     },
@@ -91,9 +91,10 @@ export const v4RealtimeRoutes = [
       operationId: 'connectRealtime',
       summary: "The tenant's resource changes as server-sent events",
       tag: 'Realtime',
-      description: 'Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `revoked` (data `{reason}`) when the user of the token loses the tenant membership or `resources.read`, checked every few seconds; `expired` after an hour. Both end the stream. A token opens one connection: a second one with it is 401; to reconnect, negotiate again and resume. `Last-Event-ID` (or `?lastEventId=`) resumes after that event.',
+      description: 'Authenticated by the negotiated token (`?token=`, or `Authorization: Bearer <token>`), not by a user token. Events: `ready` at once (its `id` is the newest event before the first one sent), then `resource.created`, `resource.updated`, `resource.deleted` and `resource.action`, each with `id` (the event id) and data `{eventId, event, type, id, version, action?, at}`; `reset` when events to resume after are no longer in the log (the client should reload what it shows); a `: heartbeat` comment every 15 s; `revoked` (data `{reason}`) when the user of the token loses the tenant membership or `resources.read`, checked every few seconds; `expired` after an hour. Both end the stream. A token opens one connection: a second one with it is 401; to reconnect, negotiate again and resume. `Last-Event-ID` (or `?last_event_id=`) resumes after that event.',
       security: 'realtimeToken',
     },
+    aliases: { last_event_id: 'lastEventId' },
     // Authenticated by a negotiated token that names its tenant, not by the caller: test/e2e/v4-realtime.test.ts covers its isolation.
     sample: {},
     handler: async ({ request, call, procedure }) => {
@@ -185,8 +186,9 @@ export const v4RealtimeRoutes = [
       operationId: 'rotateRealtimeSigningKeys',
       summary: 'Rotate the key that signs realtime connection tokens',
       tag: 'Realtime',
-      description: 'For platform administrators (`platform.tenants.manage`). A new key signs connection tokens from now on; earlier keys still verify the tokens they signed for ten minutes, or no more with `retirePrevious` (a key that may have leaked: connections not yet opened with its tokens are refused). Keys also rotate by themselves once a day.',
+      description: 'For platform administrators (`platform.tenants.manage`). A new key signs connection tokens from now on; earlier keys still verify the tokens they signed for ten minutes, or no more with `retire_previous` (a key that may have leaked: connections not yet opened with its tokens are refused). Keys also rotate by themselves once a day.',
     },
+    aliases: { retire_previous: 'retirePrevious' },
     sample: { body: {} },
     handler: async ({ body, set, call, procedure }) => {
       const rotated = await procedure.mutation(call(), optionalObject(body));

@@ -28,8 +28,10 @@ import { defineRoute, NIL_ID } from '../route.ts';
 const endpointPath = { ...tenantPath, source: SourceSchema };
 const deliveryPath = { ...tenantPath, deliveryId: DeliveryRefSchema.shape.deliveryId };
 
-/** A rotation's option, in the body or the query string (`?revokePrevious=true`). */
+/** A rotation's option, in the body or the query string (`?revoke_previous=true`). */
 const ROTATE_FLAGS = new Set(['revokePrevious']);
+/** Renamed to snake_case; the former names stay accepted (field-aliases.ts). */
+const ENDPOINT_ALIASES = { workflow_id: 'workflowId', tolerance_seconds: 'toleranceSeconds', max_body_bytes: 'maxBodyBytes' };
 
 /** Past the API's limit, how much more of a delivery the edge reads and drops so that its sender gets the 413 rather than a reset connection. */
 const DRAIN_BYTES = 8 * 1024 * 1024;
@@ -80,7 +82,8 @@ export const v4WebhookRoutes = [
       description: 'For tenant administrators, with the `webhooks` capability. The answer holds the signing secret; no other answer does.',
       errors: [409],
     },
-    sample: { body: { source: 'route-case', workflowId: 'project-briefing' } },
+    aliases: ENDPOINT_ALIASES,
+    sample: { body: { source: 'route-case', workflow_id: 'project-briefing' } },
     handler: async ({ params, body, set, call, procedure }) => {
       const created = await procedure.mutation(call(params.tenantId), jsonObjectBody(body));
       set.status = 201;
@@ -119,6 +122,7 @@ export const v4WebhookRoutes = [
     input: { path: endpointPath, body: { schema: EndpointChangesSchema } },
     output: { 200: { description: 'The endpoint', schema: EndpointSchema } },
     docs: { operationId: 'updateWebhookEndpoint', summary: 'Change a webhook endpoint', tag: 'Webhooks' },
+    aliases: ENDPOINT_ALIASES,
     sample: { params: { source: 'route-case' }, body: { description: 'route case' } },
     handler: ({ params, body, call, procedure }) => procedure.mutation(call(params.tenantId), bodyWithPath(body, { source: params.source })),
   }),
@@ -143,7 +147,7 @@ export const v4WebhookRoutes = [
     tenant: 'path',
     input: {
       path: endpointPath,
-      query: { revokePrevious: param(RotateWebhookSecretInputSchema.shape.revokePrevious, { description: 'May be given in the body instead' }) },
+      query: { revoke_previous: param(RotateWebhookSecretInputSchema.shape.revokePrevious, { description: 'May be given in the body instead' }) },
       body: { schema: RotateWebhookSecretInputSchema.omit({ source: true }), required: false },
     },
     output: { 200: { description: 'The endpoint, with its new secret', schema: RotatedEndpointSchema } },
@@ -151,8 +155,9 @@ export const v4WebhookRoutes = [
       operationId: 'rotateWebhookSecret',
       summary: "Replace a webhook endpoint's secret",
       tag: 'Webhooks',
-      description: 'The new secret is in this answer only. The secret it replaces keeps working for 24 hours (until `previousSecretExpiresAt`), so that senders can switch; `revokePrevious: true` (in the body, or `?revokePrevious=true`) stops it at once, for a leaked secret. An older secret stops at once.',
+      description: 'The new secret is in this answer only. The secret it replaces keeps working for 24 hours (until `previousSecretExpiresAt`), so that senders can switch; `revoke_previous: true` (in the body, or `?revoke_previous=true`) stops it at once, for a leaked secret. An older secret stops at once.',
     },
+    aliases: { revoke_previous: 'revokePrevious' },
     sample: { params: { source: 'route-case' } },
     handler: ({ request, params, body, call, procedure }) =>
       procedure.mutation(call(params.tenantId), bodyWithPath(bodyAndQueryOptions(request, body, ROTATE_FLAGS), { source: params.source })),

@@ -22,7 +22,7 @@ export const command = withMeta(
       const resources = createResourcesService(await ctx.api());
       const tenantId = await ctx.tenantId(options.tenantId);
       const result = await ctx.out.spin(`Aggregating ${type}`, () =>
-        resources.aggregate(tenantId, type, { groupBy: csv(options.groupBy) ?? [], metrics, where, limit: options.limit }),
+        resources.aggregate(tenantId, type, { group_by: csv(options.groupBy) ?? [], metrics, where, limit: options.limit }),
       );
       ctx.out.data(result, renderAggregate);
     }),

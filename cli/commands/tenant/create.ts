@@ -33,7 +33,7 @@ export const command = withMeta(
         domains: csv(options.domain) ?? [],
         usecase: options.usecase,
         ...(options.industry ? { industry: options.industry } : {}),
-        starterTemplate: options.starterTemplate,
+        starter_template: options.starterTemplate,
       };
       const tenants = createTenantsService(await ctx.api());
       const parentRef = options.parent ?? (options.allowRoot ? undefined : (await readTenantContext(ctx.profile))?.tenantId);
@@ -42,12 +42,12 @@ export const command = withMeta(
         if (!options.allowRoot) throw invalidInput('no parent: pass --parent <id>, select a tenant (tenant select), or pass --allow-root for a root tenant');
         const homeRegion = options.homeRegion;
         if (!homeRegion) throw invalidInput('a root tenant needs --home-region (au, ca or eu)');
-        created = await ctx.out.spin(`Creating root tenant ${options.slug}`, () => tenants.createRoot({ ...fields, homeRegion }));
+        created = await ctx.out.spin(`Creating root tenant ${options.slug}`, () => tenants.createRoot({ ...fields, home_region: homeRegion }));
       } else {
         const parent = await tenants.find(parentRef);
         // A child lives where its parent does unless told otherwise.
         const homeRegion = options.homeRegion ?? parent.homeRegion ?? undefined;
-        created = await ctx.out.spin(`Creating ${options.slug} under ${parent.slug}`, () => tenants.createChild(parent.id, { ...fields, ...(homeRegion ? { homeRegion } : {}) }));
+        created = await ctx.out.spin(`Creating ${options.slug} under ${parent.slug}`, () => tenants.createChild(parent.id, { ...fields, ...(homeRegion ? { home_region: homeRegion } : {}) }));
       }
       const usable = await ctx.out.spin(`Provisioning ${created.slug}`, () => tenants.waitUntilUsable(created.id), { elapsed: true });
       await writeTenantContext(ctx.profile, { tenantId: usable.id, tenantSlug: usable.slug });
