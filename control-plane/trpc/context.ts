@@ -1,7 +1,7 @@
 import type { Identity } from '../identity/identity.schema.ts';
-import type { Services } from '../services.ts';
+import type { Services } from '../app/services.ts';
 
-/** Declared in control-plane/services.ts beside their composition; re-exported for the modules that take it from the context. */
+/** Declared in control-plane/app/services.ts beside their composition; re-exported for the modules that take it from the context. */
 export type { Services };
 
 /** Per-call context: who calls (already verified by the edge or the HTTP server) and the services. */

@@ -10,7 +10,7 @@ import { GROUP, loadKubeConfig, VERSION } from '../../control-plane/operator/kub
 import { NOT_ACCEPTED } from '../../control-plane/tenants/tenants.service.ts';
 import { runCommand, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { freePort } from '../../scripts/stack/process.ts';
-import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 

@@ -12,10 +12,10 @@ import type { BlobStore } from '../../control-plane/blobs/blob-store.ts';
 import type { CallContext, ControlPlane, Services } from '../../control-plane/contracts.ts';
 import { createDb, type Db } from '../../control-plane/db/client.ts';
 import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
-import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
-import { createControlPlaneServer } from '../../control-plane/server.ts';
-import { createServices } from '../../control-plane/services.ts';
-import { generateControlPlaneToken } from '../../control-plane/trpc/control-plane-token.ts';
+import { createInProcessControlPlane } from '../../control-plane/app/in-process.ts';
+import { createControlPlaneServer } from '../../control-plane/app/server.ts';
+import { createServices } from '../../control-plane/app/services.ts';
+import { generateControlPlaneToken } from '../../control-plane/app/control-plane-token.ts';
 
 export interface PortFixture {
   db: Db;

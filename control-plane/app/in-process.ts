@@ -1,8 +1,8 @@
 import { callTRPCProcedure } from '@trpc/server';
-import type { Services } from './trpc/context.ts';
-import type { CallContext, ControlPlane } from './trpc/control-plane.ts';
-import { appRouter } from './trpc/root-router.ts';
-import { detachedByteStream } from './trpc/upload-body.ts';
+import type { Services } from '../trpc/context.ts';
+import type { CallContext, ControlPlane } from './control-plane.ts';
+import { appRouter } from './root-router.ts';
+import { detachedByteStream } from '../trpc/upload-body.ts';
 
 type Procedures = Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } } | undefined>;
 
