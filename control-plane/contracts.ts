@@ -5,7 +5,10 @@
  * The CLI imports nothing from here: its wire types are generated from the OpenAPI documents.
  */
 export type { AppRouter } from './app/root-router.ts';
-export type { Services } from './app/services.ts';
+export type { DocumentJobs } from './documents/documents.jobs.ts';
+export type { OrchestrateService } from './orchestrate/orchestrate.service.ts';
+export type { StorageService } from './storage/storage.service.ts';
+export type { TenantsService } from './tenants/tenants.service.ts';
 export type { Identity } from './identity/identity.schema.ts';
 export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';

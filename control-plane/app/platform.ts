@@ -18,9 +18,9 @@ import { seedDevelopmentData } from '../identity/dev-seed.ts';
 import { createInProcessControlPlane } from './in-process.ts';
 import { createControlPlaneServer } from './server.ts';
 import { generateControlPlaneToken } from './control-plane-token.ts';
-import { createServices } from './services.ts';
-import type { ControlPlane, IdentityProviderSettings, Services } from '../contracts.ts';
-import type { AiDeps } from './services.ts';
+import { createServices, operatorServicesOf, workerServicesOf, type AiDeps, type Services } from './services.ts';
+import type { ControlPlane } from './control-plane.ts';
+import type { IdentityProviderSettings } from '../idp-apps/idp-apps.service.ts';
 import type { Plan } from '../capabilities/capabilities.schema.ts';
 import { createTemporalWorkflows, type TemporalSettings } from '../temporal/temporal-workflows.ts';
 import { startWorker } from '../../workers/worker.ts';
@@ -169,13 +169,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   }
   const worker =
     options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
-      ? await startWorker({ ...options.temporal, services: services!, activityLog: options.activityLog })
+      ? await startWorker({ ...options.temporal, services: workerServicesOf(services!), activityLog: options.activityLog })
       : undefined;
   const operator =
     options.operator && (options.role === 'all' || options.role === 'operator')
       ? startOperator({
           kubeConfig: loadKubeConfig(options.operator.kubeconfigPath),
-          services: services!,
+          services: operatorServicesOf(services!),
           publicUrl: options.publicUrl ?? `http://localhost:${options.port}`,
           namespace: options.operator.namespace,
           identity: options.operator.identity,
@@ -190,7 +190,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     await operator?.stop();
     await worker?.shutdown();
     await workflows?.close();
-    await services?.documents.close();
+    await services?.close();
   };
 
   if (options.role === 'worker' || options.role === 'operator') {

@@ -3,7 +3,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { Health } from '../health/health.schema.ts';
 import type { Identity } from '../identity/identity.schema.ts';
-import type { Context, Services } from '../trpc/context.ts';
+import type { ApiServices, Context } from '../trpc/context.ts';
 import { metricsText } from '../telemetry/metrics.ts';
 import { parseTraceparent, requestIdFrom } from '../telemetry/trace-context.ts';
 import { CONTROL_PLANE_TOKEN_HEADER, controlPlaneTokenCheck, controlPlaneTokenProblem } from './control-plane-token.ts';
@@ -63,7 +63,7 @@ const isUpload = (req: IncomingMessage) => req.method === 'POST' && /^applicatio
  * its limit) leaves the rest to be discarded, so that its error still reaches the caller.
  */
 export function createControlPlaneServer(deps: {
-  services: Services;
+  services: ApiServices;
   verifyToken: (token: string) => Promise<Identity>;
   /** The credential every caller must present (`CONTROL_PLANE_TOKEN`). */
   callerToken: string;

@@ -10,6 +10,8 @@ import type { BlobStore } from '../blobs/blob-store.ts';
 import type { Db } from '../db/client.ts';
 import { createDeclarationsService } from '../declarations/declarations.service.ts';
 import { createGeoService, type GeoService } from '../geo/geo.service.ts';
+import { createDocumentFiles } from '../documents/document-files.ts';
+import { createDocumentJobs, type DocumentJobs } from '../documents/documents.jobs.ts';
 import { createDocumentsService, type DocumentsService } from '../documents/documents.service.ts';
 import { createHealthService, type HealthService } from '../health/health.service.ts';
 import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
@@ -36,9 +38,13 @@ import { createUsersService, type UsersService } from '../users/users.service.ts
 import { createVerticalsService, type VerticalsService } from '../verticals/verticals.service.ts';
 import { createWebhooksService, type WebhooksService } from '../webhooks/webhooks.service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import type { Callers } from '../trpc/context.ts';
+import type { OperatorServices } from '../operator/operator.ts';
+import type { WorkerServices } from '../../workers/activities/index.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
 export interface Services {
+  callers: Callers;
   identity: IdentityService;
   objectTypes: ObjectTypesService;
   resources: ResourcesService;
@@ -59,10 +65,13 @@ export interface Services {
   search: SearchService;
   geo: GeoService;
   documents: DocumentsService;
+  documentJobs: DocumentJobs;
   answering: AnsweringService;
   chat: ChatService;
   runtime: RuntimeService;
   configStore: ConfigStoreService;
+  /** Ends what the services started in the process (the document extractor's OCR worker). */
+  close(): Promise<void>;
 }
 
 /** The AI model settings: an OpenAI-compatible endpoint replaces the local model when given; how answer streams are kept. */
@@ -113,7 +122,8 @@ export function createServices(
     removeFiles: (tenantId, ids) => resourceFiles.removeAllOf(tenantId, ids),
   });
   const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs, capabilities, storageUsage, searchIndex: search.resourceIndex });
-  const documents = createDocumentsService({ db: deps.db, blobs, workflows: deps.workflows, capabilities, storageUsage, search });
+  const documentFiles = createDocumentFiles({ db: deps.db, blobs, capabilities });
+  const documents = createDocumentsService({ db: deps.db, blobs, workflows: deps.workflows, capabilities, storageUsage, search, files: documentFiles });
   const answering = createAnsweringService({
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
     resources,
@@ -127,6 +137,7 @@ export function createServices(
   const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
   const apps = createAppsService({ db: deps.db, tenants, identity, declarations });
   return {
+    callers: identity,
     identity,
     objectTypes,
     resources,
@@ -151,5 +162,17 @@ export function createServices(
     geo: createGeoService({ db: deps.db, capabilities }),
     configStore: createConfigStoreService({ db: deps.db, secrets: deps.secrets }),
     documents,
+    documentJobs: createDocumentJobs({ db: deps.db, blobs, files: documentFiles }),
+    close: documentFiles.close,
   };
+}
+
+/** What the worker's activities are given: each domain's functions for workflows, nothing of the API. */
+export function workerServicesOf(services: Services): WorkerServices {
+  return { documents: services.documentJobs, orchestrate: services.orchestrate, storage: services.storage, tenants: services.tenants };
+}
+
+/** What the operator is given: the declarations of tenants and apps, storage readiness, and tenant status changes. */
+export function operatorServicesOf(services: Services): OperatorServices {
+  return { tenants: services.tenants, apps: services.apps, storage: services.storage };
 }

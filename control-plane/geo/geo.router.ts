@@ -14,6 +14,13 @@ import {
   ResolveLocationInputSchema,
   ReverseInputSchema,
 } from './geo.schema.ts';
+import type { GeoService } from './geo.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    geo: Pick<GeoService, 'createDataset' | 'deleteDataset' | 'getDataset' | 'ingest' | 'listDatasets' | 'queryFeatures' | 'resolveLocation' | 'reverse'>;
+  }
+}
 
 /** Place lookups take any member of the tenant; datasets are tenant data under the resources permissions. */
 export const geoRouter = t.router({

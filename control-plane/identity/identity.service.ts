@@ -18,7 +18,7 @@ import {
 } from './identity.repo.ts';
 import { ensureDefaultRoles } from './default-roles.ts';
 import { APP_TOKEN_ELSEWHERE, type Actor, type Identity, type Me, type Principal, type ProfileChanges, type UpdateProfileInput } from './identity.schema.ts';
-import { platformPermissionsOf, type Permission } from './permissions.ts';
+import { platformPermissionsOf, type Permission } from '../auth/permissions.ts';
 import { UUID } from '../ids.ts';
 
 

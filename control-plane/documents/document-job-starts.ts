@@ -1,0 +1,104 @@
+import type { Actor } from '../identity/identity.schema.ts';
+import { ConflictError, NotFoundError } from '../errors.ts';
+import { INDEX_DOCUMENT } from '../temporal/workflow-contract.ts';
+import type { DocumentFiles } from './document-files.ts';
+import { closeJob, findJob, findOpenJob, insertJob, setDocumentStatus, type StoredJob } from './documents.repo.ts';
+import type { DocumentJob, DocumentJobPlan, IndexOutcome } from './documents.schema.ts';
+import type { DocumentsDeps } from './documents.service.ts';
+
+const INDEX_WAIT_MS = 25_000;
+
+/** How long a new job waits for the document's previous run, whose job is already closed, to end. */
+const PREVIOUS_RUN_WAIT_MS = 30_000;
+
+/**
+ * A document's processing jobs as callers start and read them: one Temporal workflow per document
+ * (`document-<id>-index`), recorded first, at most one open at a time (409 otherwise).
+ */
+export function createDocumentJobStarts(deps: DocumentsDeps, files: DocumentFiles) {
+  const { db } = deps;
+  const { requireDocument, requireReadable, searchIndex, workflows } = files;
+
+  const withWorkflow = (job: StoredJob): DocumentJob => ({ ...job, workflowId: INDEX_DOCUMENT.workflowId(job.documentId) });
+
+  /**
+   * Starts the job's workflow; one the engine refuses leaves the job and the document `failed`.
+   * The document's previous run closes its job a moment before the run itself ends, and the next
+   * job reuses the run's id: a start that finds that run still open waits for its end, then starts.
+   */
+  async function startJob(tenantId: string, job: DocumentJob, chunking: { chunkSize: number; chunkOverlap: number }): Promise<void> {
+    const plan: DocumentJobPlan = { tenantId, documentId: job.documentId, jobId: job.jobId, classify: job.classify, index: job.index, ...chunking };
+    const start = () => workflows().start(INDEX_DOCUMENT.type, { workflowId: job.workflowId, args: [plan], tenantId, workflowKey: INDEX_DOCUMENT.key });
+    try {
+      if ((await start()) === 'started') return;
+      await workflows().waitForClose(job.workflowId, PREVIOUS_RUN_WAIT_MS);
+      if ((await start()) === 'already_started') throw new Error(`the document's previous run did not end within ${PREVIOUS_RUN_WAIT_MS / 1000} s`);
+    } catch (error) {
+      const reason = 'the workflow engine did not accept the job';
+      await db.inTenant(tenantId, async (tx) => {
+        if (await closeJob(tx, job.jobId, { state: 'failed', error: reason })) await setDocumentStatus(tx, job.documentId, 'failed', reason);
+      });
+      throw error;
+    }
+  }
+
+  /** Records a job for the document and starts it; 409 while another job of the document is open. */
+  async function submitJob(
+    actor: Actor,
+    request: { documentId: string; classify: boolean; index: boolean; chunkSize: number; chunkOverlap: number },
+  ): Promise<DocumentJob> {
+    const document = await requireDocument(actor.tenantId, request.documentId);
+    await requireReadable(actor.tenantId, document.contentType);
+    if (request.index) searchIndex();
+    workflows();
+    const job = await db.inTenant(actor.tenantId, async (tx) => {
+      const inserted = await insertJob(tx, {
+        documentId: document.id,
+        classify: request.classify,
+        index: request.index,
+        chunkSize: request.index ? request.chunkSize : null,
+        chunkOverlap: request.index ? request.chunkOverlap : null,
+        requestedBy: actor.userId || null,
+      });
+      if (inserted) return withWorkflow(inserted);
+      const open = await findOpenJob(tx, document.id);
+      throw new ConflictError('the document is being processed by another job', { jobId: open?.jobId });
+    });
+    await startJob(actor.tenantId, job, request);
+    return job;
+  }
+
+  async function getJob(actor: Actor, jobId: string): Promise<DocumentJob> {
+    const job = await db.inTenant(actor.tenantId, (tx) => findJob(tx, jobId));
+    if (!job) throw new NotFoundError('job');
+    return withWorkflow(job);
+  }
+
+  return {
+    withWorkflow,
+    startJob,
+    submitJob,
+
+    /**
+     * v3 index: starts an indexing job and waits a bounded time for it. `indexed` with the chunk
+     * count when it finished, `failed` with its reason, else `processing` (the job goes on).
+     */
+    async index(actor: Actor, input: { id: string; chunkSize: number; chunkOverlap: number }): Promise<IndexOutcome> {
+      const job = await submitJob(actor, { documentId: input.id, classify: false, index: true, chunkSize: input.chunkSize, chunkOverlap: input.chunkOverlap });
+      await workflows().waitForClose(job.workflowId, deps.indexWaitMs ?? INDEX_WAIT_MS);
+      const current = await getJob(actor, job.jobId);
+      if (current.state === 'completed') return { documentId: current.documentId, chunks: current.chunks ?? 0, status: 'indexed', jobId: current.jobId };
+      if (current.state === 'failed' || current.state === 'cancelled') {
+        return { documentId: current.documentId, chunks: 0, status: 'failed', jobId: current.jobId, error: current.error ?? current.state };
+      }
+      return { documentId: current.documentId, chunks: 0, status: 'processing', jobId: current.jobId };
+    },
+
+    /** v4 rag-index: starts an indexing job and answers at once. */
+    submitIndexJob: (actor: Actor, input: { documentId: string; chunkSize: number; chunkOverlap: number }) =>
+      submitJob(actor, { ...input, classify: false, index: true }),
+
+    job: getJob,
+
+  };
+}
