@@ -7,8 +7,8 @@
 export type { AppRouter } from './app/root-router.ts';
 export type { DocumentJobs } from './documents/documents.jobs.ts';
 export type { OrchestrateService } from './orchestrate/orchestrate.service.ts';
-export type { StorageService } from './storage/storage.service.ts';
-export type { TenantsService } from './tenants/tenants.service.ts';
+export type { StorageJobs } from './storage/storage.jobs.ts';
+export type { TenantJobs } from './tenants/tenants.jobs.ts';
 export type { Identity } from './identity/identity.schema.ts';
 export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
@@ -161,7 +161,6 @@ export {
   RotatedSecretSchema,
   RotateSecretInputSchema as RotateClientSecretInputSchema,
 } from './idp-apps/idp-apps.schema.ts';
-export type { IdentityProviderSettings } from './idp-apps/idp-apps.service.ts';
 export {
   CreateVerticalResourceInputSchema,
   ListVerticalResourcesInputSchema,

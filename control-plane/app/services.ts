@@ -14,8 +14,7 @@ import { createDocumentFiles } from '../documents/document-files.ts';
 import { createDocumentJobs, type DocumentJobs } from '../documents/documents.jobs.ts';
 import { createDocumentsService, type DocumentsService } from '../documents/documents.service.ts';
 import { createHealthService, type HealthService } from '../health/health.service.ts';
-import { createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
-import { findClientTenantId } from '../idp-apps/idp-apps.repo.ts';
+import { appClientTenantOf, createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import type { Plan } from '../capabilities/capabilities.schema.ts';
 import { createOrchestrateService, type OrchestrateService } from '../orchestrate/orchestrate.service.ts';
@@ -30,8 +29,13 @@ import { createSearchService, type SearchService } from '../search/search.servic
 import type { Embedder } from '../search/embeddings.ts';
 import type { VectorStore } from '../search/vector-store.ts';
 import { createSessionsService, type SessionsService } from '../sessions/sessions.service.ts';
+import { createStorageBackends } from '../storage/storage-backends.ts';
+import { createStorageJobs, type StorageJobs } from '../storage/storage.jobs.ts';
 import { createStorageService, type StorageService } from '../storage/storage.service.ts';
 import { createStorageUsage, meteredBlobStore } from '../capabilities/storage-usage.ts';
+import { createTenantLifecycle } from '../tenants/tenant-lifecycle.ts';
+import { createTenantsDeclared, type TenantsDeclared } from '../tenants/tenants.declared.ts';
+import { createTenantJobs, type TenantJobs } from '../tenants/tenants.jobs.ts';
 import { createTenantsService, type TenantsService } from '../tenants/tenants.service.ts';
 import { createUploadsService, type UploadsService } from '../uploads/uploads.service.ts';
 import { createUsersService, type UsersService } from '../users/users.service.ts';
@@ -54,7 +58,10 @@ export interface Services {
   orchestrate: OrchestrateService;
   capabilities: CapabilitiesService;
   storage: StorageService;
+  storageJobs: StorageJobs;
   tenants: TenantsService;
+  tenantsDeclared: TenantsDeclared;
+  tenantJobs: TenantJobs;
   apps: AppsService;
   health: HealthService;
   uploads: UploadsService;
@@ -122,8 +129,9 @@ export function createServices(
     removeFiles: (tenantId, ids) => resourceFiles.removeAllOf(tenantId, ids),
   });
   const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs, capabilities, storageUsage, searchIndex: search.resourceIndex });
-  const documentFiles = createDocumentFiles({ db: deps.db, blobs, capabilities });
-  const documents = createDocumentsService({ db: deps.db, blobs, workflows: deps.workflows, capabilities, storageUsage, search, files: documentFiles });
+  const documentsDeps = { db: deps.db, blobs, workflows: deps.workflows, capabilities, storageUsage, search };
+  const documentFiles = createDocumentFiles(documentsDeps);
+  const documents = createDocumentsService({ ...documentsDeps, files: documentFiles });
   const answering = createAnsweringService({
     models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
     resources,
@@ -132,10 +140,14 @@ export function createServices(
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, resources, answering, capabilities, chat });
-  const identity = createIdentityService({ ...deps, appClientTenant: (clientId) => deps.db.system((tx) => findClientTenantId(tx, clientId)) });
+  const identity = createIdentityService({ ...deps, appClientTenant: appClientTenantOf(deps.db) });
   const declarations = createDeclarationsService();
-  const tenants = createTenantsService({ db: deps.db, workflows: deps.workflows, identity, declarations });
-  const apps = createAppsService({ db: deps.db, tenants, identity, declarations });
+  const storageBackends = createStorageBackends({ db: deps.db, workflows: deps.workflows, blobs });
+  const tenantsDeps = { db: deps.db, workflows: deps.workflows, identity, declarations };
+  const lifecycle = createTenantLifecycle(tenantsDeps);
+  const tenants = createTenantsService({ ...tenantsDeps, lifecycle });
+  const tenantsDeclared = createTenantsDeclared({ ...tenantsDeps, lifecycle });
+  const apps = createAppsService({ db: deps.db, tenants: { ...tenants, declare: tenantsDeclared.declare, removeDeclared: tenantsDeclared.removeDeclared }, identity, declarations });
   return {
     callers: identity,
     identity,
@@ -146,8 +158,11 @@ export function createServices(
     sessions: createSessionsService(deps),
     orchestrate,
     capabilities,
-    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs }),
+    storage: createStorageService({ db: deps.db, workflows: deps.workflows, blobs, backends: storageBackends }),
+    storageJobs: createStorageJobs({ db: deps.db, backends: storageBackends }),
     tenants,
+    tenantsDeclared,
+    tenantJobs: createTenantJobs(tenantsDeps),
     apps,
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs, storageUsage, maxBytes: deps.uploadLimitBytes }),
@@ -169,10 +184,10 @@ export function createServices(
 
 /** What the worker's activities are given: each domain's functions for workflows, nothing of the API. */
 export function workerServicesOf(services: Services): WorkerServices {
-  return { documents: services.documentJobs, orchestrate: services.orchestrate, storage: services.storage, tenants: services.tenants };
+  return { documents: services.documentJobs, orchestrate: services.orchestrate, storage: services.storageJobs, tenants: services.tenantJobs };
 }
 
 /** What the operator is given: the declarations of tenants and apps, storage readiness, and tenant status changes. */
 export function operatorServicesOf(services: Services): OperatorServices {
-  return { tenants: services.tenants, apps: services.apps, storage: services.storage };
+  return { tenants: services.tenantsDeclared, apps: services.apps, storage: services.storage };
 }

@@ -7,7 +7,7 @@ import { Watch } from '@kubernetes/client-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GROUP, loadKubeConfig, VERSION } from '../../control-plane/operator/kube.ts';
-import { NOT_ACCEPTED } from '../../control-plane/tenants/tenants.service.ts';
+import { NOT_ACCEPTED } from '../../control-plane/tenants/tenant-lifecycle.ts';
 import { runCommand, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';

@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { StorageService } from '../../control-plane/contracts.ts';
+import type { StorageJobs } from '../../control-plane/contracts.ts';
 
 /** How often a queued storage step tells Temporal it is alive; its heartbeat timeout is a few times this. */
 export const STORAGE_HEARTBEAT_MS = 5_000;
@@ -28,7 +28,7 @@ async function heartbeating<T>(step: (signal: AbortSignal) => Promise<T>): Promi
 }
 
 /** Storage provisioning steps, as activities over the storage service. */
-export function createStorageActivities(deps: { storage: Pick<StorageService, 'beginProvisioning' | 'ensureBackend' | 'planBackend' | 'failProvisioning'> }) {
+export function createStorageActivities(deps: { storage: StorageJobs }) {
   const { storage } = deps;
   return {
     beginStorageProvisioning: storage.beginProvisioning,

@@ -1,8 +1,8 @@
-import type { OrchestrateService, TenantsService } from '../../control-plane/contracts.ts';
+import type { OrchestrateService, TenantJobs } from '../../control-plane/contracts.ts';
 
 /** Tenant provisioning steps, as activities over the tenants and orchestrate services; each is idempotent. */
 export function createTenantsActivities(deps: {
-  tenants: Pick<TenantsService, 'ensureDefaultRoles' | 'activate' | 'failProvisioning'>;
+  tenants: TenantJobs;
   orchestrate: Pick<OrchestrateService, 'ensureExampleWorkflows'>;
 }) {
   const { tenants, orchestrate } = deps;
