@@ -1,14 +1,50 @@
-import { tenantBlobPrefix } from '../blobs/blob-store.ts';
+import { tenantBlobPrefix, type BlobStore } from '../blobs/blob-store.ts';
+import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
+import type { StorageUsage } from '../capabilities/storage-usage.ts';
 import { secondsToNextUtcDay } from '../capabilities/daily-limit.ts';
-import { classifyDocument } from '../classify/classify.ts';
+import { classifyDocument, type Classification, type ClassificationInput } from '../classify/classify.ts';
+import type { Db } from '../db/client.ts';
 import { DomainError, NotFoundError, RateLimitError } from '../errors.ts';
 import { createExtractor, type Extractor, type Segment } from '../extract/extractor.ts';
+import type { WorkflowsPort } from '../temporal/workflows.port.ts';
+import type { DocumentChunk } from './chunking.ts';
 import { findDocument, meterOcrPages, setPages } from './documents.repo.ts';
 import type { Document, DocumentClassification } from './documents.schema.ts';
-import type { DocumentsDeps } from './documents.service.ts';
 
 /** Images whose text is read by OCR (a GIF's first frame). */
 export const OCR_TYPES = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif']);
+
+/**
+ * The search service's operations that documents use (docs/decisions/0075-document-jobs.md): chunks of
+ * a source replaced at once, removed, and found again. `tenant` is the tenant acted in.
+ */
+export interface DocumentSearchIndex {
+  replaceSource(tenant: { tenantId: string }, source: { kind: 'document'; id: string; type: string }, chunks: DocumentChunk[]): Promise<{ chunkCount: number }>;
+  removeSource(tenant: { tenantId: string }, source: { kind: 'document'; id: string }): Promise<void>;
+  search(
+    tenant: { tenantId: string },
+    query: { query: string; limit?: number; minScore?: number; kinds?: Array<'document'>; types?: string[] },
+  ): Promise<Array<{ sourceId: string; content: string; score: number; metadata: Record<string, unknown> }>>;
+}
+
+export interface DocumentsDeps {
+  db: Db;
+  blobs: BlobStore;
+  workflows?: WorkflowsPort;
+  /** `documents.upload` (and its `maxFileBytes`), and `documents.ocr` for reading images. */
+  capabilities?: Pick<CapabilitiesService, 'require'>;
+  /** The tenant's storage quota, which uploads must fit in. */
+  storageUsage?: Pick<StorageUsage, 'allowance'>;
+  search?: DocumentSearchIndex;
+  /** The process's extractor, made on first use (its OCR worker starts on the first image). */
+  extractor?: () => Extractor;
+  classify?: (input: ClassificationInput) => Classification;
+  /** The largest upload, whatever the plan: 100 MB (seed 000). */
+  maxUploadBytes?: number;
+  /** How long v3 `index` waits for its job before answering `processing`. */
+  indexWaitMs?: number;
+  log?: (message: string, detail?: unknown) => void;
+}
 
 /** What a job's activities keep between steps, beside the file: the text with its positions, and the chunks. */
 interface StoredExtraction {

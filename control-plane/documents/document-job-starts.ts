@@ -1,10 +1,9 @@
 import type { Actor } from '../identity/identity.schema.ts';
 import { ConflictError, NotFoundError } from '../errors.ts';
 import { INDEX_DOCUMENT } from '../temporal/workflow-contract.ts';
-import type { DocumentFiles } from './document-files.ts';
+import type { DocumentFiles, DocumentsDeps } from './document-files.ts';
 import { closeJob, findJob, findOpenJob, insertJob, setDocumentStatus, type StoredJob } from './documents.repo.ts';
 import type { DocumentJob, DocumentJobPlan, IndexOutcome } from './documents.schema.ts';
-import type { DocumentsDeps } from './documents.service.ts';
 
 const INDEX_WAIT_MS = 25_000;
 

@@ -7,10 +7,9 @@ import type { Actor } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
 import type { UploadMeta } from '../trpc/upload-body.ts';
 import { MAX_UPLOAD_BYTES } from '../uploads/uploads.schema.ts';
-import type { DocumentFiles } from './document-files.ts';
+import type { DocumentFiles, DocumentsDeps } from './document-files.ts';
 import { findDocument, findDocuments } from './documents.repo.ts';
 import type { StagedUpload } from './documents.schema.ts';
-import type { DocumentsDeps } from './documents.service.ts';
 import { CompoundFileScanner, HEAD_BYTES, judgeHead } from './upload-type.ts';
 
 /** A staged upload this old that is no document was left by a process that ended between staging and creating it. */

@@ -1,16 +1,9 @@
-import type { BlobStore } from '../blobs/blob-store.ts';
-import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
-import type { StorageUsage } from '../capabilities/storage-usage.ts';
-import type { Classification, ClassificationInput } from '../classify/classify.ts';
-import type { Db } from '../db/client.ts';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.ts';
-import type { Extractor } from '../extract/extractor.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
 import { INDEX_DOCUMENT } from '../temporal/workflow-contract.ts';
-import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { DocumentChunk } from './chunking.ts';
-import { createDocumentFiles, type DocumentFiles } from './document-files.ts';
+import { createDocumentFiles, type DocumentFiles, type DocumentsDeps } from './document-files.ts';
 import { createDocumentJobStarts } from './document-job-starts.ts';
 import { createDocumentUploads, type StagedRecord } from './document-uploads.ts';
 import { deleteDocument, findDocument, findDocuments, findOpenJob, insertDocument, insertJob, listDocuments, setClassification, setDocumentStatus } from './documents.repo.ts';
@@ -30,40 +23,6 @@ import {
 /** Passages of one document an answer takes when a request names it: a long document's first chunks. */
 const MAX_CONTEXT_PASSAGES = 50;
 
-/**
- * The search service's operations that documents use (docs/decisions/0075-document-jobs.md): chunks of
- * a source replaced at once, removed, and found again. `tenant` is the tenant acted in.
- */
-export interface DocumentSearchIndex {
-  replaceSource(tenant: { tenantId: string }, source: { kind: 'document'; id: string; type: string }, chunks: DocumentChunk[]): Promise<{ chunkCount: number }>;
-  removeSource(tenant: { tenantId: string }, source: { kind: 'document'; id: string }): Promise<void>;
-  search(
-    tenant: { tenantId: string },
-    query: { query: string; limit?: number; minScore?: number; kinds?: Array<'document'>; types?: string[] },
-  ): Promise<Array<{ sourceId: string; content: string; score: number; metadata: Record<string, unknown> }>>;
-}
-
-export interface DocumentsDeps {
-  db: Db;
-  blobs: BlobStore;
-  workflows?: WorkflowsPort;
-  /** `documents.upload` (and its `maxFileBytes`), and `documents.ocr` for reading images. */
-  capabilities?: Pick<CapabilitiesService, 'require'>;
-  /** The tenant's storage quota, which uploads must fit in. */
-  storageUsage?: Pick<StorageUsage, 'allowance'>;
-  search?: DocumentSearchIndex;
-  /** The process's extractor, made on first use (its OCR worker starts on the first image). */
-  extractor?: () => Extractor;
-  classify?: (input: ClassificationInput) => Classification;
-  /** The largest upload, whatever the plan: 100 MB (seed 000). */
-  maxUploadBytes?: number;
-  /** How long v3 `index` waits for its job before answering `processing`. */
-  indexWaitMs?: number;
-  log?: (message: string, detail?: unknown) => void;
-  /** The process's document files (and extractor), shared with the document jobs; default one of its own. */
-  files?: DocumentFiles;
-}
-
 export type DocumentsService = ReturnType<typeof createDocumentsService>;
 
 /**
@@ -72,7 +31,8 @@ export type DocumentsService = ReturnType<typeof createDocumentsService>;
  * classification, and processing jobs started as one Temporal workflow per document
  * (document-job-starts.ts) whose steps run in the worker (documents.jobs.ts).
  */
-export function createDocumentsService(deps: DocumentsDeps) {
+/** The service's deps: the process's document files (and extractor), shared with the document jobs; default one of its own. */
+export function createDocumentsService(deps: DocumentsDeps & { files?: DocumentFiles }) {
   const { db, blobs } = deps;
   const files = deps.files ?? createDocumentFiles(deps);
   const { keys, readJson, requireDocument, requireReadable, extraction, classificationOf, searchIndex, workflows, tenantOf } = files;
