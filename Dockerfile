@@ -19,7 +19,6 @@ COPY package.json package-lock.json tsconfig.json main.ts ./
 COPY api-edge ./api-edge
 COPY control-plane ./control-plane
 COPY workers ./workers
-COPY scripts ./scripts
 # The image's user `node` (uid 1000); state and caches go under /tmp, which the chart mounts writable.
 ENV SVC_STATE_DIR=/tmp/svc/state SVC_CACHE_DIR=/tmp/svc/cache
 USER node

@@ -10,12 +10,12 @@ import pino from 'pino';
 import type { AccessLog } from './api-edge/observability.ts';
 import type { ActivityLog } from './workers/activity-trace.ts';
 import { bunRuntime } from './api-edge/server.ts';
-import { migrate } from './control-plane/db/migrate.ts';
-import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './scripts/stack/node-roles.ts';
-import { startPlatform, type PlatformOptions, type PlatformRole } from './scripts/stack/platform.ts';
+import { migrate } from './control-plane/app/migrate.ts';
+import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './control-plane/app/node-roles.ts';
+import { startPlatform, type PlatformOptions, type PlatformRole } from './control-plane/app/platform.ts';
 import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.ts';
 import { PLANS, type Plan } from './control-plane/capabilities/capabilities.schema.ts';
-import { controlPlaneTokenProblem } from './control-plane/trpc/control-plane-token.ts';
+import { controlPlaneTokenProblem } from './control-plane/app/control-plane-token.ts';
 import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from './control-plane/db/faults.ts';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './api-edge/drain.ts';
 
@@ -146,7 +146,7 @@ function bffSettings(env: NodeJS.ProcessEnv): PlatformOptions['bff'] {
 /**
  * The operator key that seals stored secrets at rest (`SECRETS_KEY`, 32 bytes base64), for the
  * roles that serve the API. Closed by default: in production they refuse to start without it;
- * elsewhere the local development key is used (scripts/stack/dev-secrets-key.ts).
+ * elsewhere the local development key is used (control-plane/app/dev-secrets-key.ts).
  */
 function secretsKeySetting(role: PlatformRole, env: NodeJS.ProcessEnv): Uint8Array | undefined {
   const servesApi = role === 'all' || role === 'control-plane' || (role === 'edge' && !env.CONTROL_PLANE_URL);

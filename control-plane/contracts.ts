@@ -4,8 +4,11 @@
  * declarations validate and document with), and what workers and the start-up scripts import.
  * The CLI imports nothing from here: its wire types are generated from the OpenAPI documents.
  */
-export type { AppRouter } from './trpc/root-router.ts';
-export type { Services } from './services.ts';
+export type { AppRouter } from './app/root-router.ts';
+export type { DocumentJobs } from './documents/documents.jobs.ts';
+export type { OrchestrateService } from './orchestrate/orchestrate.service.ts';
+export type { StorageJobs } from './storage/storage.jobs.ts';
+export type { TenantJobs } from './tenants/tenants.jobs.ts';
 export type { Identity } from './identity/identity.schema.ts';
 export type { Resource, ResourcePage } from './resources/resources.schema.ts';
 export type { User } from './users/users.schema.ts';
@@ -23,9 +26,9 @@ export {
   type UploadBody,
   type UploadName,
   type Untrusted,
-} from './trpc/control-plane.ts';
+} from './app/control-plane.ts';
 export { detachedByteStream, encodeUploadMeta, UPLOAD_META_HEADER } from './trpc/upload-body.ts';
-export { CONTROL_PLANE_TOKEN_HEADER } from './trpc/control-plane-token.ts';
+export { CONTROL_PLANE_TOKEN_HEADER } from './app/control-plane-token.ts';
 export { unstorableInputError } from './json/unstorable-input.ts';
 export { metricsText, observeHttp, rateLimitRefusals } from './telemetry/metrics.ts';
 export { newTraceparent, parseTraceparent, requestIdFrom, traceIdOf, withTrace, REQUEST_ID_HEADER, TRACEPARENT_HEADER, type TraceFields } from './telemetry/trace-context.ts';
@@ -162,7 +165,6 @@ export {
   RotatedSecretSchema,
   RotateSecretInputSchema as RotateClientSecretInputSchema,
 } from './idp-apps/idp-apps.schema.ts';
-export type { IdentityProviderSettings } from './idp-apps/idp-apps.service.ts';
 export {
   CreateVerticalResourceInputSchema,
   ListVerticalResourcesInputSchema,

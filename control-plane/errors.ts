@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { DeclaringObject } from './declarations/declarations.schema.ts';
 
 /**
  * Domain errors. Services throw these; the tRPC error map turns them into transport errors once,
@@ -107,11 +106,18 @@ export class ConflictError extends DomainError {
   }
 }
 
+/** The Kubernetes object that declares a tenant or an app (declarations/declarations.schema.ts `DeclaringObject`). */
+interface Holder {
+  kind: 'Tenant' | 'App';
+  name: string;
+  uid: string;
+}
+
 /** Another Kubernetes object declares this tenant or app; `holder` names it, so the operator can check it still exists. */
 export class DeclaredElsewhereError extends ConflictError {
   constructor(
     what: string,
-    readonly holder: DeclaringObject,
+    readonly holder: Holder,
   ) {
     super(`${what} is declared by ${holder.kind} "${holder.name}"`, { declaredBy: { kind: holder.kind, name: holder.name } });
   }

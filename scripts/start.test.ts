@@ -11,7 +11,7 @@ import { loginWithPkce } from '../api-edge/identity/login-flow.ts';
 import { killProcessGroup } from '../test/harness/process-group.ts';
 import { until } from '../test/harness/until.ts';
 import { bunExecutable } from './stack/bun.ts';
-import { startPlatform } from './stack/platform.ts';
+import { startPlatform } from '../control-plane/app/platform.ts';
 import { freePort } from './stack/process.ts';
 
 /** The direct children of `pid`, by command line (read from /proc: minimal systems have no `ps`). */

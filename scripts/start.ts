@@ -4,17 +4,17 @@ import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { generateSigningJwks } from '../api-edge/identity/dev-provider.ts';
 import { bunRuntime } from '../api-edge/server.ts';
-import { migrate } from '../control-plane/db/migrate.ts';
+import { migrate } from '../control-plane/app/migrate.ts';
 import { ensureTenantLogin } from '../control-plane/db/tenant-login.ts';
-import { generateControlPlaneToken } from '../control-plane/trpc/control-plane-token.ts';
+import { generateControlPlaneToken } from '../control-plane/app/control-plane-token.ts';
 import { ConfigError, parseRole, runMain } from '../main.ts';
-import { handOffToNode, isNodeRole } from './stack/node-roles.ts';
+import { handOffToNode, isNodeRole } from '../control-plane/app/node-roles.ts';
 import { alreadyRunning, claimInstance } from './stack/local-instance.ts';
 import { resetLocalState, resetRefusal } from './stack/reset.ts';
-import type { PlatformRole } from './stack/platform.ts';
+import type { PlatformRole } from '../control-plane/app/platform.ts';
 import { ensureLocalPostgres } from './stack/postgres.ts';
 import { ensurePlatformTemporal } from './stack/temporal.ts';
-import { stateDir } from './stack/state-dir.ts';
+import { stateDir } from '../control-plane/app/state-dir.ts';
 
 /**
  * `npm start`: ensures the local services a development machine lacks (a private PostgreSQL with a

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { startPlatform, type RunningPlatform } from '../scripts/stack/platform.ts';
+import { startPlatform, type RunningPlatform } from '../control-plane/app/platform.ts';
 
 const get = async (url: string, method = 'GET') => {
   const response = await fetch(url, { method });

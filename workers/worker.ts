@@ -1,8 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Services } from '../control-plane/contracts.ts';
 import type { WorkflowType } from '../control-plane/temporal/workflow-contract.ts';
-import { createActivities } from './activities/index.ts';
+import { createActivities, type WorkerServices } from './activities/index.ts';
 import { activityTraceInterceptors, type ActivityLog } from './activity-trace.ts';
 import { STORAGE_HEARTBEAT_MS } from './activities/storage.activities.ts';
 
@@ -48,7 +47,7 @@ export async function startWorker(options: {
   address: string;
   namespace: string;
   taskQueue: string;
-  services: Services;
+  services: WorkerServices;
   /** Receives one line per activity run, with the trace of the request that started its run. */
   activityLog?: ActivityLog;
 }): Promise<RunningWorker> {
@@ -59,7 +58,7 @@ export async function startWorker(options: {
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: await workflowBundle(),
-    activities: createActivities({ services: options.services }),
+    activities: createActivities(options.services),
     interceptors: { activity: [activityTraceInterceptors(options.activityLog)] },
     // Heartbeats reach the server as often as storage steps send them (not at 0.8 x their timeout), so a cancellation reaches a step within seconds.
     maxHeartbeatThrottleInterval: STORAGE_HEARTBEAT_MS,

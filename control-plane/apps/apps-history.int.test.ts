@@ -6,6 +6,7 @@ import { createIdentityService } from '../identity/identity.service.ts';
 import { keyedResources } from '../resources/keyed-resources.ts';
 import { selectVersions } from '../resources/resource-versions.repo.ts';
 import { insertTenant } from '../tenants/tenants.repo.ts';
+import { createTenantsDeclared } from '../tenants/tenants.declared.ts';
 import { createTenantsService } from '../tenants/tenants.service.ts';
 import { APP_OBJECT_TYPE } from './apps.schema.ts';
 import { createAppsService, type AppsService } from './apps.service.ts';
@@ -20,7 +21,8 @@ describe('app enrollment history', () => {
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'));
     const identity = createIdentityService({ db });
-    apps = createAppsService({ db, tenants: createTenantsService({ db, identity }), identity, declarations: createDeclarationsService(), enrollments: keyedResources(APP_OBJECT_TYPE) });
+    const tenants = { ...createTenantsService({ db, identity }), ...createTenantsDeclared({ db, identity }) };
+    apps = createAppsService({ db, tenants, identity, declarations: createDeclarationsService(), enrollments: keyedResources(APP_OBJECT_TYPE) });
     companyId = (
       await db.system((tx) => insertTenant(tx, { slug: company, name: company, domains: [], usecase: 'generic', starterTemplate: 'blank-vertical-template', homeRegion: 'eu', parentId: null }))
     ).id;

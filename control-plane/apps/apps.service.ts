@@ -5,6 +5,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { Actor } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
 import { DEFAULT_STARTER_TEMPLATE, type Tenant } from '../tenants/tenants.schema.ts';
+import type { TenantsDeclared } from '../tenants/tenants.declared.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
 import type { KeyedResources } from '../resources/keyed-resources.ts';
 import { appRecords } from './app-records.ts';
@@ -34,7 +35,7 @@ function appData(fields: Omit<AppData, 'childTenantId' | 'childTenantSlug'>, chi
  */
 export function createAppsService(deps: {
   db: Db;
-  tenants: Pick<TenantsService, 'createChildOf' | 'declare' | 'removeDeclared' | 'find' | 'isWithin'>;
+  tenants: Pick<TenantsService, 'createChildOf' | 'find' | 'isWithin'> & Pick<TenantsDeclared, 'declare' | 'removeDeclared'>;
   identity: Pick<IdentityService, 'permissionsIn'>;
   declarations: DeclarationsService;
   /** The enrollment resources (the resources domain writes them, with their history). */

@@ -11,6 +11,13 @@ import {
   SetPlanInputSchema,
   TenantPlanSchema,
 } from './capabilities.schema.ts';
+import type { CapabilitiesService } from './capabilities.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    capabilities: Pick<CapabilitiesService, 'catalog' | 'evaluate' | 'removeOverride' | 'setOverride' | 'setPlan'>;
+  }
+}
 
 export const capabilitiesRouter = t.router({
   catalog: userProcedure.output(CatalogSchema).query(({ ctx }) => ctx.services.capabilities.catalog()),

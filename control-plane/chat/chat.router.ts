@@ -10,6 +10,13 @@ import {
   WorkflowChatAnswerSchema,
   WorkflowChatInputSchema,
 } from './chat.schema.ts';
+import type { ChatService } from './chat.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    chat: Pick<ChatService, 'askWorkflow' | 'get' | 'list' | 'remove' | 'resume' | 'send' | 'streamWorkflow'>;
+  }
+}
 
 /** AI chat: streamed answers (subscriptions: the ids first, then numbered events), conversations, v4 chat per workflow. */
 export const chatRouter = t.router({

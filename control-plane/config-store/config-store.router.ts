@@ -13,6 +13,13 @@ import {
   PutConfigEntryOutcomeSchema,
   WriteConfigInputSchema,
 } from './config-store.schema.ts';
+import type { ConfigStoreService } from './config-store.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    configStore: Pick<ConfigStoreService, 'audit' | 'get' | 'listSets' | 'put' | 'remove' | 'write'>;
+  }
+}
 
 /**
  * The configuration store of the tenant's apps. Members read entries (`resources.read`), without

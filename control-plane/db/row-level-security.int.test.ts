@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { APP_ROLE } from './client.ts';
-import { migrate } from './migrate.ts';
+import { migrate } from '../app/migrate.ts';
 
 /**
  * Row-level security against the run's real PostgreSQL: every tenant table has it enabled and

@@ -20,6 +20,13 @@ import {
   UploadPolicySchema,
   UploadRefSchema,
 } from './documents.schema.ts';
+import type { DocumentsService } from './documents.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    documents: Pick<DocumentsService, 'classify' | 'create' | 'discard' | 'get' | 'index' | 'job' | 'list' | 'open' | 'remove' | 'search' | 'stage' | 'submitIndexJob' | 'uploadPolicy'>;
+  }
+}
 
 export const documentsRouter = t.router({
   uploadPolicy: tenantProcedure('documents.upload')

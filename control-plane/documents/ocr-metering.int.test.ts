@@ -8,6 +8,7 @@ import { tenantPlanSetter } from '../tenants/tenant-ports.ts';
 import { createCapabilitiesService } from '../capabilities/capabilities.service.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { systemActor } from '../identity/system-actor.ts';
+import { createDocumentFiles, type DocumentFiles } from './document-files.ts';
 import { createDocumentsService, type DocumentsService } from './documents.service.ts';
 
 /** Pages read by OCR are metered per tenant and UTC day against the plan's `documents.ocr` `maxPagesPerDay` (real OCR, real PostgreSQL). */
@@ -15,13 +16,16 @@ describe('OCR page metering', () => {
   let db: Db;
   let root: string;
   let documents: DocumentsService;
+  let files: DocumentFiles;
   let tenantId: string;
   let image: Uint8Array;
 
   beforeAll(async () => {
     db = createDb(inject('databaseUrl'), { tenantDatabaseUrl: inject('tenantDatabaseUrl') });
     root = await mkdtemp(join(tmpdir(), 'ocr-metering-'));
-    documents = createDocumentsService({ db, blobs: createLocalDirectoryBlobStore(root), capabilities: createCapabilitiesService({ db, setTenantPlan: tenantPlanSetter(db) }), log: () => {} });
+    const deps = { db, blobs: createLocalDirectoryBlobStore(root), capabilities: createCapabilitiesService({ db, setTenantPlan: tenantPlanSetter(db) }), log: () => {} };
+    files = createDocumentFiles(deps);
+    documents = createDocumentsService({ ...deps, files });
     image = new Uint8Array(await readFile(new URL('../extract/fixtures/ocr.png', import.meta.url)));
     const slug = `ocr-${randomUUID().slice(0, 8)}`;
     const [tenant] = await db.sql<{ id: string }[]>`
@@ -32,7 +36,7 @@ describe('OCR page metering', () => {
       values (${tenantId}::uuid, 'documents.ocr', true, ${db.sql.json({ maxPagesPerDay: 2 })}, 'a small daily budget')`;
   });
   afterAll(async () => {
-    await documents?.close();
+    await files?.close();
     await db?.close();
     await rm(root, { recursive: true, force: true });
   });

@@ -8,7 +8,8 @@ import { tenantBlobPrefix, type BlobStore } from '../blobs/blob-store.ts';
 import { createLocalDirectoryBlobStore } from '../blobs/local-directory.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { systemActor } from '../identity/system-actor.ts';
-import { createDocumentsService, STALE_UPLOAD_MS, type DocumentsService } from './documents.service.ts';
+import { STALE_UPLOAD_MS } from './document-uploads.ts';
+import { createDocumentsService, type DocumentsService } from './documents.service.ts';
 
 /** Uploads staged by a process that ended before they became documents are removed once stale; documents' files never are. */
 describe('stale staged uploads', () => {

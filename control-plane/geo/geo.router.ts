@@ -17,6 +17,13 @@ import {
   ReverseInputSchema,
   UpdateDatasetInputSchema,
 } from './geo.schema.ts';
+import type { GeoService } from './geo.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    geo: Pick<GeoService, 'createDataset' | 'deleteDataset' | 'getDataset' | 'ingest' | 'listDatasets' | 'queryFeatures' | 'resolveLocation' | 'reverse'>;
+  }
+}
 
 /** Place lookups take any member of the tenant; datasets are tenant data under the resources permissions. */
 export const geoRouter = t.router({

@@ -1,5 +1,5 @@
 import type { Tx } from '../db/client.ts';
-import { DEFAULT_ROLES } from './permissions.ts';
+import { DEFAULT_ROLES } from '../auth/permissions.ts';
 
 /**
  * The built-in roles (`DEFAULT_ROLES`: their names and permissions) of one tenant, or of every

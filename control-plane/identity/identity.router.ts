@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { t } from '../trpc/init.ts';
 import { selfProcedure } from '../trpc/procedures.ts';
 import { MeSchema, UpdateProfileInputSchema } from './identity.schema.ts';
+import type { IdentityService } from './identity.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    identity: Pick<IdentityService, 'me' | 'updateProfile'>;
+  }
+}
 
 /**
  * The caller's own record, which an app's token reaches too: the app acts as its user. The `identity` namespace also serves the caller's tenants (`tenants`,

@@ -10,6 +10,13 @@ import {
   RotateSecretInputSchema,
   VerifySecretInputSchema,
 } from './idp-apps.schema.ts';
+import type { IdpAppsService } from './idp-apps.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    idpApps: Pick<IdpAppsService, 'ensure' | 'providerClient' | 'rotateSecret' | 'verifySecret'>;
+  }
+}
 
 /**
  * Apps' OAuth clients. `ensure` and `rotateSecret` check who may (a tenant administrator of the

@@ -10,6 +10,7 @@ import type { TenantsService } from '../tenants/tenants.service.ts';
 import { hashClientSecret, newClientSecret, verifyClientSecret } from './client-secrets.ts';
 import { createDynamicRegistration, type ClientMetadata, type DynamicRegistration } from './dynamic-registration.ts';
 import {
+  findClientTenantId,
   countClients,
   findAppClient,
   findClientById,
@@ -41,6 +42,9 @@ export type IdentityProviderSettings =
 export type IdpAppsService = ReturnType<typeof createIdpAppsService>;
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
+
+/** The tenant that registered an app's OAuth client, if any: how identity knows where an app's token acts. */
+export const appClientTenantOf = (db: Db) => (clientId: string) => db.system((tx) => findClientTenantId(tx, clientId));
 
 /**
  * The OAuth clients of apps at the identity provider. A tenant administrator of the app's tenant

@@ -7,6 +7,13 @@ import {
   ObjectTypeSchema,
   UpdateObjectTypeInputSchema,
 } from './object-types.schema.ts';
+import type { ObjectTypesService } from './object-types.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    objectTypes: Pick<ObjectTypesService, 'create' | 'get' | 'list' | 'published' | 'update'>;
+  }
+}
 
 export const objectTypesRouter = t.router({
   list: tenantProcedure('resources.read')

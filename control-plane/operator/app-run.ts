@@ -1,6 +1,6 @@
 import type { AppsService } from '../apps/apps.service.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
+import type { TenantsDeclared } from '../tenants/tenants.declared.ts';
 import type { AppObject } from './app-object.ts';
 import { condition, ConditionType, Reason, type Condition } from './conditions.ts';
 import type { Kube } from './kube.ts';
@@ -10,7 +10,7 @@ import type { StepRun } from './runtime/step-runner.ts';
 /** What reconciling App objects needs of the platform. */
 export interface ReconcileAppDeps {
   apps: Pick<AppsService, 'declare' | 'removeDeclared'>;
-  tenants: Pick<TenantsService, 'find'>;
+  tenants: Pick<TenantsDeclared, 'find'>;
   event: RecordEvent;
 }
 

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { AppsService } from '../apps/apps.service.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import type { StorageService } from '../storage/storage.service.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
+import type { TenantsDeclared } from '../tenants/tenants.declared.ts';
 import { kubeFromConfig, type Ensured } from './kube.ts';
 import { appKind } from './reconcile-app.ts';
 import { tenantKind } from './reconcile-tenant.ts';
@@ -12,7 +12,7 @@ import { eventRecorder } from './runtime/event-recorder.ts';
 
 /** What the operator calls on the platform: only these services' functions. */
 export interface OperatorServices {
-  tenants: Pick<TenantsService, 'declare' | 'removeDeclared' | 'find' | 'onStatusChange'>;
+  tenants: Pick<TenantsDeclared, 'declare' | 'removeDeclared' | 'find' | 'onStatusChange'>;
   apps: Pick<AppsService, 'declare' | 'removeDeclared'>;
   storage: Pick<StorageService, 'readiness' | 'startProvisioning'>;
 }

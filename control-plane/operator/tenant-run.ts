@@ -1,6 +1,6 @@
 import type { StorageBackend, StorageReadiness, BackendStatus } from '../storage/storage.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
-import type { TenantsService } from '../tenants/tenants.service.ts';
+import type { TenantsDeclared } from '../tenants/tenants.declared.ts';
 import type { Ensured, Kube } from './kube.ts';
 import type { RecordEvent } from './runtime/event-recorder.ts';
 import type { StepRun } from './runtime/step-runner.ts';
@@ -8,7 +8,7 @@ import type { TenantObject } from './tenant-object.ts';
 
 /** What reconciling Tenant objects needs of the platform and the cluster. */
 export interface ReconcileTenantDeps {
-  tenants: Pick<TenantsService, 'declare' | 'removeDeclared'>;
+  tenants: Pick<TenantsDeclared, 'declare' | 'removeDeclared'>;
   storageReadiness(tenantId: string): Promise<StorageReadiness>;
   /** Starts provisioning storage backends of an existing tenant (a run under way is joined). */
   provisionStorage(tenantId: string, backends: StorageBackend[]): Promise<void>;

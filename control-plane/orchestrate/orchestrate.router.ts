@@ -10,6 +10,13 @@ import {
   ListExecutionsInputSchema,
   WorkflowDefinitionSchema,
 } from './orchestrate.schema.ts';
+import type { OrchestrateService } from './orchestrate.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    orchestrate: Pick<OrchestrateService, 'cancel' | 'execute' | 'get' | 'list' | 'listWorkflows'>;
+  }
+}
 
 export const orchestrateRouter = t.router({
   listWorkflows: tenantProcedure('orchestrate.read')

@@ -3,7 +3,7 @@ import { decodeProtectedHeader } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../db/client.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate } from '../app/migrate.ts';
 import { createRealtimeTokens } from './realtime-tokens.ts';
 
 /**

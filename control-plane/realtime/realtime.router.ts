@@ -9,6 +9,13 @@ import {
   RotateSigningKeysInputSchema,
   StreamInputSchema,
 } from './realtime.schema.ts';
+import type { RealtimeService } from './realtime.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    realtime: Pick<RealtimeService, 'alerts' | 'negotiate' | 'rotateSigningKeys' | 'stream'>;
+  }
+}
 
 export const realtimeRouter = t.router({
   negotiate: tenantProcedure('resources.read')

@@ -25,6 +25,15 @@ import {
 } from './resources.schema.ts';
 import { ActionResultSchema, ApplyActionInputSchema } from './resource-actions.schema.ts';
 import { AggregateResourcesInputSchema, AggregateResultSchema, QueryResourcesInputSchema, ResourceQueryPageSchema } from './resource-queries.schema.ts';
+import type { ResourceFilesService } from './resource-files.ts';
+import type { ResourcesService } from './resources.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    resourceFiles: Pick<ResourceFilesService, 'open' | 'remove' | 'upload'>;
+    resources: Pick<ResourcesService, 'aggregate' | 'applyAction' | 'batchCreate' | 'batchDelete' | 'batchUpdate' | 'create' | 'get' | 'history' | 'list' | 'listPage' | 'query' | 'remove' | 'replace' | 'replaceAtVersion' | 'update'>;
+  }
+}
 
 export const resourcesRouter = t.router({
   list: tenantProcedure('resources.read')

@@ -8,6 +8,13 @@ import {
   WorkflowStatusInputSchema,
   WorkflowStatusSchema,
 } from './runtime.schema.ts';
+import type { RuntimeService } from './runtime.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    runtime: Pick<RuntimeService, 'readiness' | 'request' | 'status'>;
+  }
+}
 
 /** v4 workflow runtime: status per workflow, binding requests for an operator, builder readiness. Any member of the tenant. */
 export const runtimeRouter = t.router({

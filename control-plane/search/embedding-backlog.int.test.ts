@@ -8,7 +8,7 @@ import { insertActiveTenant } from '../../test/harness/tenant-fixture.ts';
 import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';
 import { createLocalDirectoryBlobStore } from '../blobs/local-directory.ts';
 import { createDb, type Db } from '../db/client.ts';
-import { migrate } from '../db/migrate.ts';
+import { migrate } from '../app/migrate.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import { createStorageService } from '../storage/storage.service.ts';
 import { createOpenAiEmbedder } from './embeddings.ts';

@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { t } from '../trpc/init.ts';
 import { authedProcedure, publicProcedure } from '../trpc/procedures.ts';
 import { CreateSessionInputSchema, SessionIdInputSchema, SessionTokensSchema } from './sessions.schema.ts';
+import type { SessionsService } from './sessions.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    sessions: Pick<SessionsService, 'create' | 'remove' | 'resolve'>;
+  }
+}
 
 /** Browser sessions; possession of a session id is the credential, as it is for the cookie. */
 export const sessionsRouter = t.router({

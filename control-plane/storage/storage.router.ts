@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { t } from '../trpc/init.ts';
 import { tenantProcedure } from '../trpc/procedures.ts';
 import { DoctorReportSchema, ProvisionInputSchema, ProvisionOutcomeSchema, StorageStatusSchema, SyncSchemaInputSchema, SyncSchemaOutcomeSchema } from './storage.schema.ts';
+import type { StorageService } from './storage.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    storage: Pick<StorageService, 'doctor' | 'provision' | 'status' | 'syncSchema'>;
+  }
+}
 
 export const storageRouter = t.router({
   status: tenantProcedure('resources.read')

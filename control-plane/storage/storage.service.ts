@@ -1,17 +1,9 @@
-import type { BlobStore } from '../blobs/blob-store.ts';
-import type { Db } from '../db/client.ts';
-import { DomainError, NotFoundError } from '../errors.ts';
-import { sameJson } from '../json/same-json.ts';
 import type { Actor } from '../identity/identity.schema.ts';
+import { sameJson } from '../json/same-json.ts';
 import { PROVISION_STORAGE, PROVISION_TENANT } from '../temporal/workflow-contract.ts';
-import type { WorkflowsPort } from '../temporal/workflows.port.ts';
-import type { BackendDeps, BackendDriver } from './backends/backend.ts';
-import { createBlobBackend } from './backends/blob.ts';
-import { createDocumentdbBackend } from './backends/documentdb.ts';
-import { createPostgresqlBackend, planIndexes, applyIndexes } from './backends/postgresql.ts';
-import { createSearchBackend } from './backends/search.ts';
-import { createIndexBuilds } from './index-builds.ts';
-import { currentDatabase, findTenant, listStorageRows, markProvisioning, recordFailed, recordReady, type StorageRow } from './storage.repo.ts';
+import { applyIndexes, planIndexes } from './backends/postgresql.ts';
+import { createStorageBackends, type StorageBackends, type StorageDeps } from './storage-backends.ts';
+import type { StorageRow } from './storage.repo.ts';
 import {
   STORAGE_BACKENDS,
   type BackendSelection,
@@ -20,7 +12,6 @@ import {
   type DoctorReport,
   type ProvisionInput,
   type ProvisionOutcome,
-  type ProvisionStorageRequest,
   type ProvisionStorageResult,
   type StorageBackend,
   type StorageChange,
@@ -30,20 +21,11 @@ import {
   type SyncSchemaInput,
   type SyncSchemaOutcome,
 } from './storage.schema.ts';
-import { UUID } from '../ids.ts';
 
 /** How long a provision request waits for its workflow before answering `running`. */
 const PROVISION_WAIT_MS = 20_000;
 
 export const backendsOf = (selection: BackendSelection): StorageBackend[] => (selection === 'all' ? [...STORAGE_BACKENDS] : [selection]);
-
-const routingChange = (backend: StorageBackend, location: StorageLocation): StorageChange => ({
-  backend,
-  action: 'record',
-  object: 'routing',
-  name: backend,
-  description: `record ${backend} as ready, served by ${location.store}${location.prefix ? ` under ${location.prefix}` : location.database ? ` (database ${location.database}, schema ${location.schema})` : ''}`,
-});
 
 const worst = (checks: readonly DoctorCheck[]) => (checks.some((c) => c.result === 'fail') ? 'fail' : checks.some((c) => c.result === 'warn') ? 'warn' : 'ok');
 
@@ -51,62 +33,11 @@ export type StorageService = ReturnType<typeof createStorageService>;
 
 /**
  * A tenant's storage: routing and status per backend, diagnostics, provisioning (a Temporal
- * workflow `tenant-<id>-storage` whose activities are `beginProvisioning`, `ensureBackend`,
- * `planBackend` and `failProvisioning` below) and index reconciliation from object type metadata.
+ * workflow `tenant-<id>-storage` whose steps are in storage.jobs.ts) and index reconciliation
+ * from object type metadata.
  */
-export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows?: WorkflowsPort; refusedChunks?: BackendDeps['refusedChunks']; log?: (message: string, error?: unknown) => void }) {
-  const { db } = deps;
-  let database: Promise<{ database: string; schema: string }> | undefined;
-  const backendDeps: BackendDeps = {
-    db,
-    blobs: deps.blobs,
-    refusedChunks: deps.refusedChunks,
-    database: () => (database ??= db.system((tx) => currentDatabase(tx)).catch((error: unknown) => ((database = undefined), Promise.reject(error)))),
-  };
-  const indexBuilds = createIndexBuilds(backendDeps, deps.log);
-  const drivers: Record<StorageBackend, BackendDriver> = {
-    postgresql: createPostgresqlBackend(backendDeps, indexBuilds),
-    documentdb: createDocumentdbBackend(backendDeps),
-    blob: createBlobBackend(backendDeps),
-    search: createSearchBackend(backendDeps),
-  };
-  const workflows = () => {
-    if (!deps.workflows) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
-    return deps.workflows;
-  };
-
-  /** The tenant must exist and not be deleted; a tenant still being provisioned qualifies. */
-  async function requireTenant(tenantId: string): Promise<void> {
-    const tenant = UUID.test(tenantId) ? await db.system((tx) => findTenant(tx, tenantId)) : undefined;
-    if (!tenant || tenant.deleted || tenant.status === 'deleted') throw new NotFoundError(`tenant ${tenantId}`);
-  }
-
-  async function rowsByBackend(tenantId: string): Promise<Map<StorageBackend, StorageRow>> {
-    return new Map((await db.inTenant(tenantId, (tx) => listStorageRows(tx))).map((row) => [row.backend, row]));
-  }
-
-  async function reconcile(tenantId: string, backend: StorageBackend, apply: boolean, rebuildSearch: boolean, signal?: AbortSignal): Promise<StorageChange[]> {
-    await requireTenant(tenantId);
-    const driver = drivers[backend];
-    const changes = await driver.reconcile(tenantId, { apply, rebuildSearch, signal });
-    // A step cancelled after its last statement does not record the backend ready.
-    signal?.throwIfAborted();
-    const location = await driver.location(tenantId);
-    const routed = await db.inTenant(tenantId, async (tx) => {
-      const row = (await listStorageRows(tx)).find((r) => r.backend === backend);
-      if (row?.status === 'ready' && sameJson(row.location, location)) return true;
-      if (apply) await recordReady(tx, backend, location);
-      return false;
-    });
-    return routed ? changes : [...changes, routingChange(backend, location)];
-  }
-
-  /** Starts workflow `tenant-<id>-storage` for `request` (a run under way is joined) and returns its id. */
-  async function startStorageRun(request: ProvisionStorageRequest): Promise<string> {
-    const workflowId = PROVISION_STORAGE.workflowId(request.tenantId);
-    await workflows().start(PROVISION_STORAGE.type, { workflowId, args: [request], tenantId: request.tenantId, workflowKey: PROVISION_STORAGE.key });
-    return workflowId;
-  }
+export function createStorageService(deps: StorageDeps & { backends?: StorageBackends }) {
+  const { backendDeps, drivers, indexBuilds, workflows, rowsByBackend, reconcile, startStorageRun } = deps.backends ?? createStorageBackends(deps);
 
   async function readiness(tenantId: string): Promise<StorageReadiness> {
     const rows = await rowsByBackend(tenantId);
@@ -211,45 +142,6 @@ export function createStorageService(deps: { db: Db; blobs: BlobStore; workflows
       const plan = await planIndexes(backendDeps, actor.tenantId);
       if (!input.dryRun) await applyIndexes(backendDeps, actor.tenantId, plan);
       return { ...outcome, changes: plan.changes, skipped: plan.skipped };
-    },
-
-    /** Activity: marks the backends `provisioning` (those already `ready` stay so). */
-    async beginProvisioning(request: { tenantId: string; backends: StorageBackend[] }): Promise<void> {
-      await requireTenant(request.tenantId);
-      const locations: Array<{ backend: StorageBackend; location: StorageLocation }> = [];
-      for (const backend of request.backends) locations.push({ backend, location: await drivers[backend].location(request.tenantId) });
-      await db.inTenant(request.tenantId, async (tx) => {
-        for (const { backend, location } of locations) await markProvisioning(tx, backend, location);
-      });
-    },
-
-    /**
-     * Activity: ensures one backend for the tenant and records it `ready`; returns what changed.
-     * Safe to retry. `signal` (the activity's cancellation) stops its statements in PostgreSQL.
-     */
-    ensureBackend: (request: { tenantId: string; backend: StorageBackend; rebuildSearch: boolean }, signal?: AbortSignal) =>
-      reconcile(request.tenantId, request.backend, true, request.rebuildSearch, signal),
-
-    /** Activity: what `ensureBackend` would change, changing nothing. */
-    planBackend: (request: { tenantId: string; backend: StorageBackend; rebuildSearch: boolean }, signal?: AbortSignal) =>
-      reconcile(request.tenantId, request.backend, false, request.rebuildSearch, signal),
-
-    /**
-     * Activity: records why provisioning stopped: `backend` failed with `error`, and the backends in
-     * `pending` (never reached) are marked failed unless they were already `ready`.
-     */
-    async failProvisioning(request: { tenantId: string; backend?: StorageBackend; pending: StorageBackend[]; error: string }): Promise<void> {
-      const tenant = await db.system((tx) => findTenant(tx, request.tenantId)).catch(() => undefined);
-      if (!tenant) return;
-      const rows = await rowsByBackend(request.tenantId);
-      const failures: Array<[StorageBackend, string]> = request.backend ? [[request.backend, request.error]] : [];
-      for (const backend of request.pending) {
-        if (backend !== request.backend && rows.get(backend)?.status !== 'ready') failures.push([backend, `not provisioned: ${request.backend ? `${request.backend} failed first` : request.error}`]);
-      }
-      for (const [backend, error] of failures) {
-        const location = await drivers[backend].location(request.tenantId);
-        await db.inTenant(request.tenantId, (tx) => recordFailed(tx, backend, location, error));
-      }
     },
   };
 }

@@ -4,19 +4,21 @@ import { until } from '../../test/harness/until.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { createIdentityService } from '../identity/identity.service.ts';
 import { insertTenant } from './tenants.repo.ts';
-import { createTenantsService, type TenantsService } from './tenants.service.ts';
+import { createTenantsDeclared, type TenantsDeclared } from './tenants.declared.ts';
+import { createTenantJobs, type TenantJobs } from './tenants.jobs.ts';
 
 /** The operator learns of tenant status changes from the database, at commit, not by polling. */
 describe('tenant status notifications', () => {
   let db: Db;
-  let tenants: TenantsService;
+  let tenants: TenantsDeclared & TenantJobs;
   // Its own application name, so that the test can find its listening connection among the suite's.
   const application = `tenant-status-test-${randomUUID().slice(0, 8)}`;
   beforeAll(() => {
     const url = new URL(inject('databaseUrl'));
     url.searchParams.set('application_name', application);
     db = createDb(url.toString());
-    tenants = createTenantsService({ db, identity: createIdentityService({ db }) });
+    const deps = { db, identity: createIdentityService({ db }) };
+    tenants = { ...createTenantsDeclared(deps), ...createTenantJobs(deps) };
   });
   afterAll(() => db.close());
 

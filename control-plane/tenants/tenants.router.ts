@@ -13,6 +13,13 @@ import {
   TenantSchema,
   UserRefSchema,
 } from './tenants.schema.ts';
+import type { TenantsService } from './tenants.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    tenants: Pick<TenantsService, 'bootstrapAdmin' | 'createChild' | 'createRoot' | 'delete' | 'findUserByEmail' | 'membershipsOf' | 'mine' | 'provisionSelf' | 'provisionUser' | 'watchStatus'>;
+  }
+}
 
 /** Procedures naming a tenant in the path (parent, tenant) resolve it as the actor's tenant through the call's tenant hint. */
 export const tenantsRouter = t.router({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { platformPermissionsOf } from '../identity/permissions.ts';
+import { platformPermissionsOf } from '../auth/permissions.ts';
 import { CreateChildTenantInputSchema, CreateRootTenantInputSchema } from './tenants.schema.ts';
 
 const issue = (result: { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } }) => {

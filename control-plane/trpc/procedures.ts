@@ -1,8 +1,8 @@
 import type { z } from 'zod';
 import { TRPCError } from '@trpc/server';
 import { DomainError, ForbiddenError, UnauthorizedError } from '../errors.ts';
-import { APP_TOKEN_ELSEWHERE } from '../identity/identity.schema.ts';
-import type { Permission, PlatformPermission } from '../identity/permissions.ts';
+import { APP_TOKEN_ELSEWHERE } from '../auth/caller.ts';
+import type { Permission, PlatformPermission } from '../auth/permissions.ts';
 import { unstorableInputError } from '../json/unstorable-input.ts';
 import { observeProcedure } from '../telemetry/metrics.ts';
 import { withTrace } from '../telemetry/trace-context.ts';
@@ -65,7 +65,7 @@ export const tenantProcedure = (permission?: Permission) =>
   t.procedure.use((opts) =>
     observed(opts, async ({ ctx, next, getRawInput }) => {
       if (!ctx.identity) throw new UnauthorizedError();
-      const actor = await ctx.services.identity.resolveActor(ctx.identity, ctx.tenantHint);
+      const actor = await ctx.services.callers.resolveActor(ctx.identity, ctx.tenantHint);
       if (permission && !actor.permissions.has(permission)) throw new ForbiddenError(`missing permission ${permission}`);
       await assertStorableInput(getRawInput);
       return next({ ctx: { identity: ctx.identity, actor } });
@@ -74,7 +74,7 @@ export const tenantProcedure = (permission?: Permission) =>
 
 /** Resolves the calling user (provisioned just in time) without choosing a tenant: the caller's own profile. */
 export const selfProcedure = authedProcedure.use(async ({ ctx, next }) => {
-  const principal = await ctx.services.identity.resolveUser(ctx.identity);
+  const principal = await ctx.services.callers.resolveUser(ctx.identity);
   return next({ ctx: { principal } });
 });
 

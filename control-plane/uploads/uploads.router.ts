@@ -2,6 +2,13 @@ import { octetInputParser } from '@trpc/server/http';
 import { t } from '../trpc/init.ts';
 import { tenantProcedure, withUploadMeta } from '../trpc/procedures.ts';
 import { UploadSchema } from './uploads.schema.ts';
+import type { UploadsService } from './uploads.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    uploads: Pick<UploadsService, 'put'>;
+  }
+}
 
 export const uploadsRouter = t.router({
   put: tenantProcedure('documents.upload')

@@ -1,6 +1,13 @@
 import { t } from '../trpc/init.ts';
 import { tenantProcedure } from '../trpc/procedures.ts';
 import { ListUsersInputSchema, UpdateUserInputSchema, UserPageSchema, UserRefInputSchema, UserSchema } from './users.schema.ts';
+import type { UsersService } from './users.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    users: Pick<UsersService, 'get' | 'list' | 'update'>;
+  }
+}
 
 export const usersRouter = t.router({
   get: tenantProcedure()

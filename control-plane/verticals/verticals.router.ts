@@ -11,6 +11,13 @@ import {
   VerticalResourceRefSchema,
   VerticalSchema,
 } from './verticals.schema.ts';
+import type { VerticalsService } from './verticals.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    verticals: Pick<VerticalsService, 'createResource' | 'get' | 'getResource' | 'listResources' | 'removeResource' | 'replaceResource'>;
+  }
+}
 
 /**
  * The tenant the call names (`tenant_id`, else the token's) is the company tenant or the app's

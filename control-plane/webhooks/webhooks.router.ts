@@ -22,6 +22,13 @@ import {
   RotateSecretInputSchema,
   UpdateEndpointInputSchema,
 } from './webhooks.schema.ts';
+import type { WebhooksService } from './webhooks.service.ts';
+
+declare module '../trpc/context.ts' {
+  interface ApiServices {
+    webhooks: Pick<WebhooksService, 'budgetKey' | 'createEndpoint' | 'deleteEndpoint' | 'getDelivery' | 'getEndpoint' | 'listDeliveries' | 'listEndpoints' | 'listRefusals' | 'receive' | 'replayDelivery' | 'rotateSecret' | 'updateEndpoint'>;
+  }
+}
 
 /** Endpoint configuration, deliveries and replays are the tenant administrator's (`tenants.manage`). */
 export const webhooksRouter = t.router({

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { isExecutable } from './go-build.ts';
 import { runCommand } from './kubernetes.ts';
 import { withLock } from './process.ts';
-import { isRoot, stateDir } from './state-dir.ts';
+import { isRoot, stateDir } from '../../control-plane/app/state-dir.ts';
 
 /** Where Debian's `chromium` package puts the browser. */
 export const CHROMIUM_PATH = '/usr/bin/chromium';

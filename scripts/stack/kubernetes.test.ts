@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isAlive } from './process.ts';
-import { stateDir } from './state-dir.ts';
+import { stateDir } from '../../control-plane/app/state-dir.ts';
 import {
   ensureKubeApiServer,
   ensureKubeBinaries,

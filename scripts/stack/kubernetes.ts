@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { elapsed, findOnPath, isExecutable, runGo } from './go-build.ts';
 import { isAlive, portIsFree, readText, signal, tail, waitForExit, withLock } from './process.ts';
-import { cacheDir, isRoot, stateDir } from './state-dir.ts';
+import { cacheDir, isRoot, stateDir } from '../../control-plane/app/state-dir.ts';
 
 /** The Kubernetes release `kube-apiserver` and `kubectl` are built from (`scripts/stack/kube-build/go.mod`). */
 export const KUBERNETES_VERSION = '1.35.4';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { tail, withLock } from './process.ts';
 import { reportProgress } from './progress.ts';
-import { cacheDir, isRoot } from './state-dir.ts';
+import { cacheDir, isRoot } from '../../control-plane/app/state-dir.ts';
 
 /**
  * pgvector for the local PostgreSQL. Debian 12 ships no binary package of it, so it is built from

@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { createVectorExtension, ensurePgvectorInstalled } from './pgvector.ts';
 import { isAlive, portIsFree, readText, tail, withLock } from './process.ts';
-import { isRoot, stateDir } from './state-dir.ts';
+import { isRoot, stateDir } from '../../control-plane/app/state-dir.ts';
 
 export interface LocalPostgresOptions {
   /** State name; the cluster lives in `stateDir(name)/data`. */

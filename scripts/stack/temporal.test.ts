@@ -11,7 +11,7 @@ import {
   type TemporalDevServer,
 } from './temporal.ts';
 import { isAlive } from './process.ts';
-import { stateDir } from './state-dir.ts';
+import { stateDir } from '../../control-plane/app/state-dir.ts';
 
 const CHECK = { name: 'temporal-harness-check', port: 27233 } as const;
 const UI_PORT = 28233;

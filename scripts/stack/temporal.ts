@@ -12,7 +12,7 @@ import type { SearchAttributeType as SdkSearchAttributeType } from '@temporalio/
 import { PLATFORM_SEARCH_ATTRIBUTE_KEYS } from '../../control-plane/temporal/workflow-contract.ts';
 import { elapsed, findOnPath, isExecutable, runGo } from './go-build.ts';
 import { isAlive, portIsFree, readText, signal, tail, waitForExit, withLock } from './process.ts';
-import { cacheDir, stateDir } from './state-dir.ts';
+import { cacheDir, stateDir } from '../../control-plane/app/state-dir.ts';
 
 /**
  * The Temporal CLI version built when none is supplied: the newest tag whose go.mod has no

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { ensureTenantLogin } from '../../control-plane/db/tenant-login.ts';
-import { migrate } from '../../control-plane/db/migrate.ts';
+import { migrate } from '../../control-plane/app/migrate.ts';
 import { createDatabase, dropDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';
 
 /** The private cluster the benchmark uses when `DATABASE_URL` is not set. */

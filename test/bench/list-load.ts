@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RunningPlatform } from '../../scripts/stack/platform.ts';
+import type { RunningPlatform } from '../../control-plane/app/platform.ts';
 import { loadProjects, waitUntilIdle, withSql } from './bench-db.ts';
 import { table } from './report.ts';
 import type { Settings } from './settings.ts';

@@ -24,7 +24,7 @@ import { PROVISION_TENANT } from '../../control-plane/temporal/workflow-contract
 import { ensureKubeApiServer, ensureKubeBinaries, KUBERNETES_VERSION, runKubectl, type KubeApiServer } from '../../scripts/stack/kubernetes.ts';
 import { dropDatabase } from '../../scripts/stack/postgres.ts';
 import { withLock } from '../../scripts/stack/process.ts';
-import { stateDir } from '../../scripts/stack/state-dir.ts';
+import { stateDir } from '../../control-plane/app/state-dir.ts';
 import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
 import { apiServerRequests, requestsBetween, type RequestCounts } from './apiserver-metrics.ts';
 import { benchCluster, benchDatabase, withSql } from './bench-db.ts';

@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import type { ListOptions } from '../../control-plane/resources/list-statements.ts';
 import { CHANGED_SINCE_SQL } from '../../control-plane/resources/resources.repo.ts';
-import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { createDatabase } from '../../scripts/stack/postgres.ts';
 import {
   BENCH_DATABASES,

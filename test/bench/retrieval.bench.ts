@@ -24,7 +24,7 @@ import { evaluateRuns, parseQrels, type Judgments } from '../../control-plane/se
 import { searchVectorsFromEnv } from '../../control-plane/search/search-config.ts';
 import { SEARCH_MODES, type SearchMode } from '../../control-plane/search/search.schema.ts';
 import { createSearchService, type SearchService } from '../../control-plane/search/search.service.ts';
-import { cacheDir } from '../../scripts/stack/state-dir.ts';
+import { cacheDir } from '../../control-plane/app/state-dir.ts';
 import { benchCluster, benchDatabase, withSql } from './bench-db.ts';
 
 const K = 10;

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { REPLACE_AT_TYPE_VERSION_SQL } from '../../control-plane/resources/resources.repo.ts';
-import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { benchCluster, createIdSet, createPlatformDatabase, dropBenchDatabases, ID_TABLE, loadProjects, tenantLoginOf, waitUntilIdle, withSql } from './bench-db.ts';
 import { localPostmasterOf } from './cpu.ts';
 import { awaitIndexes, createIndexedType, INDEXED_TYPE } from './indexed-type.ts';

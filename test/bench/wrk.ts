@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { isRoot } from '../../scripts/stack/state-dir.ts';
+import { isRoot } from '../../control-plane/app/state-dir.ts';
 import { onPath, run, start, tail } from './child.ts';
 import { sampleCpuDuring, type CpuSplit } from './cpu.ts';
 import type { Measurement } from './latency.ts';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { migrate } from '../../control-plane/db/migrate.ts';
+import { migrate } from '../../control-plane/app/migrate.ts';
 import { ensureTenantLogin } from '../../control-plane/db/tenant-login.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { createDatabase, dropDatabase } from '../../scripts/stack/postgres.ts';

@@ -8,7 +8,7 @@
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import { createDb } from '../../control-plane/db/client.ts';
 import { systemActor } from '../../control-plane/identity/system-actor.ts';
-import { createServices } from '../../control-plane/services.ts';
+import { createServices } from '../../control-plane/app/services.ts';
 import { createTemporalWorkflows } from '../../control-plane/temporal/temporal-workflows.ts';
 
 const [action, tenantId, id, input, userId] = process.argv.slice(2);

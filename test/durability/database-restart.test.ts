@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
-import { migrate } from '../../control-plane/db/migrate.ts';
+import { migrate } from '../../control-plane/app/migrate.ts';
 import { ensureTenantLogin } from '../../control-plane/db/tenant-login.ts';
-import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { createDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';
 import { freePort, isAlive } from '../../scripts/stack/process.ts';
 

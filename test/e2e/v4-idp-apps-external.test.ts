@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
+import { DEFAULT_ROLES } from '../../control-plane/auth/permissions.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { asyncListener } from '../harness/async-listener.ts';
 

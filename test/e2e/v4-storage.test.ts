@@ -5,7 +5,7 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
-import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
+import { DEFAULT_ROLES } from '../../control-plane/auth/permissions.ts';
 import { buildListStatements } from '../../control-plane/resources/list-statements.ts';
 import { TENANT_ID, WORKFLOW_KEY } from '../../control-plane/temporal/temporal-workflows.ts';
 import { startTestStack, V3, type TestStack } from '../harness/stack.ts';

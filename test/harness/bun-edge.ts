@@ -3,7 +3,7 @@
  * `npm start` runs it): the platform options arrive as JSON in SVC_TEST_PLATFORM, the URL goes to
  * stdout as one JSON line, and SIGTERM closes the platform.
  */
-import { startPlatform, type PlatformOptions } from '../../scripts/stack/platform.ts';
+import { startPlatform, type PlatformOptions } from '../../control-plane/app/platform.ts';
 
 const options = JSON.parse(process.env.SVC_TEST_PLATFORM ?? '{}') as PlatformOptions;
 const platform = await startPlatform({ ...options, role: 'all', runWorker: false, log: (message, detail) => console.error(message, detail ?? '') });

@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type postgres from 'postgres';
-import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
+import { DEFAULT_ROLES } from '../../control-plane/auth/permissions.ts';
 import type { DevUser } from '../../api-edge/identity/dev-users.ts';
 import type { TestStack } from './stack.ts';
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
-import { migrate } from '../../control-plane/db/migrate.ts';
+import { migrate } from '../../control-plane/app/migrate.ts';
 import { ensureTenantLogin } from '../../control-plane/db/tenant-login.ts';
 import { ensureHelm, ensureKubeApiServer, ensureKubeBinaries, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { createDatabase, dropDatabase, ensureLocalPostgres } from '../../scripts/stack/postgres.ts';

@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
-import { startPlatform, type PlatformOptions, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { startPlatform, type PlatformOptions, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { assertConforms } from './conformance.ts';

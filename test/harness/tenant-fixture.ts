@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type postgres from 'postgres';
 import type { DevUser } from '../../api-edge/identity/dev-users.ts';
-import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
+import { DEFAULT_ROLES } from '../../control-plane/auth/permissions.ts';
 
 /** A tenant of one test file's own, with an administrator (`admin`, `tenant-admin`) and a member. */
 export interface TenantFixture {

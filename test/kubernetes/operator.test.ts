@@ -7,10 +7,10 @@ import { Watch } from '@kubernetes/client-node';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { GROUP, loadKubeConfig, VERSION } from '../../control-plane/operator/kube.ts';
-import { NOT_ACCEPTED } from '../../control-plane/tenants/tenants.service.ts';
+import { NOT_ACCEPTED } from '../../control-plane/tenants/tenant-lifecycle.ts';
 import { runCommand, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { freePort } from '../../scripts/stack/process.ts';
-import { startPlatform, type RunningPlatform } from '../../scripts/stack/platform.ts';
+import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 

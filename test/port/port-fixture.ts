@@ -9,14 +9,14 @@ import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { createTokenVerifier } from '../../api-edge/identity/token-verifier.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import type { BlobStore } from '../../control-plane/blobs/blob-store.ts';
-import type { CallContext, ControlPlane, Services } from '../../control-plane/contracts.ts';
+import type { CallContext, ControlPlane } from '../../control-plane/contracts.ts';
 import { createDb, type Db } from '../../control-plane/db/client.ts';
 import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
 import { developmentTenants } from '../../control-plane/tenants/tenant-ports.ts';
-import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
-import { createControlPlaneServer } from '../../control-plane/server.ts';
-import { createServices } from '../../control-plane/services.ts';
-import { generateControlPlaneToken } from '../../control-plane/trpc/control-plane-token.ts';
+import { createInProcessControlPlane } from '../../control-plane/app/in-process.ts';
+import { createControlPlaneServer } from '../../control-plane/app/server.ts';
+import { createServices, type Services } from '../../control-plane/app/services.ts';
+import { generateControlPlaneToken } from '../../control-plane/app/control-plane-token.ts';
 
 export interface PortFixture {
   db: Db;

@@ -73,7 +73,7 @@ export async function runPortScenarios(fixture: PortFixture, port: ControlPlane)
   const statuses: unknown[] = [];
   for await (const status of port.subscription(acmeAdmin, 'tenants', 'watchStatus', { tenantId: watched.slug })) {
     statuses.push(status);
-    if (status.status === 'provisioning') await services.tenants.activate(watched.id);
+    if (status.status === 'provisioning') await services.tenantJobs.activate(watched.id);
   }
   const watch = { statuses, expected: [{ id: watched.id, slug: watched.slug, status: 'provisioning', statusReason: null }, { id: watched.id, slug: watched.slug, status: 'active', statusReason: null }] };
 

@@ -1,5 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { Services } from '../../control-plane/contracts.ts';
+import type { DocumentJobs } from '../../control-plane/contracts.ts';
 
 /** How often a document step tells Temporal it is alive; its heartbeat timeout is a few times this. */
 export const DOCUMENT_HEARTBEAT_MS = 5_000;
@@ -28,19 +28,18 @@ async function step<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-type Documents = Services['documents'];
-type Ref = Parameters<Documents['beginJob']>[0];
+type Ref = Parameters<DocumentJobs['beginJob']>[0];
 
-/** The steps of a document job, as activities over the documents service. */
-export function createDocumentsActivities(deps: { services: Services }) {
-  const { documents } = deps.services;
+/** The steps of a document job, as activities over the documents' job steps. */
+export function createDocumentsActivities(deps: { documents: DocumentJobs }) {
+  const { documents } = deps;
   return {
     beginDocumentJob: (ref: Ref) => documents.beginJob(ref),
     extractDocumentText: (ref: Ref) => step(() => documents.extractText(ref)),
     classifyDocumentText: (ref: Ref) => step(() => documents.classifyText(ref)),
-    chunkDocumentText: (ref: Ref, options: Parameters<Documents['chunkText']>[1]) => step(() => documents.chunkText(ref, options)),
+    chunkDocumentText: (ref: Ref, options: Parameters<DocumentJobs['chunkText']>[1]) => step(() => documents.chunkText(ref, options)),
     storeDocumentChunks: (ref: Ref) => step(() => documents.storeChunks(ref)),
-    finishDocumentJob: (ref: Ref, outcome: Parameters<Documents['finishJob']>[1]) => documents.finishJob(ref, outcome),
-    failDocumentJob: (ref: Ref, outcome: Parameters<Documents['failJob']>[1]) => documents.failJob(ref, outcome),
+    finishDocumentJob: (ref: Ref, outcome: Parameters<DocumentJobs['finishJob']>[1]) => documents.finishJob(ref, outcome),
+    failDocumentJob: (ref: Ref, outcome: Parameters<DocumentJobs['failJob']>[1]) => documents.failJob(ref, outcome),
   };
 }

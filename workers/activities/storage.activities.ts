@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { Services } from '../../control-plane/contracts.ts';
+import type { StorageJobs } from '../../control-plane/contracts.ts';
 
 /** How often a queued storage step tells Temporal it is alive; its heartbeat timeout is a few times this. */
 export const STORAGE_HEARTBEAT_MS = 5_000;
@@ -28,8 +28,8 @@ async function heartbeating<T>(step: (signal: AbortSignal) => Promise<T>): Promi
 }
 
 /** Storage provisioning steps, as activities over the storage service. */
-export function createStorageActivities(deps: { services: Services }) {
-  const { storage } = deps.services;
+export function createStorageActivities(deps: { storage: StorageJobs }) {
+  const { storage } = deps;
   return {
     beginStorageProvisioning: storage.beginProvisioning,
     ensureStorageBackend: (request: Parameters<typeof storage.ensureBackend>[0]) => heartbeating((signal) => storage.ensureBackend(request, signal)),

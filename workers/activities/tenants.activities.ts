@@ -1,8 +1,11 @@
-import type { Services } from '../../control-plane/contracts.ts';
+import type { OrchestrateService, TenantJobs } from '../../control-plane/contracts.ts';
 
 /** Tenant provisioning steps, as activities over the tenants and orchestrate services; each is idempotent. */
-export function createTenantsActivities(deps: { services: Services }) {
-  const { tenants, orchestrate } = deps.services;
+export function createTenantsActivities(deps: {
+  tenants: TenantJobs;
+  orchestrate: Pick<OrchestrateService, 'ensureExampleWorkflows'>;
+}) {
+  const { tenants, orchestrate } = deps;
   return {
     ensureDefaultRoles: tenants.ensureDefaultRoles,
     ensureExampleWorkflows: orchestrate.ensureExampleWorkflows,

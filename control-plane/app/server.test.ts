@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createEdgeApp } from '../api-edge/app.ts';
-import { createHttpControlPlane } from '../api-edge/control-plane-http.ts';
-import { createLocalDirectoryBlobStore } from './blobs/local-directory.ts';
-import { createDb, type Db } from './db/client.ts';
+import { createEdgeApp } from '../../api-edge/app.ts';
+import { createHttpControlPlane } from '../../api-edge/control-plane-http.ts';
+import { createLocalDirectoryBlobStore } from '../blobs/local-directory.ts';
+import { createDb, type Db } from '../db/client.ts';
 import { createControlPlaneServer } from './server.ts';
 import { createServices } from './services.ts';
-import { generateControlPlaneToken } from './trpc/control-plane-token.ts';
+import { generateControlPlaneToken } from './control-plane-token.ts';
 
 /** The control plane's own process answers its health check with a status code probes can read. */
 describe('control plane server health', () => {

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
 import type { Identity } from '../identity/identity.schema.ts';
 import type { AppRouter } from './root-router.ts';
-import type { UploadMeta } from './upload-body.ts';
+import type { UploadMeta } from '../trpc/upload-body.ts';
 
 type Inputs = inferRouterInputs<AppRouter>;
 type Outputs = inferRouterOutputs<AppRouter>;

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import type { JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateSigningJwks } from '../../api-edge/identity/dev-provider.ts';
-import { startPlatform } from '../../scripts/stack/platform.ts';
+import { startPlatform } from './platform.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { ADMIN, startTestStack, type TestStack } from '../../test/harness/stack.ts';
-import { encodeUploadMeta, UPLOAD_META_HEADER } from './upload-body.ts';
+import { encodeUploadMeta, UPLOAD_META_HEADER } from '../trpc/upload-body.ts';
 
 const TOKEN_HEADER = 'x-control-plane-token';
 const IDP_APPS = '/v4/platform/provisioning/idp-apps';

@@ -2,9 +2,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { syncDefaultRoles } from '../identity/default-roles.ts';
-import type { Tx } from './client.ts';
+import type { Tx } from '../db/client.ts';
 
-const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
+const MIGRATIONS_DIR = fileURLToPath(new URL('../db/migrations/', import.meta.url));
 const LOCK_KEY = 7_301_447_001;
 
 /**

@@ -12,27 +12,27 @@ import { createRateLimits, DEFAULT_POLICIES, type RateLimitGroup, type RateLimit
 import { postgresLimiters } from '../../api-edge/plugins/rate-limit-postgres.ts';
 import type { AccessLog } from '../../api-edge/observability.ts';
 import { asEdgeServer, createEdgeServer } from '../../api-edge/server.ts';
-import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
-import { createDb, createPool, type Db } from '../../control-plane/db/client.ts';
-import type { DbTimeouts } from '../../control-plane/db/faults.ts';
-import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
-import { developmentTenants } from '../../control-plane/tenants/tenant-ports.ts';
-import { createInProcessControlPlane } from '../../control-plane/in-process.ts';
-import { createControlPlaneServer } from '../../control-plane/server.ts';
-import { generateControlPlaneToken } from '../../control-plane/trpc/control-plane-token.ts';
-import { createServices } from '../../control-plane/services.ts';
-import type { ControlPlane, IdentityProviderSettings, Services } from '../../control-plane/contracts.ts';
-import type { AiDeps } from '../../control-plane/services.ts';
-import type { Plan } from '../../control-plane/capabilities/capabilities.schema.ts';
-import { createTemporalWorkflows, type TemporalSettings } from '../../control-plane/temporal/temporal-workflows.ts';
+import { createLocalDirectoryBlobStore } from '../blobs/local-directory.ts';
+import { createDb, createPool, type Db } from '../db/client.ts';
+import type { DbTimeouts } from '../db/faults.ts';
+import { seedDevelopmentData } from '../identity/dev-seed.ts';
+import { developmentTenants } from '../tenants/tenant-ports.ts';
+import { createInProcessControlPlane } from './in-process.ts';
+import { createControlPlaneServer } from './server.ts';
+import { generateControlPlaneToken } from './control-plane-token.ts';
+import { createServices, operatorServicesOf, workerServicesOf, type AiDeps, type Services } from './services.ts';
+import type { ControlPlane } from './control-plane.ts';
+import type { IdentityProviderSettings } from '../idp-apps/idp-apps.service.ts';
+import type { Plan } from '../capabilities/capabilities.schema.ts';
+import { createTemporalWorkflows, type TemporalSettings } from '../temporal/temporal-workflows.ts';
 import { startWorker } from '../../workers/worker.ts';
 import type { ActivityLog } from '../../workers/activity-trace.ts';
-import { loadKubeConfig } from '../../control-plane/operator/kube.ts';
-import { startOperator } from '../../control-plane/operator/operator.ts';
+import { loadKubeConfig } from '../operator/kube.ts';
+import { startOperator } from '../operator/operator.ts';
 import { startHealthServer, type HealthReport } from './health-server.ts';
 import { stateDir } from './state-dir.ts';
 import { devSecretsKey } from './dev-secrets-key.ts';
-import { createSecretBox } from '../../control-plane/secrets/secret-box.ts';
+import { createSecretBox } from '../secrets/secret-box.ts';
 
 export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operator';
 
@@ -183,13 +183,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   }
   const worker =
     options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
-      ? await startWorker({ ...options.temporal, services: services!, activityLog: options.activityLog })
+      ? await startWorker({ ...options.temporal, services: workerServicesOf(services!), activityLog: options.activityLog })
       : undefined;
   const operator =
     options.operator && (options.role === 'all' || options.role === 'operator')
       ? startOperator({
           kubeConfig: loadKubeConfig(options.operator.kubeconfigPath),
-          services: services!,
+          services: operatorServicesOf(services!),
           publicUrl: options.publicUrl ?? `http://localhost:${options.port}`,
           namespace: options.operator.namespace,
           identity: options.operator.identity,
@@ -210,7 +210,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     await operator?.stop();
     await worker?.shutdown();
     await workflows?.close();
-    await services?.documents.close();
+    await services?.close();
   };
 
   if (options.role === 'worker' || options.role === 'operator') {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { metricsText } from '../../control-plane/telemetry/metrics.ts';
+import { metricsText } from '../telemetry/metrics.ts';
 
 export interface HealthReport {
   status: 'ok' | 'unavailable';

@@ -1,6 +1,6 @@
 import { linkSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSecretsKey, SECRETS_KEY_BYTES } from '../../control-plane/secrets/secret-box.ts';
+import { newSecretsKey, SECRETS_KEY_BYTES } from '../secrets/secret-box.ts';
 import { stateDir } from './state-dir.ts';
 
 /**

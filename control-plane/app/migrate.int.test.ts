@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { DEFAULT_ROLES } from '../identity/permissions.ts';
+import { DEFAULT_ROLES } from '../auth/permissions.ts';
 import { migrate } from './migrate.ts';
 
 /** What `migrate` does beyond the SQL files, against the run's (already migrated) PostgreSQL. */

@@ -20,7 +20,7 @@ import { uploadsRouter } from '../uploads/uploads.router.ts';
 import { usersRouter } from '../users/users.router.ts';
 import { verticalsRouter } from '../verticals/verticals.router.ts';
 import { webhooksRouter } from '../webhooks/webhooks.router.ts';
-import { t } from './init.ts';
+import { t } from '../trpc/init.ts';
 
 export const appRouter = t.router({
   objectTypes: objectTypesRouter,

@@ -1,8 +1,8 @@
 import { callTRPCProcedure } from '@trpc/server';
-import type { Services } from './trpc/context.ts';
-import type { CallContext, ControlPlane } from './trpc/control-plane.ts';
-import { appRouter } from './trpc/root-router.ts';
-import { detachedByteStream } from './trpc/upload-body.ts';
+import type { ApiServices } from '../trpc/context.ts';
+import type { CallContext, ControlPlane } from './control-plane.ts';
+import { appRouter } from './root-router.ts';
+import { detachedByteStream } from '../trpc/upload-body.ts';
 
 type Procedures = Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } } | undefined>;
 
@@ -44,7 +44,7 @@ function subscribe(start: (signal: AbortSignal) => Promise<unknown>, outer?: Abo
  * The control plane called in the same process, no serialisation: each call goes to its procedure
  * as tRPC's own caller would send it, without building the caller's path proxies per call.
  */
-export function createInProcessControlPlane(services: Services): ControlPlane {
+export function createInProcessControlPlane(services: ApiServices): ControlPlane {
   const procedures = appRouter._def.procedures as unknown as Procedures;
   const call = (context: CallContext, domain: string, procedure: string, input: unknown, extra: { signal?: AbortSignal; uploadMeta?: unknown } = {}) => {
     const path = `${domain}.${procedure}`;

@@ -1,15 +1,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createHTTPHandler } from '@trpc/server/adapters/standalone';
-import type { Health } from './health/health.schema.ts';
-import { answerProbe, isProbeRequest } from './health/probes.ts';
-import type { Identity } from './identity/identity.schema.ts';
-import type { Context, Services } from './trpc/context.ts';
-import { metricsText } from './telemetry/metrics.ts';
-import { parseTraceparent, requestIdFrom } from './telemetry/trace-context.ts';
-import { CONTROL_PLANE_TOKEN_HEADER, controlPlaneTokenCheck, controlPlaneTokenProblem } from './trpc/control-plane-token.ts';
-import { appRouter } from './trpc/root-router.ts';
-import { decodeUploadMeta, nodeByteStream, UPLOAD_META_HEADER } from './trpc/upload-body.ts';
+import type { Health } from '../health/health.schema.ts';
+import { answerProbe, isProbeRequest } from '../health/probes.ts';
+import type { Identity } from '../identity/identity.schema.ts';
+import type { ApiServices, Context } from '../trpc/context.ts';
+import { metricsText } from '../telemetry/metrics.ts';
+import { parseTraceparent, requestIdFrom } from '../telemetry/trace-context.ts';
+import { CONTROL_PLANE_TOKEN_HEADER, controlPlaneTokenCheck, controlPlaneTokenProblem } from './control-plane-token.ts';
+import { appRouter } from './root-router.ts';
+import { decodeUploadMeta, nodeByteStream, UPLOAD_META_HEADER } from '../trpc/upload-body.ts';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
 
@@ -64,7 +64,7 @@ const isUpload = (req: IncomingMessage) => req.method === 'POST' && /^applicatio
  * its limit) leaves the rest to be discarded, so that its error still reaches the caller.
  */
 export function createControlPlaneServer(deps: {
-  services: Services;
+  services: ApiServices;
   verifyToken: (token: string) => Promise<Identity>;
   /** The credential every caller must present (`CONTROL_PLANE_TOKEN`). */
   callerToken: string;

@@ -1,0 +1,227 @@
+import { createLocalModel } from '../ai/local-model.ts';
+import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from '../ai/openai-compatible.ts';
+import { createAppsService, type AppsService } from '../apps/apps.service.ts';
+import { APP_OBJECT_TYPE } from '../apps/apps.schema.ts';
+import { keyedResources } from '../resources/keyed-resources.ts';
+import { createAnsweringService, retrieveFromSearch, type AnsweringService, type Retrieve } from '../chat/answering.ts';
+import type { AnswerStreamSettings } from '../chat/answer-streams.ts';
+import { createChatService, type ChatService } from '../chat/chat.service.ts';
+import { createConfigStoreService, type ConfigStoreService } from '../config-store/config-store.service.ts';
+import { createRuntimeService, type RuntimeService } from '../runtime/runtime.service.ts';
+import type { BlobStore } from '../blobs/blob-store.ts';
+import type { Db } from '../db/client.ts';
+import { createDeclarationsService } from '../declarations/declarations.service.ts';
+import { createGeoService, type GeoService } from '../geo/geo.service.ts';
+import { createDocumentFiles } from '../documents/document-files.ts';
+import { createDocumentJobs, type DocumentJobs } from '../documents/documents.jobs.ts';
+import { createDocumentsService, type DocumentsService } from '../documents/documents.service.ts';
+import { createHealthService, type HealthService } from '../health/health.service.ts';
+import { appClientTenantOf, createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
+import { createCapabilitiesService, type CapabilitiesService } from '../capabilities/capabilities.service.ts';
+import { tenantPlanSetter } from '../tenants/tenant-ports.ts';
+import type { Plan } from '../capabilities/capabilities.schema.ts';
+import { createOrchestrateService, type OrchestrateService } from '../orchestrate/orchestrate.service.ts';
+import type { WorkflowsPort } from '../temporal/workflows.port.ts';
+import { createIdentityService, type IdentityService } from '../identity/identity.service.ts';
+import { createObjectTypesService, type ObjectTypesService } from '../object-types/object-types.service.ts';
+import { createRealtimeService, type RealtimeService } from '../realtime/realtime.service.ts';
+import { createResourceFilesService, type ResourceFilesService } from '../resources/resource-files.ts';
+import { createResourcesService, type ResourcesService } from '../resources/resources.service.ts';
+import { searchVectorsFromEnv } from '../search/search-config.ts';
+import { createSearchService, type SearchService } from '../search/search.service.ts';
+import type { Embedder } from '../search/embeddings.ts';
+import type { VectorStore } from '../search/vector-store.ts';
+import { createSessionsService, type SessionsService } from '../sessions/sessions.service.ts';
+import { createStorageBackends } from '../storage/storage-backends.ts';
+import { createStorageJobs, type StorageJobs } from '../storage/storage.jobs.ts';
+import { createStorageService, type StorageService } from '../storage/storage.service.ts';
+import { createStorageUsage, meteredBlobStore } from '../capabilities/storage-usage.ts';
+import { createTenantLifecycle } from '../tenants/tenant-lifecycle.ts';
+import { createTenantsDeclared, type TenantsDeclared } from '../tenants/tenants.declared.ts';
+import { createTenantJobs, type TenantJobs } from '../tenants/tenants.jobs.ts';
+import { createTenantsService, type TenantsService } from '../tenants/tenants.service.ts';
+import { createUploadsService, type UploadsService } from '../uploads/uploads.service.ts';
+import { createUsersService, type UsersService } from '../users/users.service.ts';
+import { createVerticalsService, type VerticalsService } from '../verticals/verticals.service.ts';
+import { createWebhooksService, type WebhooksService } from '../webhooks/webhooks.service.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { createOutbox, type Outbox } from '../outbox/outbox.service.ts';
+import { sweepExpiredIdempotencyKeys } from '../resources/idempotency-keys.ts';
+import { createSweeps, staleUploadsSweep, type Sweeps } from '../sweeps/sweeps.service.ts';
+import type { Callers } from '../trpc/context.ts';
+import type { OperatorServices } from '../operator/operator.ts';
+import type { WorkerServices } from '../../workers/activities/index.ts';
+
+/** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
+export interface Services {
+  callers: Callers;
+  identity: IdentityService;
+  objectTypes: ObjectTypesService;
+  resources: ResourcesService;
+  resourceFiles: ResourceFilesService;
+  users: UsersService;
+  sessions: SessionsService;
+  orchestrate: OrchestrateService;
+  capabilities: CapabilitiesService;
+  storage: StorageService;
+  storageJobs: StorageJobs;
+  tenants: TenantsService;
+  tenantsDeclared: TenantsDeclared;
+  tenantJobs: TenantJobs;
+  apps: AppsService;
+  health: HealthService;
+  uploads: UploadsService;
+  idpApps: IdpAppsService;
+  verticals: VerticalsService;
+  realtime: RealtimeService;
+  webhooks: WebhooksService;
+  search: SearchService;
+  geo: GeoService;
+  documents: DocumentsService;
+  documentJobs: DocumentJobs;
+  answering: AnsweringService;
+  chat: ChatService;
+  runtime: RuntimeService;
+  configStore: ConfigStoreService;
+  /** Workflow starts written with the work they start; its dispatcher runs in every process that serves the control plane or runs workers. */
+  outbox: Outbox;
+  /** Scheduled clean-up (stale staged uploads, expired idempotency keys), run in every such process too. */
+  sweeps: Sweeps;
+  /** Ends what the services started in the process (the document extractor's OCR worker). */
+  close(): Promise<void>;
+}
+
+/** The AI model settings: an OpenAI-compatible endpoint replaces the local model when given; how answer streams are kept. */
+export interface AiDeps {
+  ai?: OpenAiCompatibleSettings;
+  chatStreams?: AnswerStreamSettings;
+  /** Where answers find the tenant's passages; default: hybrid search of the search service. */
+  retrieve?: Retrieve;
+}
+
+/** How often each sweep runs, across the processes of a deployment. */
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+
+/** Where the built-in identity provider is when nothing says: the edge's default public origin. */
+const DEFAULT_IDENTITY_PROVIDER: IdentityProviderSettings = { kind: 'built-in', issuer: () => 'http://localhost:8080' };
+
+/**
+ * Composition of the control plane's services over one database, a workflow engine, an AI model
+ * and a blob store. A domain reaches another only through the service given to it here, never
+ * through the other's repo.
+ */
+export function createServices(
+  deps: {
+    db: Db;
+    workflows?: WorkflowsPort;
+    blobs: BlobStore;
+    uploadLimitBytes?: number;
+    /** The plan of tenants none was set for (the operator's `DEFAULT_PLAN`); default the catalog's. */
+    defaultPlan?: Plan;
+    /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
+    identityProvider?: IdentityProviderSettings;
+    /** Seals the secrets the platform keeps usable (webhook and configuration secrets) with the operator key; only processes that serve the API need it. */
+    secrets?: SecretBox;
+    /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
+    searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
+  } & AiDeps,
+): Services {
+  const capabilities = createCapabilitiesService({ ...deps, setTenantPlan: tenantPlanSetter(deps.db) });
+  // Every byte written to a tenant's blob area counts against its storage quota.
+  const storageUsage = createStorageUsage({ db: deps.db, capabilities });
+  const blobs = meteredBlobStore(deps.blobs, storageUsage);
+  // A change of a type's searchFields rebuilds its resources' projections through the resources service made below.
+  const objectTypes = createObjectTypesService({
+    db: deps.db,
+    searchFieldsChanged: (tx, objectType) => resources.reproject(tx, objectType),
+    // Declared indexes are built in the background by the storage service made below.
+    indexBuilds: { request: (tenantId) => storage.indexBuilds.request(tenantId), statuses: (tenantId) => storage.indexBuilds.statuses(tenantId) },
+  });
+  const search = createSearchService({ db: deps.db, objectTypes, ...(deps.searchVectors ?? searchVectorsFromEnv(deps.db)) });
+  // Actions start workflows through orchestrate, which reads resources: the call is bound to the service made below.
+  const resources = createResourcesService({
+    db: deps.db,
+    objectTypes,
+    actionWorkflows: { prepare: (tx, actor, execution) => orchestrate.prepareExecution(tx, actor, execution) },
+    searchIndex: search.resourceIndex,
+    removeFiles: (tenantId, ids) => resourceFiles.removeAllOf(tenantId, ids),
+  });
+  const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs, capabilities, storageUsage, searchIndex: search.resourceIndex });
+  const outbox = createOutbox({ db: deps.db, workflows: deps.workflows });
+  const documentsDeps = { db: deps.db, blobs, workflows: deps.workflows, outbox, capabilities, storageUsage, search };
+  const documentFiles = createDocumentFiles(documentsDeps);
+  const documents = createDocumentsService({ ...documentsDeps, files: documentFiles });
+  const answering = createAnsweringService({
+    models: { local: createLocalModel(), remote: deps.ai ? createOpenAiCompatibleModel(deps.ai) : undefined },
+    resources,
+    retrieve: deps.retrieve ?? retrieveFromSearch(search),
+    readDocument: documents.passages,
+  });
+  const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, outbox, resources, answering, capabilities, chat });
+  const identity = createIdentityService({ ...deps, appClientTenant: appClientTenantOf(deps.db) });
+  const declarations = createDeclarationsService();
+  const tenantsDeps = { db: deps.db, workflows: deps.workflows, identity, declarations };
+  const lifecycle = createTenantLifecycle(tenantsDeps);
+  const tenants = createTenantsService({ ...tenantsDeps, lifecycle });
+  const tenantsDeclared = createTenantsDeclared({ ...tenantsDeps, lifecycle });
+  const apps = createAppsService({
+    db: deps.db,
+    tenants: { ...tenants, declare: tenantsDeclared.declare, removeDeclared: tenantsDeclared.removeDeclared },
+    identity,
+    declarations,
+    enrollments: keyedResources(APP_OBJECT_TYPE),
+  });
+  const storageBackends = createStorageBackends({ db: deps.db, workflows: deps.workflows, blobs, refusedChunks: search.refusedChunks });
+  const storage = createStorageService({ db: deps.db, workflows: deps.workflows, blobs, backends: storageBackends });
+  return {
+    callers: identity,
+    identity,
+    objectTypes,
+    resources,
+    resourceFiles,
+    users: createUsersService({ db: deps.db, identity }),
+    sessions: createSessionsService(deps),
+    orchestrate,
+    capabilities,
+    storage,
+    storageJobs: createStorageJobs({ db: deps.db, backends: storageBackends }),
+    tenants,
+    tenantsDeclared,
+    tenantJobs: createTenantJobs(tenantsDeps),
+    apps,
+    health: createHealthService(deps),
+    uploads: createUploadsService({ blobs, storageUsage, maxBytes: deps.uploadLimitBytes }),
+    idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
+    verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
+    search,
+    realtime: createRealtimeService({ db: deps.db, capabilities, identity }),
+    webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate, secrets: deps.secrets }),
+    answering,
+    chat,
+    runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),
+    geo: createGeoService({ db: deps.db, capabilities }),
+    configStore: createConfigStoreService({ db: deps.db, secrets: deps.secrets }),
+    documents,
+    documentJobs: createDocumentJobs({ db: deps.db, blobs, files: documentFiles }),
+    outbox,
+    sweeps: createSweeps({
+      db: deps.db,
+      sweeps: [
+        staleUploadsSweep(deps.db, (tenantId) => documents.sweepStaleUploads(tenantId), SWEEP_EVERY_MS),
+        { name: 'expired-idempotency-keys', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredIdempotencyKeys(deps.db) },
+      ],
+    }),
+    close: documentFiles.close,
+  };
+}
+
+/** What the worker's activities are given: each domain's functions for workflows, nothing of the API. */
+export function workerServicesOf(services: Services): WorkerServices {
+  return { documents: services.documentJobs, orchestrate: services.orchestrate, storage: services.storageJobs, tenants: services.tenantJobs };
+}
+
+/** What the operator is given: the declarations of tenants and apps, storage readiness, and tenant status changes. */
+export function operatorServicesOf(services: Services): OperatorServices {
+  return { tenants: services.tenantsDeclared, apps: services.apps, storage: services.storage };
+}

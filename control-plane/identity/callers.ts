@@ -1,0 +1,131 @@
+import { platformPermissionsOf } from '../auth/permissions.ts';
+import type { Db, Tx } from '../db/client.ts';
+import { ForbiddenError, UnauthorizedError } from '../errors.ts';
+import { UUID } from '../ids.ts';
+import { awaitsFirstSignIn, claimUserByEmail, findUserBySubject, insertUser, listActiveMemberships, recordLogin, type UserRow } from './identity.repo.ts';
+import { APP_TOKEN_ELSEWHERE, type Actor, type Identity, type Principal } from './identity.schema.ts';
+
+export interface CallersDeps {
+  db: Db;
+  /** The tenant that registered the app a client id belongs to; undefined for the platform's own clients. */
+  appClientTenant?: (clientId: string) => Promise<string | undefined>;
+  cacheTtlMs?: number;
+  now?: () => number;
+}
+
+/**
+ * Turns a verified token identity into an Actor in one tenant, or the Principal naming none: the
+ * tRPC base procedures' `Callers`. Users are provisioned just in time on their first call (matched
+ * by email to a user provisioned ahead, else created), and `lastLoginAt` moves to the token's issue
+ * time whenever a newer token is seen. Resolved callers are cached for `cacheTtlMs` per token, so a
+ * membership change takes effect within that time (at once in this process for a deleted tenant:
+ * see `forgetTenant`).
+ */
+export function createCallers(deps: CallersDeps) {
+  const { db } = deps;
+  const ttl = deps.cacheTtlMs ?? 5_000;
+  const now = deps.now ?? Date.now;
+  const cache = new Map<string, { actor: Actor; expires: number }>();
+  const principals = new Map<string, { principal: Principal; expires: number }>();
+  const appTenants = new Map<string, { tenantId: string | undefined; expires: number }>();
+
+  /** The tenant a token is bound to: the one that registered the app it was issued to, if any. */
+  async function appTenantOf(identity: Identity): Promise<string | undefined> {
+    if (!identity.clientId || !deps.appClientTenant) return undefined;
+    const hit = appTenants.get(identity.clientId);
+    if (hit && hit.expires > now()) return hit.tenantId;
+    const tenantId = await deps.appClientTenant(identity.clientId);
+    if (appTenants.size > 10_000) appTenants.clear();
+    appTenants.set(identity.clientId, { tenantId, expires: now() + ttl });
+    return tenantId;
+  }
+
+  /** The token's user, provisioned just in time, with the sign-in time recorded. */
+  async function provisionUser(tx: Tx, identity: Identity): Promise<UserRow> {
+    let found = await findUserBySubject(tx, identity.sub);
+    if (!found) {
+      if (!identity.email) throw new UnauthorizedError('token carries no email to provision the user from');
+      // A user provisioned ahead is bound only to a token that vouches for the address: anyone can
+      // put an unverified address in their account at some identity providers.
+      const provisioned =
+        (identity.emailVerified === true ? await claimUserByEmail(tx, identity.email, identity.sub) : undefined) ??
+        (await insertUser(tx, { subject: identity.sub, email: identity.email, name: identity.name ?? identity.email }));
+      if (provisioned) found = { ...provisioned, lastLoginAt: null };
+      else {
+        found = await findUserBySubject(tx, identity.sub);
+        if (!found) {
+          if (await awaitsFirstSignIn(tx, identity.email)) {
+            throw new ForbiddenError(`the email address ${identity.email} is of a user provisioned ahead, whom only a token saying the address is verified (email_verified) signs in as`);
+          }
+          throw new ForbiddenError(`another account uses the email address ${identity.email}`);
+        }
+      }
+    }
+    const issuedAt = identity.issuedAt ? new Date(identity.issuedAt * 1000) : new Date(now());
+    // A newer token's picture becomes the avatar; a token without one leaves it as it is.
+    if (!found.lastLoginAt || found.lastLoginAt < issuedAt) await recordLogin(tx, found.id, issuedAt, identity.picture);
+    return found;
+  }
+
+  async function resolve(identity: Identity, tenantHint: string | undefined): Promise<Actor> {
+    const { user, memberships } = await db.system(async (tx) => {
+      const found = await provisionUser(tx, identity);
+      return { user: found, memberships: await listActiveMemberships(tx, found.id) };
+    });
+
+    const appTenant = await appTenantOf(identity);
+    const wanted = tenantHint ?? appTenant ?? identity.tenant;
+    const membership = wanted
+      ? memberships.find((m) => (UUID.test(wanted) ? m.tenantId === wanted.toLowerCase() : m.tenantSlug === wanted))
+      : memberships[0];
+    if (!membership) throw new ForbiddenError(wanted ? `no active membership in tenant "${wanted}"` : 'no active tenant membership');
+    if (appTenant && membership.tenantId !== appTenant) throw new ForbiddenError(APP_TOKEN_ELSEWHERE);
+    return {
+      userId: user.id,
+      email: user.email,
+      tenantId: membership.tenantId,
+      tenantSlug: membership.tenantSlug,
+      roles: membership.roles,
+      permissions: new Set(membership.permissions),
+    };
+  }
+
+  return {
+    async resolveActor(identity: Identity, tenantHint?: string): Promise<Actor> {
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${tenantHint ?? identity.tenant ?? ''}`;
+      const hit = cache.get(key);
+      if (hit && hit.expires > now()) return hit.actor;
+      const actor = await resolve(identity, tenantHint);
+      if (cache.size > 10_000) cache.clear();
+      cache.set(key, { actor, expires: now() + ttl });
+      return actor;
+    },
+
+    /** The token's user without choosing a tenant, with the platform permissions of their platform roles. */
+    async resolveUser(identity: Identity): Promise<Principal> {
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}`;
+      const hit = principals.get(key);
+      if (hit && hit.expires > now()) return hit.principal;
+      const user = await db.system((tx) => provisionUser(tx, identity));
+      const appTenantId = await appTenantOf(identity);
+      // An app's token never carries the user's platform roles: the app acts in its tenant alone.
+      const platformRoles = appTenantId ? [] : user.platformRoles;
+      const principal: Principal = {
+        userId: user.id,
+        email: user.email,
+        ...(identity.emailVerified === true && identity.email ? { verifiedEmail: identity.email } : {}),
+        platformRoles,
+        platformPermissions: platformPermissionsOf(platformRoles),
+        ...(appTenantId ? { appTenantId } : {}),
+      };
+      if (principals.size > 10_000) principals.clear();
+      principals.set(key, { principal, expires: now() + ttl });
+      return principal;
+    },
+
+    /** Drops cached actors of a tenant, so that a deleted tenant stops resolving at once in this process. */
+    forgetTenant(tenantId: string): void {
+      for (const [key, entry] of cache) if (entry.actor.tenantId === tenantId) cache.delete(key);
+    },
+  };
+}
