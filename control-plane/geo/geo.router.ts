@@ -21,7 +21,7 @@ import type { GeoService } from './geo.service.ts';
 
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    geo: Pick<GeoService, 'createDataset' | 'deleteDataset' | 'getDataset' | 'ingest' | 'listDatasets' | 'queryFeatures' | 'resolveLocation' | 'reverse'>;
+    geo: Pick<GeoService, 'createDataset' | 'deleteDataset' | 'getDataset' | 'ingest' | 'listDatasets' | 'queryFeatures' | 'report' | 'resolveLocation' | 'reverse' | 'updateDataset'>;
   }
 }
 

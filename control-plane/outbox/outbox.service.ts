@@ -39,7 +39,7 @@ const CLAIM_BATCH = 20;
 const isClosedPool = (error: unknown) => ['CONNECTION_ENDED', 'CONNECTION_DESTROYED'].includes((error as { code?: string } | null)?.code ?? '');
 
 /**
- * The workflow outbox (docs/decisions/0149-workflow-outbox.md): a start is written in the same
+ * The workflow outbox (docs/decisions/0146-workflow-outbox.md): a start is written in the same
  * transaction as the work it starts (a document job, an execution, an accepted webhook delivery),
  * so that a committed one is always started, and a rolled-back one never. The writer starts it at
  * once after the commit (`dispatch`); should that fail, or the process end first, the dispatcher of

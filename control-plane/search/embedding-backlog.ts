@@ -18,7 +18,7 @@ function isClosedPool(error: unknown): boolean {
 }
 
 /**
- * The embedding backlog (docs/decisions/0150-fair-embedding-backlog.md): chunks written without
+ * The embedding backlog (docs/decisions/0147-fair-embedding-backlog.md): chunks written without
  * vectors (resource projections, written in the resource's own transaction, or any write whose
  * embedding failed) get them shortly after. Tenants take turns, a batch each, so that one tenant's
  * backlog cannot hold up another's; a batch is claimed with `FOR UPDATE SKIP LOCKED` and a lease,

@@ -18,7 +18,7 @@ const CHECK_MS = 60_000;
 const isClosedPool = (error: unknown) => ['CONNECTION_ENDED', 'CONNECTION_DESTROYED'].includes((error as { code?: string } | null)?.code ?? '');
 
 /**
- * Runs the platform's sweeps on a schedule (docs/decisions/0151-scheduled-sweeps.md): every
+ * Runs the platform's sweeps on a schedule (docs/decisions/0148-scheduled-sweeps.md): every
  * process checks each minute, and a sweep due runs in the one process that claims its row in
  * `scheduled_sweeps`, so that it runs once per interval however many processes there are. A sweep
  * that fails is logged and runs again at its next turn.

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, readText } from './process.ts';
-import { stateDir } from './state-dir.ts';
+import { stateDir } from '../../control-plane/app/state-dir.ts';
 
 /**
  * Which `npm start` processes run on this state directory: one file per role in

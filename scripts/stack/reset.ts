@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { alreadyRunning, runningInstances } from './local-instance.ts';
 import { stopLocalPostgres } from './postgres.ts';
-import { stateDir } from './state-dir.ts';
+import { stateDir } from '../../control-plane/app/state-dir.ts';
 import { stopTemporalDevServer } from './temporal.ts';
 
 /**

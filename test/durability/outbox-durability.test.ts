@@ -36,7 +36,7 @@ async function unansweringTemporal() {
  * while that start hangs, so the work is committed and never started. Another process of the
  * deployment (the stack, on the same task queue and a working Temporal) then starts it, once. A
  * webhook delivery accepted while Temporal is down is answered 202 and its workflow runs once
- * Temporal is back (docs/decisions/0149-workflow-outbox.md).
+ * Temporal is back (docs/decisions/0146-workflow-outbox.md).
  */
 describe('the workflow outbox after a crash between commit and start', () => {
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
-import { DEFAULT_ROLES } from '../../control-plane/identity/permissions.ts';
+import { DEFAULT_ROLES } from '../../control-plane/auth/permissions.ts';
 import { startTestStack, V3, type TestStack } from '../harness/stack.ts';
 
 /**

@@ -3,7 +3,7 @@
 -- engine has the run (its workflow id is deterministic, so a second start is a no-op). Every
 -- process that serves the control plane or runs workers dispatches the rows of its task queue,
 -- claiming them with SKIP LOCKED and a lease; a start that fails is tried again with backoff
--- (docs/decisions/0149-workflow-outbox.md).
+-- (docs/decisions/0146-workflow-outbox.md).
 create table workflow_outbox (
   id bigint generated always as identity primary key,
   tenant_id uuid not null references tenants (id) on delete cascade,
@@ -30,14 +30,14 @@ grant select, insert on workflow_outbox to svc_app;
 
 -- The embedding backlog: a lease per chunk, so that two processes never embed the same rows, and
 -- the reason a chunk the embedding model refused is parked (it is not tried again until its source
--- is written again) (docs/decisions/0150-fair-embedding-backlog.md).
+-- is written again) (docs/decisions/0147-fair-embedding-backlog.md).
 alter table search_chunks add column embedding_lease_until timestamptz;
 alter table search_chunks add column embedding_refused text;
 drop index search_chunks_unembedded;
 create index search_chunks_unembedded on search_chunks (tenant_id, id) where embedding_model is null and embedding_refused is null;
 
 -- Periodic sweeps shared by every process: a sweep runs where it claims its row, at most once per
--- interval across all processes (docs/decisions/0151-scheduled-sweeps.md).
+-- interval across all processes (docs/decisions/0148-scheduled-sweeps.md).
 create table scheduled_sweeps (
   name text primary key,
   ran_at timestamptz not null
