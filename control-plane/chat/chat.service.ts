@@ -7,9 +7,8 @@ import type { Db, Tx } from '../db/client.ts';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, RateLimitError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
-import type { AnsweringService, AnswerRequest, SourceKind } from './answering.ts';
+import type { AnsweringService } from './answering.ts';
 import { createAnswerStreams, type AnswerScope, type AnswerStreamSettings } from './answer-streams.ts';
-import { conversationIdOf } from './conversation-names.ts';
 import {
   actAsUser,
   conversationHistory,
@@ -33,10 +32,7 @@ import {
   touchConversation,
 } from './chat.repo.ts';
 import {
-  DEFAULT_ANSWER_TOKENS,
   DEFAULT_CONCURRENT_STREAMS,
-  DEFAULT_TEMPERATURE,
-  MAX_ANSWER_TOKENS,
   type ChatStreamItem,
   type Conversation,
   type Message,
@@ -47,11 +43,10 @@ import {
 } from './chat.schema.ts';
 import { createWorkflowConfigs, modelChoiceOf, stagesOf, type WorkflowBinding, type WorkflowConfig } from './workflow-config.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
+import { answerSpecOf, DEFAULT_RETRIEVED, kindsFor, type AnswerSpec } from './workflow-answers.ts';
 
 /** Earlier turns given to the model with a new question. */
 const HISTORY_TURNS = 20;
-/** Passages retrieval adds to an answer unless a chatbot configuration says otherwise. */
-const DEFAULT_RETRIEVED = 5;
 /** Conversations listed (newest first); the seed gives the list no paging. */
 const LISTED_CONVERSATIONS = 100;
 const TITLE_CHARS = 80;
@@ -65,29 +60,11 @@ const RETRY_RESUME_AFTER_S = 5;
 
 export type ChatService = ReturnType<typeof createChatService>;
 
-/** What the caller may have retrieval search: documents need `documents.read`, resources `resources.read`. */
-const kindsFor = (actor: Actor): SourceKind[] => [
-  ...(actor.permissions.has('documents.read') ? (['document'] as const) : []),
-  ...(actor.permissions.has('resources.read') ? (['resource'] as const) : []),
-];
-
 function titleOf(message: string): string {
   const line = message.replace(/\s+/g, ' ').trim();
   if (line.length <= TITLE_CHARS) return line;
   const cut = line.slice(0, TITLE_CHARS - 1);
   return `${cut.slice(0, cut.lastIndexOf(' ') > 40 ? cut.lastIndexOf(' ') : cut.length)}…`;
-}
-
-/** `{{name}}` places of a stage prompt filled from the request's params; unknown names stay as written. */
-const fillParams = (prompt: string, params: Record<string, unknown>) =>
-  prompt.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (place, name: string) => (Object.hasOwn(params, name) && params[name] !== null ? String(params[name]) : place));
-
-/** What a new answer needs besides its question. */
-interface AnswerSpec {
-  question: string;
-  /** The conversation to continue; `createIfMissing` starts it under that id (v4: the client names new ones). */
-  conversation: { id?: string; createIfMissing?: boolean; workflowKey?: string; stage?: string };
-  request: Omit<AnswerRequest, 'question' | 'history' | 'signal'>;
 }
 
 /**
@@ -228,23 +205,7 @@ export function createChatService(deps: {
     if (runtime.status === 'unsupported') throw new NotFoundError(`workflow "${input.workflowId}"`);
     if (runtime.status === 'blocked' || runtime.status === 'paid_upgrade_required') throw new ForbiddenError(runtime.reason);
     if (runtime.status === 'operator_required') throw new ConflictError(runtime.reason, { status: runtime.status });
-    const { chatbot, profile } = binding!;
-    const stage = stagesOf(workflow!).find((s) => s.id === input.stage)!;
-    const params = input.params;
-    const systemPrompt = [profile?.systemPrompt, chatbot?.systemPrompt, stage.prompt].filter((p): p is string => !!p).map((p) => fillParams(p, params)).join('\n\n');
-    const retrieval = chatbot?.retrieval?.enabled === false ? false : { kinds: kindsFor(actor), types: chatbot?.retrieval?.types, limit: chatbot?.retrieval?.limit ?? DEFAULT_RETRIEVED };
-    const spec: AnswerSpec = {
-      question: input.message,
-      conversation: { id: input.conversation_id === undefined ? undefined : conversationIdOf(input.conversation_id), createIfMissing: true, workflowKey: workflow!.workflowKey, stage: stage.id },
-      request: {
-        systemPrompt: systemPrompt || undefined,
-        temperature: (params.temperature as number | undefined) ?? profile?.temperature ?? DEFAULT_TEMPERATURE,
-        maxTokens: Math.min(MAX_ANSWER_TOKENS, (params.max_tokens as number | undefined) ?? profile?.maxTokens ?? DEFAULT_ANSWER_TOKENS),
-        retrieval,
-        model: modelChoiceOf(profile),
-      },
-    };
-    return { spec, decision: decision! };
+    return { spec: answerSpecOf(actor, input, workflow!, binding!), decision: decision! };
   }
 
   return {

@@ -152,6 +152,57 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
   });
 }
 
+/**
+ * Runs `fn` as an `inTenant` transaction on a reserved tenant connection, then hands the connection
+ * back (unless it lost its server). `closeWatchers` is where the pool's `onclose` finds who waits on it.
+ */
+async function inReserved<T>(connection: postgres.ReservedSql, closeWatchers: Map<number, () => void>, tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  let lost = false;
+  // postgres.js never settles statements queued on a reserved connection whose server went away:
+  // the transaction then fails when the pool reports that connection closed.
+  let connectionId: number | undefined;
+  let died: () => void = () => {};
+  const closed = new Promise<never>((_, reject) => (died = () => reject(Object.assign(new Error('the connection to PostgreSQL closed during the transaction'), { code: 'CONNECTION_CLOSED' }))));
+  closed.catch(() => {});
+  const watched = <V>(work: Promise<V>) => Promise.race([work, closed]);
+  try {
+    // Sent without waiting: the connection pipelines them ahead of fn's statements. If either
+    // fails, the transaction is aborted and every later statement fails with it.
+    const onexecute = (c: { id: number }) => {
+      connectionId = c.id;
+      closeWatchers.set(c.id, died);
+      return true;
+    };
+    const setup = Promise.all([connection.unsafe('begin', [], { onexecute } as never), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
+    setup.catch(() => {});
+    const pending: Array<Promise<unknown>> = [];
+    inFlightAtCommit.set(connection, pending);
+    try {
+      const result = await watched(fn(connection as unknown as Tx));
+      // Behind the statements still in flight (the setup's too): if one failed, the transaction
+      // is aborted and this commit rolls it back, and that statement's failure is thrown below.
+      const commit = connection.unsafe('commit');
+      commit.catch(() => {});
+      await watched(setup);
+      await watched(Promise.all(pending));
+      await watched(commit);
+      return result;
+    } catch (error) {
+      const outcomes = isConnectionLost(error) ? [] : await Promise.race([Promise.allSettled([setup, ...pending]), closed.catch(() => [])]);
+      // A connection that lost its server takes no rollback (the server ended the transaction),
+      // and postgres.js must not be handed it back: writing to its closed socket would crash
+      // the process. The pool already counts it as closed and opens it again when needed.
+      lost = isConnectionLost(error) || !outcomes.length || outcomes.some((outcome) => outcome.status === 'rejected' && isConnectionLost(outcome.reason));
+      if (!lost) await connection.unsafe('rollback').catch(() => {});
+      throw error;
+    }
+  } finally {
+    if (connectionId !== undefined && closeWatchers.get(connectionId) === died) closeWatchers.delete(connectionId);
+    inFlightAtCommit.delete(connection);
+    if (!lost) connection.release();
+  }
+}
+
 /** How long a shared connection that lost its server is passed over, its work going to the tenant pool instead. */
 const LANE_REST_MS = 1_000;
 /** What a lane call fails with when its statements waited too long (never seen by callers). */
@@ -191,57 +242,10 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
       return await withinAcquireTimeout(timeouts.acquireMs, async (claim) => {
         const connection = await tenantSql.reserve();
         if (!claim()) return void connection.release() as never;
-        return inReserved(connection, tenantId, fn);
+        return inReserved(connection, closeWatchers, tenantId, fn);
       });
     } finally {
       inFlight.tenant.dec();
-    }
-  }
-
-  async function inReserved<T>(connection: postgres.ReservedSql, tenantId: string, fn: (tx: Tx) => Promise<T>): Promise<T> {
-    let lost = false;
-    // postgres.js never settles statements queued on a reserved connection whose server went away:
-    // the transaction then fails when the pool reports that connection closed.
-    let connectionId: number | undefined;
-    let died: () => void = () => {};
-    const closed = new Promise<never>((_, reject) => (died = () => reject(Object.assign(new Error('the connection to PostgreSQL closed during the transaction'), { code: 'CONNECTION_CLOSED' }))));
-    closed.catch(() => {});
-    const watched = <V>(work: Promise<V>) => Promise.race([work, closed]);
-    try {
-      // Sent without waiting: the connection pipelines them ahead of fn's statements. If either
-      // fails, the transaction is aborted and every later statement fails with it.
-      const onexecute = (c: { id: number }) => {
-        connectionId = c.id;
-        closeWatchers.set(c.id, died);
-        return true;
-      };
-      const setup = Promise.all([connection.unsafe('begin', [], { onexecute } as never), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
-      setup.catch(() => {});
-      const pending: Array<Promise<unknown>> = [];
-      inFlightAtCommit.set(connection, pending);
-      try {
-        const result = await watched(fn(connection as unknown as Tx));
-        // Behind the statements still in flight (the setup's too): if one failed, the transaction
-        // is aborted and this commit rolls it back, and that statement's failure is thrown below.
-        const commit = connection.unsafe('commit');
-        commit.catch(() => {});
-        await watched(setup);
-        await watched(Promise.all(pending));
-        await watched(commit);
-        return result;
-      } catch (error) {
-        const outcomes = isConnectionLost(error) ? [] : await Promise.race([Promise.allSettled([setup, ...pending]), closed.catch(() => [])]);
-        // A connection that lost its server takes no rollback (the server ended the transaction),
-        // and postgres.js must not be handed it back: writing to its closed socket would crash
-        // the process. The pool already counts it as closed and opens it again when needed.
-        lost = isConnectionLost(error) || !outcomes.length || outcomes.some((outcome) => outcome.status === 'rejected' && isConnectionLost(outcome.reason));
-        if (!lost) await connection.unsafe('rollback').catch(() => {});
-        throw error;
-      }
-    } finally {
-      if (connectionId !== undefined && closeWatchers.get(connectionId) === died) closeWatchers.delete(connectionId);
-      inFlightAtCommit.delete(connection);
-      if (!lost) connection.release();
     }
   }
 

@@ -1,28 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
-import type { Db, Tx } from '../db/client.ts';
+import type { Db } from '../db/client.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { decodeCursor, encodeCursor, queryFingerprint } from '../query/cursor.ts';
 import { GAZETTEER_ATTRIBUTION, sharedGazetteer, type Gazetteer } from './gazetteer.ts';
-import { boundsOf, boxesAround, boxesOfBbox, boxWithin, meetsBox, metersToGeometry, type Box, type Geometry } from './geometry.ts';
+import { boundsOf, boxesOfBbox, type Geometry } from './geometry.ts';
+import { datasetOf, pageInBoxes, pageNear, WHOLE_WORLD } from './geo-pages.ts';
 import {
   countDatasets,
   deleteDataset,
   deleteFeaturesExcept,
-  featuresInArea,
   findDataset,
   insertDataset,
   listDatasets,
-  pointsNear,
   refreshDataset,
-  shapesInArea,
   updateDataset,
   upsertFeatures,
-  type Area,
   type DatasetRow,
   type FeatureRow,
-  type StoredFeature,
 } from './geo.repo.ts';
 import {
   MAX_DATASETS_PER_TENANT,
@@ -46,26 +41,6 @@ export type GeoService = ReturnType<typeof createGeoService>;
 const CAPABILITY = 'geo';
 /** Features a report reads per page. */
 const REPORT_PAGE = 1000;
-const WHOLE_WORLD: Box = { west: -180, south: -90, east: 180, north: 90 };
-
-/** Boxes that share their latitudes (a box cut at the antimeridian) as the area a query scans. */
-const areaOf = (boxes: readonly Box[], span: number): Area => ({
-  south: boxes[0]!.south,
-  north: boxes[0]!.north,
-  lonRanges: boxes.map(({ west, east }) => ({ west, east })),
-  span,
-});
-
-const toFeature = (row: StoredFeature, distance?: number): Feature => ({
-  type: 'Feature',
-  id: row.fidIsNumber ? Number(row.fid) : row.fid,
-  geometry: row.geometry as Feature['geometry'],
-  properties: row.properties,
-  ...(distance === undefined ? {} : { distanceMeters: Math.round(distance * 10) / 10 }),
-});
-
-/** Orders by distance, then id (PostgreSQL orders uuids as their lower-case text). */
-const nearestFirst = (a: { distance: number; id: string }, b: { distance: number; id: string }) => a.distance - b.distance || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Geo: place names and coordinates from the gazetteer, and each tenant's datasets of GeoJSON
@@ -75,62 +50,7 @@ const nearestFirst = (a: { distance: number; id: string }, b: { distance: number
 export function createGeoService(deps: { db: Db; capabilities: CapabilitiesService; gazetteer?: () => Gazetteer }) {
   const { db, capabilities } = deps;
   const gazetteer = deps.gazetteer ?? sharedGazetteer;
-
-  async function datasetOf(tx: Tx, key: string, lock = false): Promise<DatasetRow> {
-    const dataset = await findDataset(tx, key, lock);
-    if (!dataset) throw new NotFoundError(`dataset "${key}"`);
-    return dataset;
-  }
-
   const withoutSpan = ({ maxLatSpan: _, ...dataset }: DatasetRow): Dataset => dataset;
-
-  /** A page of the features whose geometry meets the boxes, by southern edge then id. */
-  async function pageInBoxes(tx: Tx, dataset: DatasetRow, boxes: readonly Box[], input: QueryFeaturesInput): Promise<FeaturePage> {
-    const fingerprint = queryFingerprint({ dataset: dataset.id, bbox: input.bbox ?? null });
-    const key = input.cursor ? decodeCursor(input.cursor, fingerprint, 2) : undefined;
-    let after = key ? { minLat: Number(key[0]), id: String(key[1]) } : null;
-    const area = areaOf(boxes, dataset.maxLatSpan);
-    const batch = Math.max(2 * (input.limit + 1), 200);
-    const found: Array<StoredFeature & { minLat: number }> = [];
-    // A box is a candidate filter: a line or polygon whose box meets the area may still miss it.
-    for (;;) {
-      const rows = await featuresInArea(tx, dataset.id, area, after, batch);
-      for (const row of rows) {
-        if (row.geometry.type === 'Point' || boxes.some((box) => boxWithin(row.bounds, box)) || boxes.some((box) => meetsBox(row.geometry, box))) found.push(row);
-        if (found.length > input.limit) break;
-      }
-      if (found.length > input.limit || rows.length < batch) break;
-      after = { minLat: rows.at(-1)!.minLat, id: rows.at(-1)!.id };
-    }
-    const page = found.slice(0, input.limit);
-    const last = page.at(-1);
-    return {
-      type: 'FeatureCollection',
-      features: page.map((row) => toFeature(row)),
-      nextCursor: found.length > input.limit && last ? encodeCursor(fingerprint, [String(last.minLat), last.id]) : null,
-    };
-  }
-
-  /** A page of the features within the radius, nearest first: points measured in SQL, other shapes here. */
-  async function pageNear(tx: Tx, dataset: DatasetRow, input: QueryFeaturesInput & { lat: number; lon: number; radius: number }): Promise<FeaturePage> {
-    const { lat, lon, radius, limit } = input;
-    const fingerprint = queryFingerprint({ dataset: dataset.id, lat, lon, radius });
-    const key = input.cursor ? decodeCursor(input.cursor, fingerprint, 2) : undefined;
-    const after = key ? { distance: Number(key[0]), id: String(key[1]) } : null;
-    const area = areaOf(boxesAround(lat, lon, radius), dataset.maxLatSpan);
-    const points = await pointsNear(tx, dataset.id, { lat, lon, radius, area }, after, limit + 1);
-    const shapes = (await shapesInArea(tx, dataset.id, area))
-      .map((row) => ({ ...row, distance: metersToGeometry(lat, lon, row.geometry) }))
-      .filter((row) => row.distance <= radius && (!after || nearestFirst(row, after) > 0));
-    const found = [...points, ...shapes].sort(nearestFirst).slice(0, limit + 1);
-    const page = found.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      type: 'FeatureCollection',
-      features: page.map((row) => toFeature(row, row.distance)),
-      nextCursor: found.length > limit && last ? encodeCursor(fingerprint, [String(last.distance), last.id]) : null,
-    };
-  }
 
   return {
     /** Places whose name matches the query, best first (exact, prefix, word, then spelling mistakes; then population). */

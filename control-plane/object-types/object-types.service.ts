@@ -1,7 +1,7 @@
 import type { Db, Tx } from '../db/client.ts';
 import { ConflictError, ForbiddenError, NotFoundError, SchemaIncompatibleError, ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { findClash, findObjectTypeById, findObjectTypeByName, insertObjectType, listObjectTypes, lockTenantIndexes, resourceDataOf, updateObjectType } from './object-types.repo.ts';
+import { findClash, findObjectTypeById, findObjectTypeByName, insertObjectType, listObjectTypes, resourceDataOf, updateObjectType } from './object-types.repo.ts';
 import {
   type IndexBuild,
   keyOf,
@@ -12,24 +12,11 @@ import {
   type UpdateObjectTypeInput,
 } from './object-types.schema.ts';
 import { schemaCheck, schemaProblem, validateAgainstSchema } from './schema-validator.ts';
-import { indexedPaths } from './indexed-fields.ts';
+import { assertIndexRoom, indexedFieldsOf } from './index-room.ts';
 
 export type ObjectTypesService = ReturnType<typeof createObjectTypesService>;
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((item, i) => item === b[i]);
-
-/**
- * Indexed fields (its `indexes` and the fields its schema marks `x-indexed`) one object type may
- * ask for: each becomes a partial index on the `resources` table every tenant shares, which every
- * write of the type maintains.
- */
-export const MAX_INDEXED_FIELDS_PER_TYPE = 20;
-/** Indexed fields of all of a tenant's object types together. */
-export const MAX_INDEXED_FIELDS_PER_TENANT = 50;
-
-/** The distinct fields a type asks to be indexed. */
-const indexedFieldsOf = (type: { schema: object; indexes: readonly string[] }) =>
-  new Set([...type.indexes, ...indexedPaths(type.schema as never).map((path) => path.join('.'))]).size;
 
 /** How many offending resource ids an incompatible schema change names. */
 const NAMED_OFFENDERS = 10;
@@ -78,30 +65,6 @@ export function createObjectTypesService(deps: {
     if (objectType.writtenThrough) throw new ForbiddenError(`${objectType.key} resources are written only through ${objectType.writtenThrough}`);
     if (objectType.status !== 'published') throw new ConflictError(`${objectType.key} is a draft: publish it before writing its resources`);
     return objectType;
-  }
-
-  /**
-   * Refuses (403, naming the limit) a type that would ask for more indexed fields than one type,
-   * or all the tenant's types together, may have. `except` is the type being changed. Holds the
-   * tenant's lock on index counts until the transaction ends, so that two changes cannot both fit.
-   */
-  async function assertIndexRoom(tx: Tx, type: { schema: object; indexes: readonly string[] }, except?: string): Promise<void> {
-    const requested = indexedFieldsOf(type);
-    if (requested > MAX_INDEXED_FIELDS_PER_TYPE) {
-      throw new ForbiddenError(`an object type may have at most ${MAX_INDEXED_FIELDS_PER_TYPE} indexed fields per object type (indexes and x-indexed fields); this one asks for ${requested}`, {
-        limit: MAX_INDEXED_FIELDS_PER_TYPE,
-        requested,
-      });
-    }
-    await lockTenantIndexes(tx);
-    const others = (await listObjectTypes(tx)).filter((t) => !t.builtIn && t.objectTypeId !== except);
-    const total = others.reduce((sum, t) => sum + indexedFieldsOf(t), requested);
-    if (total > MAX_INDEXED_FIELDS_PER_TENANT) {
-      throw new ForbiddenError(`a tenant's object types may have at most ${MAX_INDEXED_FIELDS_PER_TENANT} indexed fields per tenant together; with this change they would have ${total}`, {
-        limit: MAX_INDEXED_FIELDS_PER_TENANT,
-        requested: total,
-      });
-    }
   }
 
   async function assertNoClash(tx: Tx, key: string, name: string, except?: string): Promise<void> {
