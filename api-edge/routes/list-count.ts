@@ -6,12 +6,13 @@ import { queryValue } from './request-input.ts';
 /** `count` as a query parameter, and `Prefer: count=…` (RFC 7240), as lists document them. */
 export const countQuery = {
   count: param(CountModeSchema, {
+    required: false,
     description:
       '`estimated` (the default): the total is exact while at most 1000 rows match, and PostgreSQL\'s estimate past that (`totalExact: false`); `exact`: every matching row is counted. `Prefer: count=exact` asks the same',
   }),
 };
 export const preferHeader = {
-  Prefer: param(z.string().max(200), { description: '`count=exact` or `count=estimated`, as the `count` query parameter; the parameter wins when both are given' }),
+  Prefer: param(z.string().max(200), { required: false, description: '`count=exact` or `count=estimated`, as the `count` query parameter; the parameter wins when both are given' }),
 };
 
 const PREFERRED_COUNT = /(?:^|[,;\s])count=(exact|estimated)(?=$|[,;\s])/i;

@@ -37,10 +37,13 @@ describe('list plans under row-level security', () => {
     const tenantId = await insertActiveTenant(db.sql, slug);
     const userId = await insertUser(db.sql, `plans-${suite}`);
     actor = { userId, email: 'plans@example.test', tenantId, tenantSlug: slug, roles: ['admin'], permissions: new Set() };
+    // Enough rows that this tenant's projects dominate the shared table's statistics even while
+    // other test files have written projects of their own: the planner's figures for this tenant
+    // then resemble those of a real tenant with a large list.
     await db.sql`
       insert into resources (tenant_id, type, data)
       select ${tenantId}::uuid, 'project', jsonb_build_object('name', 'Project ' || n, 'status', (array['active', 'completed', 'in-progress'])[1 + n % 3], 'budget', 100 + (n * 7919) % 250000)
-      from generate_series(1, 6000) n`;
+      from generate_series(1, 40000) n`;
     await db.sql`analyze resources`;
   });
   afterAll(() => db?.close());
@@ -100,6 +103,9 @@ describe('list plans under row-level security', () => {
     expect(created.indexBuild?.state).toMatch(/^(building|ready)$/);
     await builds.settled(actor.tenantId);
     expect((await objectTypes.get(actor, created.key)).indexBuild).toEqual({ state: 'ready', pending: [], skipped: [], error: null });
+    // Enough rows that this tenant's projects dominate the shared table's statistics even while
+    // other test files have written projects of their own: the planner's figures for this tenant
+    // then resemble those of a real tenant with a large list.
     await db.sql`
       insert into resources (tenant_id, type, data)
       select ${actor.tenantId}::uuid, ${created.key}, jsonb_build_object('weight', n % 997, 'note', 'note ' || n, 'code', 'C' || n, 'shippedOn', to_char(date '2024-01-01' + n % 700, 'YYYY-MM-DD'))
