@@ -344,6 +344,41 @@ describe('svc init', { timeout: 180_000 }, () => {
     expect((await readdir(cwd)).sort()).toEqual(['cloned', 'custom']);
   });
 
+  it('clones --from an ssh URL, scp-like or ssh://, through the ssh program git is given', async () => {
+    // No SSH server runs here: git's own ssh hook (GIT_SSH_COMMAND, the "simple" variant: host, then
+    // the remote command) gets a program that runs the remote command on this machine, so the URL
+    // forms svc hands to git take git's real ssh transport end to end.
+    const bin = await mkdtemp(join(root, 'ssh-bin-'));
+    const fakeSsh = join(bin, 'ssh-here');
+    await writeFile(fakeSsh, '#!/bin/sh\n# $1 is the host; $2 the command git runs there.\nexec sh -c "$2"\n', { mode: 0o755 });
+    const env = { ...(await envFor()), GIT_SSH_COMMAND: fakeSsh, GIT_SSH_VARIANT: 'simple' };
+    const repo = await mkdtemp(join(root, 'ssh-repo-'));
+    const inRepo = (args: string[]) => git('git', ['-c', 'user.name=Dev', '-c', 'user.email=dev@example.test', ...args], { cwd: repo });
+    await inRepo(['init', '--quiet', '--initial-branch', 'main']);
+    await writeFile(join(repo, 'package.json'), JSON.stringify({ scripts: { dev: 'node app.mjs' } }));
+    await writeFile(join(repo, 'app.mjs'), '// over ssh\n');
+    await inRepo(['add', '--all']);
+    await inRepo(['commit', '--quiet', '-m', 'first']);
+
+    const cwd = await mkdtemp(join(root, 'from-ssh-'));
+    for (const [name, from] of [
+      ['scp-like', `git@example.test:${repo}`],
+      ['ssh-url', `ssh://git@example.test${repo}#main`],
+    ] as const) {
+      const cloned = await svc(['init', name, '--skip-prompts', '--no-agent', '--from', from], env, undefined, cwd);
+      expect(cloned.exitCode, cloned.stderr).toBe(0);
+      expect(await readFile(join(cwd, name, 'app.mjs'), 'utf8')).toBe('// over ssh\n');
+      expect((await readJson(join(cwd, name, 'svc.project.json'))).template.source).toBe(from);
+    }
+    // A host that refuses (the ssh program fails) is E305 naming the clone, and nothing is written.
+    const refusing = join(bin, 'ssh-refused');
+    await writeFile(refusing, '#!/bin/sh\necho "Permission denied (publickey)." >&2\nexit 255\n', { mode: 0o755 });
+    const refused = await svc(['init', 'refused', '--skip-prompts', '--no-agent', '--from', `git@example.test:${repo}`], { ...env, GIT_SSH_COMMAND: refusing }, undefined, cwd);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/Error E305: Invalid input: --from git@example\.test:.+: git clone failed: .+/);
+    expect((await readdir(cwd)).sort()).toEqual(['scp-like', 'ssh-url']);
+  });
+
   it('in a terminal, asks for the name, the package profile and the company tenant; --skip-prompts asks nothing', async () => {
     const env = await envFor({ token });
     const cwd = await mkdtemp(join(root, 'terminal-'));
