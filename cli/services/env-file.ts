@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { CliError, invalidInput } from '../errors.ts';
-import { findProjectRoot } from './project.service.ts';
+import { findProjectRoot } from './project-root.ts';
 
 /**
  * The one module that reads and changes env files (the project's `.env.local`, or the file

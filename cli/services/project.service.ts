@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { access, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { CliError } from '../errors.ts';
+import { CONFIG_FILE, ENV_FILE, MANIFEST_FILE, findProjectRoot, requireProjectRoot } from './project-root.ts';
 import { importTypeScript } from './ts-module.ts';
+
+export { CONFIG_FILE, ENV_FILE, MANIFEST_FILE, findProjectRoot, requireProjectRoot };
+
+const exists = (path: string) => access(path).then(() => true, () => false);
 
 /**
  * An svc project on disk: the folder with `svc.config.ts` (the configuration the client reads)
@@ -11,9 +16,6 @@ import { importTypeScript } from './ts-module.ts';
  * the package profile, and what was scaffolded).
  */
 
-export const CONFIG_FILE = 'svc.config.ts';
-export const MANIFEST_FILE = 'svc.project.json';
-export const ENV_FILE = '.env.local';
 export const PACKAGE_PROFILES = ['external', 'internal', 'hybrid'] as const;
 export type PackageProfile = (typeof PACKAGE_PROFILES)[number];
 /** The `--from` value recorded for the template that ships with the client. */
@@ -56,35 +58,6 @@ export class InvalidProjectError extends CliError {
   constructor(readonly problems: string[]) {
     super('E005');
   }
-}
-
-const exists = (path: string) => access(path).then(() => true, () => false);
-
-/** The nearest folder from `start` upwards in which `marks` finds a file. */
-async function nearest(start: string, marks: (dir: string) => Promise<boolean>): Promise<string | undefined> {
-  for (let dir = resolve(start); ; dir = dirname(dir)) {
-    if (await marks(dir)) return dir;
-    if (dirname(dir) === dir) return undefined;
-  }
-}
-
-/**
- * The project folder, the one rule of every command: the nearest folder from `start` upwards that
- * holds `svc.config.ts` or `svc.project.json`, else the nearest that holds `package.json` (an app
- * not made with `svc init`); undefined outside any. Its `.env.local` is the project's.
- */
-export async function findProjectRoot(start = process.cwd()): Promise<string | undefined> {
-  return (
-    (await nearest(start, async (dir) => (await exists(join(dir, CONFIG_FILE))) || (await exists(join(dir, MANIFEST_FILE))))) ??
-    (await nearest(start, (dir) => exists(join(dir, 'package.json'))))
-  );
-}
-
-/** The project around `start`; E001 when there is none. */
-export async function requireProjectRoot(start = process.cwd()): Promise<string> {
-  const root = await findProjectRoot(start);
-  if (!root) throw new CliError('E001');
-  return root;
 }
 
 /** The manifest, or what is wrong with it. */
