@@ -4234,7 +4234,7 @@ export interface operations {
     };
     listTenantResources: {
         parameters: {
-            query: {
+            query?: {
                 /** @description 1-based; not with `cursor` */
                 page?: number;
                 limit?: number;
@@ -4245,11 +4245,11 @@ export interface operations {
                 /** @description The previous page's `nextCursor` */
                 cursor?: string;
                 /** @description `estimated` (the default): the total is exact while at most 1000 rows match, and PostgreSQL's estimate past that (`totalExact: false`); `exact`: every matching row is counted. `Prefer: count=exact` asks the same */
-                count: "exact" | "estimated";
+                count?: "exact" | "estimated";
             };
-            header: {
+            header?: {
                 /** @description `count=exact` or `count=estimated`, as the `count` query parameter; the parameter wins when both are given */
-                Prefer: string;
+                Prefer?: string;
             };
             path: {
                 /** @description Tenant id or slug */
