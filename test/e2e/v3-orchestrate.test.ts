@@ -83,7 +83,7 @@ describe('v3 orchestrate', () => {
   });
 
   it('names an execution in its paths `executionId`, as the API contract does', async () => {
-    const document = await (await fetch(`${stack.url}${V3}/openapi.json`)).json();
+    const document = (await (await fetch(`${stack.url}${V3}/openapi.json`)).json()) as any;
     for (const [path, method] of [
       ['/orchestrate/executions/{executionId}', 'get'],
       ['/orchestrate/executions/{executionId}/cancel', 'post'],
