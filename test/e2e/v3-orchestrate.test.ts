@@ -82,6 +82,17 @@ describe('v3 orchestrate', () => {
     expect(Object.keys(listed.body.data[0]).sort()).toEqual(['completedAt', 'id', 'startedAt', 'state', 'workflowId']);
   });
 
+  it('names an execution in its paths `executionId`, as the API contract does', async () => {
+    const document = (await (await fetch(`${stack.url}${V3}/openapi.json`)).json()) as any;
+    for (const [path, method] of [
+      ['/orchestrate/executions/{executionId}', 'get'],
+      ['/orchestrate/executions/{executionId}/cancel', 'post'],
+    ] as const) {
+      const names = document.paths[path]?.[method]?.parameters?.filter((p: any) => p.in === 'path').map((p: any) => p.name);
+      expect(names, path).toEqual(['executionId']);
+    }
+  });
+
   it('keeps executions inside their tenant', async () => {
     const run = await stack.request('POST', `${V3}/orchestrate/workflows/active-projects/execute`, { as: ADMIN, body: {} });
     expect((await stack.request('GET', `${V3}/orchestrate/executions/${run.body.id}`, { as: GLOBEX_ADMIN })).status).toBe(404);

@@ -3,6 +3,9 @@ import { jsonObjectBody, queryValue, untrustedQueryValue } from '../request-inpu
 import { defineRoute, NIL_ID } from '../route.ts';
 import { v3Execution, V3ExecutionPageSchema, V3ExecutionSchema, V3WorkflowListSchema } from './shape.ts';
 
+/** The seed's name for an execution in a path (the procedures call it `id`). */
+const executionPath = { executionId: ExecutionRefSchema.shape.id };
+
 /** v3 orchestrate: workflow definitions and their executions (run on Temporal). */
 export const v3OrchestrateRoutes = [
   defineRoute({
@@ -50,14 +53,14 @@ export const v3OrchestrateRoutes = [
   }),
   defineRoute({
     method: 'GET',
-    path: '/orchestrate/executions/:id',
+    path: '/orchestrate/executions/:executionId',
     procedure: 'orchestrate.get',
     tenant: 'header',
-    input: { path: ExecutionRefSchema.shape },
+    input: { path: executionPath },
     output: { 200: { description: 'The execution', schema: V3ExecutionSchema } },
     docs: { operationId: 'getExecution', summary: 'Get an execution', tag: 'Orchestrate' },
-    sample: { params: { id: NIL_ID } },
-    handler: async ({ params, call, procedure }) => v3Execution(await procedure.query(call(), { id: params.id })),
+    sample: { params: { executionId: NIL_ID } },
+    handler: async ({ params, call, procedure }) => v3Execution(await procedure.query(call(), { id: params.executionId })),
   }),
   defineRoute({
     method: 'GET',
@@ -84,10 +87,10 @@ export const v3OrchestrateRoutes = [
   }),
   defineRoute({
     method: 'POST',
-    path: '/orchestrate/executions/:id/cancel',
+    path: '/orchestrate/executions/:executionId/cancel',
     procedure: 'orchestrate.cancel',
     tenant: 'header',
-    input: { path: ExecutionRefSchema.shape },
+    input: { path: executionPath },
     output: { 204: { description: 'Cancelled' } },
     docs: {
       operationId: 'cancelExecution',
@@ -95,9 +98,9 @@ export const v3OrchestrateRoutes = [
       tag: 'Orchestrate',
       description: 'Cancelling an execution that already ended changes nothing.',
     },
-    sample: { params: { id: NIL_ID } },
+    sample: { params: { executionId: NIL_ID } },
     handler: async ({ params, set, call, procedure }) => {
-      await procedure.mutation(call(), { id: params.id });
+      await procedure.mutation(call(), { id: params.executionId });
       set.status = 204;
     },
   }),
