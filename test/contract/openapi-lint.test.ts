@@ -54,7 +54,7 @@ const ACCEPTED: Acceptance[] = [
     rule: 'owasp:api4:2023-string-limit',
     reason:
       'Ids are only looked up, and an unknown id of any form or length is 404 like any other (Resources); filter values and ids in a URL are bounded by the size of the request line, batch ids and action states by the body limit.',
-    names: ['id', 'ids', 'objectTypeId', 'filter', 'from', 'bbox'],
+    names: ['id', 'ids', 'objectTypeId', 'executionId', 'filter', 'from', 'bbox'],
     unnamedAt: /batch\/delete/,
   },
   { rule: 'owasp:api4:2023-integer-limit', reason: 'Action states are values compared with stored data, any JSON number; GeoJSON coordinates are checked by the geo service (longitude, latitude ranges).', names: ['from', 'coordinates'] },
