@@ -29,6 +29,28 @@ export function createDocumentJobStarts(deps: DocumentsDeps, files: DocumentFile
     return outbox().enqueue(tx, { workflowType: INDEX_DOCUMENT.type, workflowId: job.workflowId, workflowKey: INDEX_DOCUMENT.key, args: [plan], reusesId: true });
   }
 
+  /**
+   * Records a job for the document in `tx` and writes its workflow start there; undefined while
+   * another job of the document is open. The caller dispatches `start` once `tx` has committed.
+   */
+  async function recordJob(
+    tx: Tx,
+    actor: Actor,
+    request: { documentId: string; classify: boolean; index: boolean; chunkSize: number; chunkOverlap: number },
+  ): Promise<{ job: DocumentJob; start: string } | undefined> {
+    const inserted = await insertJob(tx, {
+      documentId: request.documentId,
+      classify: request.classify,
+      index: request.index,
+      chunkSize: request.index ? request.chunkSize : null,
+      chunkOverlap: request.index ? request.chunkOverlap : null,
+      requestedBy: actor.userId || null,
+    });
+    if (!inserted) return undefined;
+    const job = withWorkflow(inserted);
+    return { job, start: await queueJob(tx, actor.tenantId, job, request) };
+  }
+
   /** Records a job for the document and starts it; 409 while another job of the document is open. */
   async function submitJob(
     actor: Actor,
@@ -39,15 +61,8 @@ export function createDocumentJobStarts(deps: DocumentsDeps, files: DocumentFile
     if (request.index) searchIndex();
     workflows();
     const { job, start } = await db.inTenant(actor.tenantId, async (tx) => {
-      const inserted = await insertJob(tx, {
-        documentId: document.id,
-        classify: request.classify,
-        index: request.index,
-        chunkSize: request.index ? request.chunkSize : null,
-        chunkOverlap: request.index ? request.chunkOverlap : null,
-        requestedBy: actor.userId || null,
-      });
-      if (inserted) return { job: withWorkflow(inserted), start: await queueJob(tx, actor.tenantId, withWorkflow(inserted), request) };
+      const recorded = await recordJob(tx, actor, { ...request, documentId: document.id });
+      if (recorded) return recorded;
       const open = await findOpenJob(tx, document.id);
       throw new ConflictError('the document is being processed by another job', { jobId: open?.jobId });
     });
@@ -63,7 +78,7 @@ export function createDocumentJobStarts(deps: DocumentsDeps, files: DocumentFile
 
   return {
     withWorkflow,
-    queueJob,
+    recordJob,
     dispatch: (start: string) => outbox().dispatch(start),
     submitJob,
 

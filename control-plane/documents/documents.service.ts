@@ -6,7 +6,7 @@ import type { DocumentChunk } from './chunking.ts';
 import { createDocumentFiles, type DocumentFiles, type DocumentsDeps } from './document-files.ts';
 import { createDocumentJobStarts } from './document-job-starts.ts';
 import { createDocumentUploads, type StagedRecord } from './document-uploads.ts';
-import { deleteDocument, findDocument, findDocuments, findOpenJob, insertDocument, insertJob, listDocuments, setClassification, setDocumentStatus } from './documents.repo.ts';
+import { deleteDocument, findDocument, findDocuments, findOpenJob, insertDocument, listDocuments, setClassification, setDocumentStatus } from './documents.repo.ts';
 import {
   CHUNKING,
   DEFAULT_DOCUMENT_TYPE,
@@ -38,7 +38,7 @@ export function createDocumentsService(deps: DocumentsDeps & { files?: DocumentF
   const { keys, readJson, requireDocument, requireReadable, extraction, classificationOf, searchIndex, workflows, tenantOf } = files;
   const uploads = createDocumentUploads(deps, files);
   const jobs = createDocumentJobStarts(deps, files);
-  const { withWorkflow, queueJob, dispatch } = jobs;
+  const { recordJob, dispatch } = jobs;
 
   return {
     uploadPolicy: uploads.uploadPolicy,
@@ -77,18 +77,16 @@ export function createDocumentsService(deps: DocumentsDeps & { files?: DocumentF
           metadata: input.metadata,
           uploadedBy: actor.userId || null,
         });
-        const inserted = processing
-          ? await insertJob(tx, {
+        const recorded = processing
+          ? await recordJob(tx, actor, {
               documentId: staged.uploadId,
               classify: input.autoClassify,
               index: input.autoIndex,
-              chunkSize: input.autoIndex ? CHUNKING.defaultSize : null,
-              chunkOverlap: input.autoIndex ? CHUNKING.defaultOverlap : null,
-              requestedBy: actor.userId || null,
+              chunkSize: CHUNKING.defaultSize,
+              chunkOverlap: CHUNKING.defaultOverlap,
             })
           : undefined;
-        const job = inserted && withWorkflow(inserted);
-        const start = job && (await queueJob(tx, actor.tenantId, job, { chunkSize: job.chunkSize ?? CHUNKING.defaultSize, chunkOverlap: job.chunkOverlap ?? CHUNKING.defaultOverlap }));
+        const start = recorded?.start;
         return { document: (await findDocument(tx, staged.uploadId))!, start };
       });
       await blobs.delete(at.staged);
