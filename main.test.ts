@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { devSecretsKey } from './control-plane/app/dev-secrets-key.ts';
 import { killProcessGroup } from './test/harness/process-group.ts';
 import { until } from './test/harness/until.ts';
 import { freePort } from './scripts/stack/process.ts';
@@ -94,11 +95,13 @@ describe('main.ts (the production entry point)', () => {
     expect(run.output()).toContain('AUTH_JWKS_URL must be set with AUTH_ISSUER');
   });
 
-  it('exits with code 2 in production when SECRETS_KEY is missing or malformed, for a role that serves the API', { timeout: 90_000 }, async () => {
+  it('exits with code 2 in production when SECRETS_KEY is missing or malformed, or SECRETS_KEY_PREVIOUS is malformed or alone, for a role that serves the API', { timeout: 90_000 }, async () => {
     const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64') };
     const cases = [
       ['control-plane', production, 'SECRETS_KEY is required for role control-plane in production: 32 bytes, base64-encoded'],
       ['all', { ...production, SECRETS_KEY: randomBytes(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes, base64-encoded'],
+      ['all', { ...production, SECRETS_KEY: randomBytes(32).toString('base64'), SECRETS_KEY_PREVIOUS: randomBytes(16).toString('base64') }, 'SECRETS_KEY_PREVIOUS holds a key (number 1) that is not 32 bytes'],
+      ['all', { ...production, SECRETS_KEY_PREVIOUS: randomBytes(32).toString('base64') }, 'SECRETS_KEY_PREVIOUS needs SECRETS_KEY'],
     ] as const;
     await Promise.all(
       cases.map(async ([role, env, message]) => {
@@ -147,7 +150,8 @@ describe('main.ts (the production entry point)', () => {
       AUTH_ISSUER: 'http://127.0.0.1:1',
       AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
       SVC_DEV_SEED: 'false',
-      SECRETS_KEY: randomBytes(32).toString('base64'),
+      // The run's key: production refuses to start when stored secrets are sealed under a key it lacks.
+      SECRETS_KEY: devSecretsKey().toString('base64'),
     });
     started.push(run.child);
     await until(async () => run.output().includes('listening') || run.child.exitCode !== null, (done) => done);

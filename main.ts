@@ -13,6 +13,8 @@ import { bunRuntime } from './api-edge/server.ts';
 import { migrate } from './control-plane/app/migrate.ts';
 import { handOffToNode, isNodeRole, spawnNodeRole, type NodeRole } from './control-plane/app/node-roles.ts';
 import { startPlatform, type PlatformOptions, type PlatformRole } from './control-plane/app/platform.ts';
+import { UnreadableSecretsError } from './control-plane/app/stored-secrets.ts';
+import { DEFAULT_INVITATION_TTL_MS } from './control-plane/tenants/tenant-users.ts';
 import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.ts';
 import { PLANS, type Plan } from './control-plane/capabilities/capabilities.schema.ts';
 import { controlPlaneTokenProblem } from './control-plane/app/control-plane-token.ts';
@@ -35,6 +37,8 @@ const PARENT_CHECK_MS = 1_000;
 
 /** A setting that is missing or malformed: reported on one line, exit code 2. */
 export class ConfigError extends Error {}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** A failure to start whose message says all there is to say (no stack trace). */
 class StartupError extends Error {}
@@ -145,19 +149,28 @@ function bffSettings(env: NodeJS.ProcessEnv): PlatformOptions['bff'] {
 
 /**
  * The operator key that seals stored secrets at rest (`SECRETS_KEY`, 32 bytes base64), for the
- * roles that serve the API. Closed by default: in production they refuse to start without it;
- * elsewhere the local development key is used (control-plane/app/dev-secrets-key.ts).
+ * roles that serve the API, and the keys it replaces while the operator changes it
+ * (`SECRETS_KEY_PREVIOUS`, comma-separated). Closed by default: in production they refuse to
+ * start without it; elsewhere the local development key is used (control-plane/app/dev-secrets-key.ts).
  */
-function secretsKeySetting(role: PlatformRole, env: NodeJS.ProcessEnv): Uint8Array | undefined {
+function secretsKeySettings(role: PlatformRole, env: NodeJS.ProcessEnv): Pick<PlatformOptions, 'secretsKey' | 'previousSecretsKeys' | 'refuseUnreadableSecrets'> {
   const servesApi = role === 'all' || role === 'control-plane' || (role === 'edge' && !env.CONTROL_PLANE_URL);
-  if (!servesApi) return undefined;
+  if (!servesApi) return {};
   if (!env.SECRETS_KEY) {
-    if (env.NODE_ENV !== 'production') return undefined;
+    if (env.SECRETS_KEY_PREVIOUS) throw new ConfigError('SECRETS_KEY_PREVIOUS needs SECRETS_KEY: the new key, under which the secrets sealed with the previous ones are sealed again');
+    if (env.NODE_ENV !== 'production') return {};
     throw new ConfigError(`SECRETS_KEY is required for role ${role} in production: 32 bytes, base64-encoded (openssl rand -base64 32), the key that seals webhook secrets at rest`);
   }
   const key = Buffer.from(env.SECRETS_KEY, 'base64');
   if (key.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
-  return key;
+  const previous = (env.SECRETS_KEY_PREVIOUS ?? '').split(',').map((value) => value.trim()).filter(Boolean);
+  const previousSecretsKeys = previous.map((value, i) => {
+    const old = Buffer.from(value, 'base64');
+    if (old.length !== 32) throw new ConfigError(`SECRETS_KEY_PREVIOUS holds a key (number ${i + 1}) that is not 32 bytes, base64-encoded: list the former SECRETS_KEY values, separated by commas`);
+    if (old.equals(key)) throw new ConfigError('SECRETS_KEY_PREVIOUS repeats SECRETS_KEY: list only the keys it replaces');
+    return old;
+  });
+  return { secretsKey: key, previousSecretsKeys, refuseUnreadableSecrets: env.NODE_ENV === 'production' };
 }
 
 /** The OpenAI-compatible endpoint of `AI_BASE_URL`, `AI_API_KEY` and `AI_MODEL`: all three, or none (the local model). */
@@ -264,7 +277,7 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     controlPlaneToken: controlPlaneTokenSetting(role, env, local),
     identity,
     bff: bffSettings(env),
-    secretsKey: secretsKeySetting(role, env),
+    ...secretsKeySettings(role, env),
     trustedProxies: env.TRUSTED_PROXIES?.split(','),
     blobRoot: env.SVC_BLOB_DIR,
     temporal:
@@ -284,6 +297,7 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     defaultPlan: defaultPlanSetting(env),
     dbTimeouts: dbTimeoutSettings(env),
     shutdownGraceMs: wholeSetting(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000,
+    invitationTtlMs: wholeSetting(env, 'INVITATION_TTL_DAYS', DEFAULT_INVITATION_TTL_MS / DAY_MS, 1) * DAY_MS,
   };
 }
 
@@ -396,7 +410,7 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
     if (env.OTEL_EXPORTER_OTLP_ENDPOINT) log('OTEL_EXPORTER_OTLP_ENDPOINT is set, but this version exports no traces: trace context is propagated and logged only');
     platform = await startPlatform({ ...config, runWorker: !nodeChildren, operator: nodeChildren ? undefined : operator, log, accessLog: log.requests, activityLog: log.activities });
   } catch (error) {
-    if (error instanceof StartupError) log.error(`cannot start role ${role}: ${error.message}`);
+    if (error instanceof StartupError || error instanceof UnreadableSecretsError) log.error(`cannot start role ${role}: ${error.message}`);
     else log(`cannot start role ${role}`, error);
     process.exit(1);
   }

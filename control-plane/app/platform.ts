@@ -33,6 +33,7 @@ import { startHealthServer, type HealthReport } from './health-server.ts';
 import { stateDir } from './state-dir.ts';
 import { devSecretsKey } from './dev-secrets-key.ts';
 import { createSecretBox } from '../secrets/secret-box.ts';
+import { sealStoredSecretsOnStart } from './stored-secrets.ts';
 
 export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operator';
 
@@ -87,6 +88,10 @@ export interface PlatformOptions {
    * default: the development key kept in the state directory (main.ts requires one in production).
    */
   secretsKey?: Uint8Array;
+  /** Keys stored secrets may still be sealed under while the operator changes `secretsKey` (`SECRETS_KEY_PREVIOUS`): they open, and are sealed again under `secretsKey` at start. */
+  previousSecretsKeys?: readonly Uint8Array[];
+  /** Refuse to start when stored secrets are sealed under a key neither `secretsKey` nor a previous one is (production); otherwise that is logged. */
+  refuseUnreadableSecrets?: boolean;
   audience?: string;
   seedDevelopmentData?: boolean;
   rateLimits?: { keyPrefix?: string; policies?: Partial<Record<RateLimitGroup, RateLimitPolicy>> };
@@ -108,6 +113,8 @@ export interface PlatformOptions {
   dbTimeouts?: DbTimeouts;
   /** How long `close` lets requests in flight finish before it cuts them (`SHUTDOWN_GRACE_SECONDS`); default 0. */
   shutdownGraceMs?: number;
+  /** How long an administrator's invitation can be accepted (`INVITATION_TTL_DAYS`); default 7 days. */
+  invitationTtlMs?: number;
 }
 
 export interface RunningPlatform {
@@ -161,19 +168,26 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   if (needsDb) {
     if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
     db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl, timeouts: options.dbTimeouts });
+    const secrets = servesApi ? createSecretBox(options.secretsKey ?? devSecretsKey(), options.previousSecretsKeys) : undefined;
     services = createServices({
       db,
       workflows,
       blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')),
       identityProvider: appClients,
-      secrets: servesApi ? createSecretBox(options.secretsKey ?? devSecretsKey()) : undefined,
+      secrets,
       ai: options.ai,
       chatStreams: options.chatStreams,
       defaultPlan: options.defaultPlan,
+      invitationTtlMs: options.invitationTtlMs,
     });
-    if (servesApi) {
-      const sealed = await services.webhooks.sealStoredSecrets();
-      if (sealed) log(`sealed ${sealed} webhook secret${sealed === 1 ? '' : 's'} stored in plain text by an earlier version`);
+    if (secrets) {
+      try {
+        await sealStoredSecretsOnStart(services, secrets, { refuseUnreadable: options.refuseUnreadableSecrets ?? false, log });
+      } catch (error) {
+        await workflows?.close();
+        await db.close();
+        throw error;
+      }
     }
     if (options.seedDevelopmentData) {
       for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);

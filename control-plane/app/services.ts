@@ -44,7 +44,9 @@ import { createUploadsService, type UploadsService } from '../uploads/uploads.se
 import { createUsersService, type UsersService } from '../users/users.service.ts';
 import { createVerticalsService, type VerticalsService } from '../verticals/verticals.service.ts';
 import { createWebhooksService, type WebhooksService } from '../webhooks/webhooks.service.ts';
+import { mergeResealReports, type ResealReport } from '../secrets/reseal.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
+import { resealWebhookSecrets } from '../webhooks/webhook-secret-reseal.ts';
 import { createOutbox, type Outbox } from '../outbox/outbox.service.ts';
 import { sweepExpiredIdempotencyKeys } from '../resources/idempotency-keys.ts';
 import { createSweeps, staleUploadsSweep, type Sweeps } from '../sweeps/sweeps.service.ts';
@@ -83,6 +85,8 @@ export interface Services {
   chat: ChatService;
   runtime: RuntimeService;
   configStore: ConfigStoreService;
+  /** Seals every stored secret (webhook and configuration secrets, realtime signing keys) under the current operator key: plain ones and those under a previous key. */
+  resealStoredSecrets(): Promise<ResealReport>;
   /** Workflow starts written with the work they start; its dispatcher runs in every process that serves the control plane or runs workers. */
   outbox: Outbox;
   /** Scheduled clean-up (stale staged uploads, expired idempotency keys), run in every such process too. */
@@ -120,7 +124,9 @@ export function createServices(
     defaultPlan?: Plan;
     /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
     identityProvider?: IdentityProviderSettings;
-    /** Seals the secrets the platform keeps usable (webhook and configuration secrets) with the operator key; only processes that serve the API need it. */
+    /** How long an administrator's invitation can be accepted (`INVITATION_TTL_DAYS`); default 7 days. */
+    invitationTtlMs?: number;
+    /** Seals the secrets the platform keeps usable (webhook and configuration secrets, realtime signing keys) with the operator key; only processes that serve the API need it. */
     secrets?: SecretBox;
     /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
@@ -163,7 +169,7 @@ export function createServices(
   const declarations = createDeclarationsService();
   const tenantsDeps = { db: deps.db, workflows: deps.workflows, identity, declarations };
   const lifecycle = createTenantLifecycle(tenantsDeps);
-  const tenants = createTenantsService({ ...tenantsDeps, lifecycle });
+  const tenants = createTenantsService({ ...tenantsDeps, lifecycle, invitationTtlMs: deps.invitationTtlMs });
   const tenantsDeclared = createTenantsDeclared({ ...tenantsDeps, lifecycle });
   const apps = createAppsService({
     db: deps.db,
@@ -174,6 +180,9 @@ export function createServices(
   });
   const storageBackends = createStorageBackends({ db: deps.db, workflows: deps.workflows, blobs, refusedChunks: search.refusedChunks });
   const storage = createStorageService({ db: deps.db, workflows: deps.workflows, blobs, backends: storageBackends });
+  const realtime = createRealtimeService({ db: deps.db, capabilities, identity, secrets: deps.secrets });
+  const configStore = createConfigStoreService({ db: deps.db, secrets: deps.secrets });
+  const box = deps.secrets;
   return {
     callers: identity,
     identity,
@@ -195,13 +204,15 @@ export function createServices(
     idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
     verticals: createVerticalsService({ apps, tenants, objectTypes, resources }),
     search,
-    realtime: createRealtimeService({ db: deps.db, capabilities, identity }),
+    realtime,
     webhooks: createWebhooksService({ db: deps.db, capabilities, orchestrate, secrets: deps.secrets }),
     answering,
     chat,
     runtime: createRuntimeService({ db: deps.db, chat, capabilities, tenants }),
     geo: createGeoService({ db: deps.db, capabilities }),
-    configStore: createConfigStoreService({ db: deps.db, secrets: deps.secrets }),
+    configStore,
+    resealStoredSecrets: async () =>
+      mergeResealReports(box ? [await resealWebhookSecrets(deps.db, box), await configStore.resealStoredSecrets(), await realtime.resealStoredKeys()] : []),
     documents,
     documentJobs: createDocumentJobs({ db: deps.db, blobs, files: documentFiles }),
     outbox,

@@ -38,3 +38,21 @@ export async function deleteOverride(tx: Tx, tenantId: string, capability: strin
 export async function isLiveTenant(tx: Tx, tenantId: string): Promise<boolean> {
   return (await tx`select 1 from tenant_directory where id = ${tenantId}::uuid and deleted_at is null`).length > 0;
 }
+
+/** What decides one capability for a tenant: its plan facts and its override of that capability, if any. */
+export interface CapabilityFacts {
+  tenantId: string;
+  plan: Plan | null;
+  starterTemplate: string;
+  homeRegion: string | null;
+  override: Pick<Override, 'allowed' | 'limits' | 'reason'> | null;
+}
+
+/** Platform work: the facts deciding `capability` for each of these tenants that exists, in one query. */
+export function capabilityFactsOf(tx: Tx, tenantIds: string[], capability: string): Promise<CapabilityFacts[]> {
+  return tx<CapabilityFacts[]>`
+    select t.id::text as "tenantId", t.plan, t.starter_template as "starterTemplate", t.home_region as "homeRegion",
+      case when o.tenant_id is null then null else jsonb_build_object('allowed', o.allowed, 'limits', o.limits, 'reason', o.reason) end as override
+    from tenant_directory t left join capability_overrides o on o.tenant_id = t.id and o.capability = ${capability}
+    where t.id = any(${tenantIds}::uuid[])`;
+}

@@ -2,7 +2,7 @@ import type { Db } from '../db/client.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Actor, Principal } from '../identity/identity.schema.ts';
 import { UUID } from '../ids.ts';
-import { deleteOverride, isLiveTenant, tenantOverrides, tenantPlanFacts, upsertOverride } from './capabilities.repo.ts';
+import { capabilityFactsOf, deleteOverride, isLiveTenant, tenantOverrides, tenantPlanFacts, upsertOverride } from './capabilities.repo.ts';
 import { PLANS, type Decision, type EvaluateInput, type Evaluation, type Override, type OverrideInput, type Plan } from './capabilities.schema.ts';
 import { CATALOG, DEFAULT_PLAN, planOfTemplate } from './catalog.ts';
 
@@ -17,7 +17,7 @@ function knownCapability(key: string, field: string) {
 }
 
 /** One capability's decision from the plan, the region and an override (which wins). */
-function decide(key: string, plan: Plan, region: string | null, override: Override | undefined): Decision {
+function decide(key: string, plan: Plan, region: string | null, override: Pick<Override, 'allowed' | 'limits' | 'reason'> | undefined): Decision {
   const capability = knownCapability(key, 'capabilities');
   if (override) {
     return { allowed: override.allowed, reason: `${override.allowed ? 'allowed' : 'refused'} for this tenant by a platform administrator: ${override.reason}`, limits: override.limits };
@@ -63,6 +63,21 @@ export function createCapabilitiesService(deps: {
       const decision = (await evaluateFor(tenantId, { capabilities: [key], context: {} })).decisions[key]!;
       if (!decision.allowed) throw new ForbiddenError(`capability ${key} is not available to this tenant: ${decision.reason}`);
       return decision;
+    },
+
+    /**
+     * Of these tenants, those that may not use `key` now, each with the reason `require` would
+     * give, in one query: for work that re-checks many tenants at once (open realtime connections).
+     */
+    async refusing(tenantIds: string[], key: string): Promise<Map<string, string>> {
+      knownCapability(key, 'capability');
+      const facts = tenantIds.length === 0 ? [] : await db.system((tx) => capabilityFactsOf(tx, tenantIds, key));
+      const refused = new Map<string, string>();
+      for (const f of facts) {
+        const decision = decide(key, f.plan ?? planOfTemplate(f.starterTemplate, defaultPlan), f.homeRegion, f.override ?? undefined);
+        if (!decision.allowed) refused.set(f.tenantId, `capability ${key} is not available to this tenant: ${decision.reason}`);
+      }
+      return refused;
     },
 
     /** A platform administrator allows or refuses a capability for one tenant, whatever its plan. */

@@ -105,3 +105,26 @@ export async function listAudit(tx: Tx, filter: ListConfigAuditInput): Promise<{
   ]);
   return { rows, total: totals[0]!.total };
 }
+
+/** A secret entry's sealed value, as the re-sealing pass reads it. */
+export interface SealedEntry {
+  tenantId: string;
+  label: string;
+  environment: string;
+  key: string;
+  sealedValue: string;
+}
+
+/** Platform work: secret entries whose value is not sealed under the key `like` names. */
+export function sealedNotLike(tx: Tx, like: string): Promise<SealedEntry[]> {
+  return tx<SealedEntry[]>`
+    select tenant_id::text as "tenantId", label, environment, key, sealed_value as "sealedValue" from config_entries
+    where secret and sealed_value not like ${like}`;
+}
+
+/** Platform work: stores an entry's value sealed anew, unless the entry changed meanwhile. The entry's version stays: its value did not change. */
+export async function resealEntry(tx: Tx, was: SealedEntry, sealedValue: string): Promise<void> {
+  await tx`
+    update config_entries set sealed_value = ${sealedValue}
+    where tenant_id = ${was.tenantId}::uuid and label = ${was.label} and environment = ${was.environment} and key = ${was.key} and sealed_value = ${was.sealedValue}`;
+}

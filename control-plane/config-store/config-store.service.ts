@@ -1,8 +1,9 @@
 import type { Db, Tx } from '../db/client.ts';
 import { ForbiddenError, NotFoundError, ValidationError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
-import { countEntries, deleteEntry, insertAudit, listAudit, listEntries, listSets, upsertEntry, type AuditRecord, type SetRef, type StoredEntry } from './config-store.repo.ts';
+import { emptyResealReport, resealed, type ResealReport } from '../secrets/reseal.ts';
+import { sealedUnderPattern, type SecretBox } from '../secrets/secret-box.ts';
+import { countEntries, deleteEntry, insertAudit, listAudit, listEntries, listSets, resealEntry, sealedNotLike, upsertEntry, type AuditRecord, type SetRef, type StoredEntry } from './config-store.repo.ts';
 import {
   MAX_ENTRIES_PER_SET,
   type ConfigAuditPage,
@@ -87,6 +88,23 @@ export function createConfigStoreService(deps: {
     changes.filter((c) => c.action !== 'unchanged').map((c) => ({ label: set.label, environment: set.environment, key: c.key, action: c.action as AuditRecord['action'], secret: c.secret }));
 
   return {
+    /**
+     * Seals again, under the current operator key, the secrets sealed under a previous key
+     * (`SECRETS_KEY_PREVIOUS`); run when the control plane starts. Idempotent, and safe beside
+     * other instances doing the same.
+     */
+    async resealStoredSecrets(): Promise<ResealReport> {
+      const report = emptyResealReport();
+      for (const entry of await db.system((tx) => sealedNotLike(tx, sealedUnderPattern(box().keyId)))) {
+        const set = { label: entry.label, environment: entry.environment };
+        const sealed = resealed(box(), entry.sealedValue, sealContext(entry.tenantId, set, entry.key), report);
+        if (sealed === undefined) continue;
+        await db.system((tx) => resealEntry(tx, entry, sealed));
+        report.resealed += 1;
+      }
+      return report;
+    },
+
     /** The tenant's sets: each label and environment with its counts of entries and secrets. */
     listSets: (actor: Actor): Promise<ConfigSetSummary[]> => db.inTenant(actor.tenantId, (tx) => listSets(tx)),
 

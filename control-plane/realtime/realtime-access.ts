@@ -6,22 +6,25 @@ export interface Holder {
   userId: string;
 }
 
-/** Of these holders, those who may still read the tenant's resources (active membership, live tenant, `resources.read`). */
-export type StillPermitted = (holders: Holder[]) => Promise<Holder[]>;
+/** A holder who may no longer hold a connection, and why: the `revoked` event's reason, or a refused connection's message. */
+export interface Revocation {
+  holder: Holder;
+  reason: string;
+}
 
-/** Why a connection ends when its user lost access: the `revoked` event's reason. */
-export const REVOKED_REASON = "the user's membership of the tenant, or its permission to read resources, was removed: this connection is closed";
+/** Of these holders, those who lost access (membership, permission, their tenant's capability), in as few queries as it can. */
+export type AccessCheck = (holders: Holder[]) => Promise<Revocation[]>;
 
 const keyOf = (holder: Holder) => `${holder.tenantId}|${holder.userId}`;
 
 /**
- * Watches the users of this instance's open connections: every `intervalMs`, one query asks which
- * of them may still read their tenant's resources, and the connections of those who may not are
- * revoked. A failed check is logged and retried at the next interval: connections stay open
- * through a passing database outage.
+ * Watches the users of this instance's open connections: every `intervalMs`, one check asks which
+ * of them lost access, and the connections of those are revoked with the reason. A failed check
+ * is logged and retried at the next interval: connections stay open through a passing database
+ * outage.
  */
-export function createAccessWatch(deps: { stillPermitted: StillPermitted; intervalMs: number; log?: (message: string, error: unknown) => void }) {
-  const watched = new Map<string, { holder: Holder; revokes: Set<() => void> }>();
+export function createAccessWatch(deps: { revoked: AccessCheck; intervalMs: number; log?: (message: string, error: unknown) => void }) {
+  const watched = new Map<string, { holder: Holder; revokes: Set<(reason: string) => void> }>();
   let timer: NodeJS.Timeout | undefined;
   let checking = false;
 
@@ -29,11 +32,8 @@ export function createAccessWatch(deps: { stillPermitted: StillPermitted; interv
     if (checking || watched.size === 0) return;
     checking = true;
     try {
-      const entries = [...watched.values()];
-      const permitted = new Set((await deps.stillPermitted(entries.map((e) => e.holder))).map(keyOf));
-      for (const entry of entries) {
-        if (permitted.has(keyOf(entry.holder))) continue;
-        for (const revoke of entry.revokes) revoke();
+      for (const { holder, reason } of await deps.revoked([...watched.values()].map((e) => e.holder))) {
+        for (const revoke of watched.get(keyOf(holder))?.revokes ?? []) revoke(reason);
       }
     } catch (error) {
       deps.log?.('realtime: re-checking the access of open connections failed', error);
@@ -43,17 +43,16 @@ export function createAccessWatch(deps: { stillPermitted: StillPermitted; interv
   }
 
   return {
-    /** 403 unless the holder may read the tenant's resources now. */
+    /** 403, saying why, unless the holder has access now. */
     async assert(holder: Holder): Promise<void> {
-      if ((await deps.stillPermitted([holder])).length === 0) {
-        throw new ForbiddenError("the token's user is no longer a member of the tenant allowed to read its resources: negotiate as a member");
-      }
+      const [revocation] = await deps.revoked([holder]);
+      if (revocation) throw new ForbiddenError(revocation.reason);
     },
 
-    /** Calls `revoke` once the holder loses access; the answer stops watching. */
-    watch(holder: Holder, revoke: () => void): () => void {
+    /** Calls `revoke` with the reason once the holder loses access; the answer stops watching. */
+    watch(holder: Holder, revoke: (reason: string) => void): () => void {
       const key = keyOf(holder);
-      const entry = watched.get(key) ?? { holder, revokes: new Set<() => void>() };
+      const entry = watched.get(key) ?? { holder, revokes: new Set<(reason: string) => void>() };
       watched.set(key, entry);
       entry.revokes.add(revoke);
       if (!timer) {

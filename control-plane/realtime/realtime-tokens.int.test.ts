@@ -4,6 +4,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createDb, type Db } from '../db/client.ts';
 import { migrate } from '../app/migrate.ts';
+import { createSecretBox, newSecretsKey } from '../secrets/secret-box.ts';
 import { createRealtimeTokens } from './realtime-tokens.ts';
 
 /**
@@ -15,6 +16,7 @@ describe('realtime signing keys on a schedule', () => {
   const database = `svc_test_${process.pid}_${randomBytes(4).toString('hex')}`;
   let db: Db | undefined;
   const grant = { tenantId: randomUUID(), userId: randomUUID(), channels: ['resources'] };
+  const secrets = createSecretBox(newSecretsKey());
 
   beforeAll(async () => {
     // Making a database takes the cluster's superuser (the test cluster's; not an outside DATABASE_URL's owner).
@@ -37,7 +39,7 @@ describe('realtime signing keys on a schedule', () => {
 
   it('signs with a new key once the current one is older than the schedule, and verifies the previous one through the overlap only', async ({ skip }) => {
     if (!db) skip();
-    const tokens = createRealtimeTokens({ db: db!, keys: { rotateAfterMs: 0 } });
+    const tokens = createRealtimeTokens({ db: db!, secrets, keys: { rotateAfterMs: 0 } });
     const first = await tokens.issue(grant, 60);
     const second = await tokens.issue(grant, 60);
     const [kid1, kid2] = [first, second].map((t) => decodeProtectedHeader(t.token).kid);
@@ -53,14 +55,14 @@ describe('realtime signing keys on a schedule', () => {
     if (!db) skip();
     // No key yet, as on a new platform: instances that sign at once make one between them.
     await db!.sql`delete from realtime_signing_keys`;
-    const [one, two] = [createRealtimeTokens({ db: db! }), createRealtimeTokens({ db: db! })];
+    const [one, two] = [createRealtimeTokens({ db: db!, secrets }), createRealtimeTokens({ db: db!, secrets })];
     const kids = await Promise.all([one.issue(grant, 60), two.issue(grant, 60), one.issue(grant, 60)]);
     expect(new Set(kids.map((t) => decodeProtectedHeader(t.token).kid)).size).toBe(1);
   });
 
   it('deletes keys a day after they retired, and prunes tickets whose tokens expired', async ({ skip }) => {
     if (!db) skip();
-    const tokens = createRealtimeTokens({ db: db! });
+    const tokens = createRealtimeTokens({ db: db!, secrets });
     const old = await tokens.issue(grant, 60);
     const oldKid = Number(decodeProtectedHeader(old.token).kid);
     await db!.sql`update realtime_signing_keys set retires_at = now() - interval '25 hours' where id = ${oldKid}`;
@@ -72,7 +74,7 @@ describe('realtime signing keys on a schedule', () => {
     await tokens.consume(await tokens.verify(fresh.token));
     await db!.sql`insert into realtime_tickets (jti, expires_at) values (${randomUUID()}, now() - interval '1 minute')`;
     // A new instance prunes at its first consumption.
-    const another = createRealtimeTokens({ db: db! });
+    const another = createRealtimeTokens({ db: db!, secrets });
     const next = await another.issue(grant, 60);
     await another.consume(await another.verify(next.token));
     await expect(another.consume(await another.verify(fresh.token))).rejects.toThrow(/already been used/);

@@ -3,7 +3,9 @@ import { decodeProtectedHeader, errors, jwtVerify, SignJWT } from 'jose';
 import type { Db } from '../db/client.ts';
 import { UnauthorizedError } from '../errors.ts';
 import { UUID } from '../ids.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
 import { consumeTicket, currentSigningKey, pruneTickets, rotateSigningKey, verifyingKey, type SigningKeys } from './realtime.repo.ts';
+import { createSigningKeySeal } from './signing-key-seal.ts';
 
 const ISSUER = 'svc-realtime';
 const AUDIENCE = 'svc-realtime-connect';
@@ -37,16 +39,19 @@ export interface ConnectionGrant {
  * that any instance verifies a token another one issued and a ticket one instance took is taken
  * for all. The newest key signs and names itself in the `kid` header; it is replaced after
  * `rotateAfterMs` (or on demand, `rotate`), and a replaced key verifies for `overlapMs` more.
+ * Keys are stored sealed with the operator key (`secrets`).
  */
-export function createRealtimeTokens(deps: { db: Db; keys?: Partial<KeyPolicy>; log?: (message: string, error: unknown) => void }) {
+export function createRealtimeTokens(deps: { db: Db; secrets?: SecretBox; keys?: Partial<KeyPolicy>; log?: (message: string, error: unknown) => void }) {
   const { sql } = deps.db;
   const policy = { ...DEFAULT_KEY_POLICY, ...deps.keys };
+  const seal = createSigningKeySeal(deps.secrets);
+  const freshKey = (id: number) => seal.seal(id, randomBytes(32));
   let lastPrune = 0;
 
-  async function signingKey() {
+  async function signingKey(): Promise<{ id: number; secret: Uint8Array }> {
     const current = await currentSigningKey(sql);
-    if (current && current.ageMs < policy.rotateAfterMs) return current;
-    return (await rotateSigningKey(sql, randomBytes(32), { overlapMs: policy.overlapMs, unlessYoungerThanMs: policy.rotateAfterMs })).current;
+    const key = current && current.ageMs < policy.rotateAfterMs ? current : (await rotateSigningKey(sql, freshKey, { overlapMs: policy.overlapMs, unlessYoungerThanMs: policy.rotateAfterMs })).current;
+    return { id: key.id, secret: seal.open(key.id, key.stored) };
   }
 
   function kidOf(token: string): string {
@@ -80,10 +85,11 @@ export function createRealtimeTokens(deps: { db: Db; keys?: Partial<KeyPolicy>; 
      * retired or unknown key, or not a connection token. It does not consume the ticket.
      */
     async verify(token: string): Promise<ConnectionGrant> {
-      const key = await verifyingKey(sql, Number(kidOf(token)));
+      const kid = Number(kidOf(token));
+      const key = await verifyingKey(sql, kid);
       if (!key) throw new UnauthorizedError('invalid realtime token');
       try {
-        const { payload } = await jwtVerify(token, key.secret, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
+        const { payload } = await jwtVerify(token, seal.open(kid, key.stored), { issuer: ISSUER, audience: AUDIENCE, algorithms: ['HS256'] });
         const channels = payload.ch;
         if (
           typeof payload.tid !== 'string' ||
@@ -124,8 +130,11 @@ export function createRealtimeTokens(deps: { db: Db; keys?: Partial<KeyPolicy>; 
      * `retirePrevious` (a key that may have leaked). Answers the new key and those still verifying.
      */
     async rotate(options: { retirePrevious?: boolean } = {}): Promise<SigningKeys> {
-      return rotateSigningKey(sql, randomBytes(32), { overlapMs: options.retirePrevious ? 0 : policy.overlapMs });
+      return rotateSigningKey(sql, freshKey, { overlapMs: options.retirePrevious ? 0 : policy.overlapMs });
     },
+
+    /** Seals the stored keys that are plain or under a previous operator key; see {@link createSigningKeySeal}. */
+    resealStoredKeys: () => seal.resealStored(sql),
   };
 }
 

@@ -101,10 +101,16 @@ export function freshReports(tx: Tx, freshSeconds: number) {
     from realtime_deliveries where tenant_id = current_tenant_id() and reported_at > now() - make_interval(secs => ${freshSeconds})`;
 }
 
-/** A signing key: its number (the tokens' `kid`), secret and age by the database's clock. */
+/** A signing key as stored: sealed with the operator key, or (written by an earlier version, until sealed) the key itself. */
+export interface StoredSigningKey {
+  secret: Uint8Array | null;
+  sealedSecret: string | null;
+}
+
+/** A signing key: its number (the tokens' `kid`), stored secret and age by the database's clock. */
 export interface SigningKey {
   id: number;
-  secret: Uint8Array;
+  stored: StoredSigningKey;
   ageMs: number;
 }
 
@@ -114,28 +120,38 @@ export interface SigningKeys {
   verifying: Array<{ id: number; retiresAt: string }>;
 }
 
+const storedOf = (row: { secret: Buffer | null; sealedSecret: string | null }): StoredSigningKey => ({
+  secret: row.secret && new Uint8Array(row.secret),
+  sealedSecret: row.sealedSecret,
+});
+
 /** Platform work: the key that signs new tokens (the newest not retiring), if any. */
 export async function currentSigningKey(sql: Sql | TransactionSql): Promise<SigningKey | undefined> {
-  const [row] = await sql<{ id: number; secret: Buffer; ageMs: number }[]>`
-    select id, secret, extract(epoch from now() - created_at)::float8 * 1000 as "ageMs"
+  const [row] = await sql<{ id: number; secret: Buffer | null; sealedSecret: string | null; ageMs: number }[]>`
+    select id, secret, sealed_secret as "sealedSecret", extract(epoch from now() - created_at)::float8 * 1000 as "ageMs"
     from realtime_signing_keys where retires_at is null order by id desc limit 1`;
-  return row && { id: row.id, secret: new Uint8Array(row.secret), ageMs: row.ageMs };
+  return row && { id: row.id, stored: storedOf(row), ageMs: row.ageMs };
 }
 
 /** Platform work: the key numbered `id`, and whether it no longer verifies; undefined for one unknown or deleted. */
-export async function verifyingKey(sql: Sql, id: number): Promise<{ secret: Uint8Array; retired: boolean } | undefined> {
-  const [row] = await sql<{ secret: Buffer; retired: boolean }[]>`
-    select secret, coalesce(retires_at <= now(), false) as retired from realtime_signing_keys where id = ${id}`;
-  return row && { secret: new Uint8Array(row.secret), retired: row.retired };
+export async function verifyingKey(sql: Sql, id: number): Promise<{ stored: StoredSigningKey; retired: boolean } | undefined> {
+  const [row] = await sql<{ secret: Buffer | null; sealedSecret: string | null; retired: boolean }[]>`
+    select secret, sealed_secret as "sealedSecret", coalesce(retires_at <= now(), false) as retired from realtime_signing_keys where id = ${id}`;
+  return row && { stored: storedOf(row), retired: row.retired };
 }
 
 /**
- * Platform work: makes `fresh` the signing key; the keys before it verify for `overlapMs` more
- * (none shortened if it retires sooner), and keys retired a day ago are deleted. With
- * `unlessYoungerThanMs`, a signing key younger than that (another instance rotated meanwhile)
- * stays and nothing changes. Rotations of all instances take turns (a table lock that readers pass).
+ * Platform work: makes a new signing key, stored as `sealFor` seals it for its number; the keys
+ * before it verify for `overlapMs` more (none shortened if it retires sooner), and keys retired a
+ * day ago are deleted. With `unlessYoungerThanMs`, a signing key younger than that (another
+ * instance rotated meanwhile) stays and nothing changes. Rotations of all instances take turns (a
+ * table lock that readers pass).
  */
-export async function rotateSigningKey(sql: Sql, fresh: Uint8Array, options: { overlapMs: number; unlessYoungerThanMs?: number }): Promise<SigningKeys> {
+export async function rotateSigningKey(
+  sql: Sql,
+  sealFor: (id: number) => string,
+  options: { overlapMs: number; unlessYoungerThanMs?: number },
+): Promise<SigningKeys> {
   return sql.begin(async (tx) => {
     await tx`lock table realtime_signing_keys in exclusive mode`;
     const current = options.unlessYoungerThanMs === undefined ? undefined : await currentSigningKey(tx);
@@ -144,10 +160,12 @@ export async function rotateSigningKey(sql: Sql, fresh: Uint8Array, options: { o
       const [row] = await tx<{ createdAt: string }[]>`select ${tx.unsafe(isoTimestamp('created_at'))} as "createdAt" from realtime_signing_keys where id = ${current.id}`;
       made = { ...current, createdAt: row!.createdAt };
     } else {
-      const [row] = await tx<{ id: number; createdAt: string }[]>`
-        insert into realtime_signing_keys (id, secret) select coalesce(max(id), 0) + 1, ${Buffer.from(fresh)} from realtime_signing_keys
-        returning id, ${tx.unsafe(isoTimestamp('created_at'))} as "createdAt"`;
-      made = { id: row!.id, secret: fresh, ageMs: 0, createdAt: row!.createdAt };
+      const [next] = await tx<{ id: number }[]>`select coalesce(max(id), 0) + 1 as id from realtime_signing_keys`;
+      const sealedSecret = sealFor(next!.id);
+      const [row] = await tx<{ createdAt: string }[]>`
+        insert into realtime_signing_keys (id, sealed_secret) values (${next!.id}, ${sealedSecret})
+        returning ${tx.unsafe(isoTimestamp('created_at'))} as "createdAt"`;
+      made = { id: next!.id, stored: { secret: null, sealedSecret }, ageMs: 0, createdAt: row!.createdAt };
       await tx`
         update realtime_signing_keys set retires_at = now() + make_interval(secs => ${options.overlapMs / 1000})
         where id <> ${made.id} and (retires_at is null or retires_at > now() + make_interval(secs => ${options.overlapMs / 1000}))`;
@@ -158,6 +176,20 @@ export async function rotateSigningKey(sql: Sql, fresh: Uint8Array, options: { o
       where id <> ${made.id} and retires_at > now() order by id`;
     return { current: made, verifying: [...verifying] };
   });
+}
+
+/** Platform work: the keys stored in plain text or sealed under a key other than the one `like` names. */
+export async function keysNotSealedLike(sql: Sql, like: string): Promise<Array<{ id: number; stored: StoredSigningKey }>> {
+  const rows = await sql<{ id: number; secret: Buffer | null; sealedSecret: string | null }[]>`
+    select id, secret, sealed_secret as "sealedSecret" from realtime_signing_keys where sealed_secret is null or sealed_secret not like ${like}`;
+  return rows.map((row) => ({ id: row.id, stored: storedOf(row) }));
+}
+
+/** Platform work: stores a key sealed anew (and forgets its plain form), unless the row changed meanwhile. */
+export async function resealKey(sql: Sql, id: number, was: StoredSigningKey, sealedSecret: string): Promise<void> {
+  await sql`
+    update realtime_signing_keys set sealed_secret = ${sealedSecret}, secret = null
+    where id = ${id} and sealed_secret is not distinct from ${was.sealedSecret}`;
 }
 
 /** Platform work: records that the ticket opened a connection; false when one did before. */

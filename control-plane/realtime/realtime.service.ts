@@ -4,7 +4,9 @@ import type { Db } from '../db/client.ts';
 import { DomainError, type AppErrorBody } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { IdentityService } from '../identity/identity.service.ts';
-import { createAccessWatch, REVOKED_REASON } from './realtime-access.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import { realtimeAccessCheck } from './access-check.ts';
+import { createAccessWatch } from './realtime-access.ts';
 import { createRealtimeHub, type HubOptions, type RealtimeHub } from './realtime-hub.ts';
 import { createRealtimeTokens, type KeyPolicy } from './realtime-tokens.ts';
 import { connectionsElsewhere, ensureStream, freshReports, streamHead, type LoggedEvent } from './realtime.repo.ts';
@@ -12,7 +14,7 @@ import type { Alerts, NegotiateInput, Negotiation, RealtimeEvent, RotateSigningK
 
 /** How long a negotiated token can open its one connection. */
 export const TOKEN_TTL_SECONDS = 60;
-/** How often the users of open connections are checked for the membership and permission they connected with. */
+/** How often the users of open connections are checked for the membership, permission and capability they connected with. */
 export const ACCESS_CHECK_MS = 3_000;
 /** How long one connection lasts at most; it then ends with `expired` and the client negotiates again. */
 export const CONNECTION_MAX_MS = 60 * 60 * 1000;
@@ -56,14 +58,17 @@ const toEvent = (logged: LoggedEvent): RealtimeEvent => ({
  * short-lived, one-time token for some channels; the connection opened with it (the edge serves
  * it as server-sent events) gets the tenant's events on those channels as they commit, through
  * this instance's hub, and can resume after the last event it saw while the log still holds it.
- * It lasts while its user keeps that membership and permission (checked every few seconds).
+ * It lasts while its user keeps that membership and permission, and the tenant the `realtime`
+ * capability (checked every few seconds).
  * Negotiating starts the recording of the tenant's changes. Both steps need the `realtime`
  * capability; a connection is refused past the plan's `maxConnections`.
  */
 export function createRealtimeService(deps: {
   db: Db;
-  capabilities: Pick<CapabilitiesService, 'require'>;
+  capabilities: Pick<CapabilitiesService, 'require' | 'refusing'>;
   identity: Pick<IdentityService, 'holding'>;
+  /** Seals the signing keys at rest (the operator key); processes that serve no connections need none. */
+  secrets?: SecretBox;
   hub?: HubOptions;
   /** How often open connections' access is checked; default `ACCESS_CHECK_MS`. */
   accessCheckMs?: number;
@@ -73,7 +78,7 @@ export function createRealtimeService(deps: {
   const { db } = deps;
   const tokens = createRealtimeTokens(deps);
   const access = createAccessWatch({
-    stillPermitted: (holders) => deps.identity.holding(holders, 'resources.read'),
+    revoked: realtimeAccessCheck(deps),
     intervalMs: deps.accessCheckMs ?? ACCESS_CHECK_MS,
     log: deps.log,
   });
@@ -115,7 +120,7 @@ export function createRealtimeService(deps: {
       const expiry = new AbortController();
       const expires = setTimeout(() => expiry.abort(), CONNECTION_MAX_MS);
       const revocation = new AbortController();
-      const unwatch = access.watch(grant, () => revocation.abort());
+      const unwatch = access.watch(grant, (reason) => revocation.abort(reason));
       const ended = AbortSignal.any([expiry.signal, revocation.signal, ...(signal ? [signal] : [])]);
       try {
         yield {
@@ -133,7 +138,7 @@ export function createRealtimeService(deps: {
           else yield message;
         }
         if (signal?.aborted) return;
-        if (revocation.signal.aborted) yield { type: 'revoked', reason: REVOKED_REASON };
+        if (revocation.signal.aborted) yield { type: 'revoked', reason: String(revocation.signal.reason) };
         else if (expiry.signal.aborted) yield { type: 'expired', reason: 'the connection reached its maximum duration: negotiate again and resume' };
       } finally {
         unwatch();
@@ -150,6 +155,9 @@ export function createRealtimeService(deps: {
       const { current, verifying } = await tokens.rotate({ retirePrevious: input.retirePrevious });
       return { kid: String(current.id), createdAt: current.createdAt, verifying: verifying.map((k) => ({ kid: String(k.id), retiresAt: k.retiresAt })) };
     },
+
+    /** Seals the stored signing keys that are plain or under a previous operator key; run when the control plane starts. */
+    resealStoredKeys: () => tokens.resealStoredKeys(),
 
     /** Delivery diagnostics of the tenant's events across every instance, with what needs attention. */
     async alerts(actor: Actor): Promise<Alerts> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretBox, isSealed, newSecretsKey, SecretUnsealError } from './secret-box.ts';
+import { emptyResealReport, resealed } from './reseal.ts';
+import { createSecretBox, isSealed, newSecretsKey, sealedKeyIdOf, SecretUnsealError } from './secret-box.ts';
 
 describe('secret box', () => {
   const box = createSecretBox(newSecretsKey());
@@ -29,5 +30,24 @@ describe('secret box', () => {
     expect(() => box.open('sealed:v1:zz', 'c')).toThrow(/malformed/);
     expect(() => box.open('whsec_plain', 'c')).toThrow(SecretUnsealError);
     expect(() => createSecretBox(Buffer.alloc(16))).toThrow(/32 bytes/);
+  });
+
+  it('opens values sealed under a previous key and seals anew under the current one; a value under neither is counted, not changed', () => {
+    const [oldKey, newKey, strayKey] = [newSecretsKey(), newSecretsKey(), newSecretsKey()];
+    const old = createSecretBox(oldKey);
+    const changing = createSecretBox(newKey, [oldKey, newKey]);
+    expect(changing.previousKeyIds).toEqual([old.keyId]);
+    const sealedOld = old.seal('whsec_old', 'c');
+    expect(changing.open(sealedOld, 'c')).toBe('whsec_old');
+    const report = emptyResealReport();
+    const again = resealed(changing, sealedOld, 'c', report)!;
+    expect(sealedKeyIdOf(again)).toBe(changing.keyId);
+    expect(createSecretBox(newKey).open(again, 'c')).toBe('whsec_old');
+    expect(resealed(changing, again, 'c', report)).toBeUndefined();
+    expect(sealedKeyIdOf(resealed(changing, 'whsec_plain', 'c', report)!)).toBe(changing.keyId);
+    const stray = createSecretBox(strayKey).seal('whsec_stray', 'c');
+    expect(resealed(changing, stray, 'c', report)).toBeUndefined();
+    expect(report.unreadable).toEqual({ [sealedKeyIdOf(stray)!]: 1 });
+    expect(() => changing.open(stray, 'c')).toThrow(/SECRETS_KEY_PREVIOUS/);
   });
 });

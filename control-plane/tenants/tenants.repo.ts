@@ -7,7 +7,8 @@ import { UUID } from '../ids.ts';
 const TENANT_COLUMNS = `id::text as id, slug, name, parent_id::text as "parentId", domains, usecase, industry,
   starter_template as "starterTemplate", home_region as "homeRegion", status, status_reason as "statusReason",
   ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
-const MEMBERSHIP_COLUMNS = `tenant_id::text as "tenantId", user_id::text as "userId", roles, status, ${isoTimestamp('created_at')} as "createdAt"`;
+const MEMBERSHIP_COLUMNS = `tenant_id::text as "tenantId", user_id::text as "userId", roles, status, ${isoTimestamp('created_at')} as "createdAt",
+  ${isoTimestamp('invitation_expires_at')} as "expiresAt"`;
 const USER_COLUMNS = `id::text as id, email, name, status, ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('last_login_at')} as "lastLoginAt"`;
 
 export type NewTenant = Omit<CreateRootTenantInput, 'homeRegion'> & { homeRegion: (typeof HOME_REGIONS)[number]; parentId: string | null };
@@ -122,34 +123,64 @@ export async function listMemberships(tx: Tx, userId: string): Promise<TenantMem
 
 /**
  * Adds a membership with `roles` unless one exists, `active` or, for an invitation the user has
- * still to accept, `invited`; an existing membership is returned unchanged.
+ * still to accept, `invited` until `invitationTtlMs` from now; an existing membership is returned
+ * unchanged, but for an invitation made again, which is renewed for `invitationTtlMs`.
  */
 export async function ensureMembership(
   tx: Tx,
   tenantId: string,
   userId: string,
   roles: string[],
-  status: 'active' | 'invited' = 'active',
+  invitation?: { ttlMs: number },
 ): Promise<{ membership: Membership; created: boolean }> {
   const rows = await tx.unsafe<(Membership & { created: boolean })[]>(
-    `insert into memberships (tenant_id, user_id, roles, status) values ($1::uuid, $2::uuid, $3::text[], $4)
-     on conflict (tenant_id, user_id) do update set roles = memberships.roles
+    `insert into memberships (tenant_id, user_id, roles, status, invitation_expires_at)
+     values ($1::uuid, $2::uuid, $3::text[], $4, now() + make_interval(secs => $5::float8 / 1000))
+     on conflict (tenant_id, user_id) do update set roles = memberships.roles,
+       invitation_expires_at = case when memberships.status = 'invited' and excluded.status = 'invited' then excluded.invitation_expires_at
+                                    else memberships.invitation_expires_at end
      returning ${MEMBERSHIP_COLUMNS}, (xmax = 0) as created`,
-    [tenantId, userId, roles as never, status],
+    [tenantId, userId, roles as never, invitation ? 'invited' : 'active', invitation ? invitation.ttlMs : null],
     { prepare: true },
   );
   const { created, ...membership } = rows[0]!;
   return { membership, created };
 }
 
-/** Makes the user's invitation to a tenant an active membership; undefined when there is none. */
+/** The user's invitation to a tenant: until when it can be accepted, and whether that time has passed; undefined when there is none. */
+export async function findInvitation(tx: Tx, tenantId: string, userId: string): Promise<{ expiresAt: string; expired: boolean } | undefined> {
+  const rows = await tx<{ expiresAt: string; expired: boolean }[]>`
+    select ${tx.unsafe(isoTimestamp('invitation_expires_at'))} as "expiresAt", invitation_expires_at <= now() as expired
+    from memberships where tenant_id = ${tenantId}::uuid and user_id = ${userId}::uuid and status = 'invited'`;
+  return rows[0];
+}
+
+/** Makes the user's invitation to a tenant an active membership (expired or not: the caller decides); undefined when there is none. */
 export async function acceptInvitation(tx: Tx, tenantId: string, userId: string): Promise<Membership | undefined> {
   const rows = await tx.unsafe<Membership[]>(
-    `update memberships set status = 'active' where tenant_id = $1::uuid and user_id = $2::uuid and status = 'invited'
+    `update memberships set status = 'active', invitation_expires_at = null where tenant_id = $1::uuid and user_id = $2::uuid and status = 'invited'
      returning ${MEMBERSHIP_COLUMNS}`,
     [tenantId, userId],
   );
   return rows[0];
+}
+
+/** Deletes the user's invitation to a tenant (the user declined it); false when there was none. */
+export async function deleteInvitation(tx: Tx, tenantId: string, userId: string): Promise<boolean> {
+  return (await tx`delete from memberships where tenant_id = ${tenantId}::uuid and user_id = ${userId}::uuid and status = 'invited' returning 1`).length > 0;
+}
+
+/**
+ * Deletes the user's membership of a tenant (or invitation to it), unless that leaves the tenant
+ * without an active `adminRole`: then nothing changes and the answer says so. The tenant's
+ * administrators' rows are locked first, so that two administrators removing each other take turns.
+ */
+export async function deleteMembership(tx: Tx, tenantId: string, userId: string, adminRole: string): Promise<'removed' | 'not-found' | 'last-admin'> {
+  const admins = await tx<{ userId: string }[]>`
+    select user_id::text as "userId" from memberships where tenant_id = ${tenantId}::uuid and status = 'active' and ${adminRole} = any(roles) for update`;
+  if (admins.length === 1 && admins[0]!.userId === userId) return 'last-admin';
+  const removed = await tx`delete from memberships where tenant_id = ${tenantId}::uuid and user_id = ${userId}::uuid returning 1`;
+  return removed.length > 0 ? 'removed' : 'not-found';
 }
 
 /** Adds `roles` to the user's membership (creating it, or making it active again). */
@@ -157,7 +188,8 @@ export async function grantRoles(tx: Tx, tenantId: string, userId: string, roles
   const rows = await tx.unsafe<(Membership & { created: boolean })[]>(
     `insert into memberships (tenant_id, user_id, roles) values ($1::uuid, $2::uuid, $3::text[])
      on conflict (tenant_id, user_id) do update
-       set roles = memberships.roles || array(select r from unnest(excluded.roles) r where r <> all(memberships.roles)), status = 'active'
+       set roles = memberships.roles || array(select r from unnest(excluded.roles) r where r <> all(memberships.roles)), status = 'active',
+           invitation_expires_at = null
      returning ${MEMBERSHIP_COLUMNS}, (xmax = 0) as created`,
     [tenantId, userId, roles as never],
     { prepare: true },

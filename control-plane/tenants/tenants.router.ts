@@ -17,7 +17,7 @@ import type { TenantsService } from './tenants.service.ts';
 
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    tenants: Pick<TenantsService, 'bootstrapAdmin' | 'createChild' | 'createRoot' | 'delete' | 'findUserByEmail' | 'membershipsOf' | 'mine' | 'provisionSelf' | 'provisionUser' | 'watchStatus'>;
+    tenants: Pick<TenantsService, 'bootstrapAdmin' | 'createChild' | 'createRoot' | 'declineInvitation' | 'delete' | 'findUserByEmail' | 'membershipsOf' | 'mine' | 'provisionSelf' | 'provisionUser' | 'removeUser' | 'watchStatus'>;
   }
 }
 
@@ -54,11 +54,15 @@ export const tenantsRouter = t.router({
     .input(z.object({ userId: UserRefSchema }))
     .output(MembershipGrantSchema)
     .mutation(({ ctx, input }) => ctx.services.tenants.provisionUser(ctx.actor, input.userId)),
+  removeUser: tenantProcedure('tenants.manage')
+    .input(z.object({ userId: UserRefSchema }))
+    .output(z.void())
+    .mutation(({ ctx, input }) => ctx.services.tenants.removeUser(ctx.actor, input.userId)),
 });
 
 /**
  * The caller's tenants, served in the `identity` namespace (v4 `GET /identity/tenants`,
- * `POST /identity/provision`): the root router merges them into the identity router.
+ * `POST /identity/me/provision`, `POST /identity/me/decline`): the root router merges them into the identity router.
  */
 export const callerTenantsRouter = t.router({
   tenants: userProcedure
@@ -69,4 +73,8 @@ export const callerTenantsRouter = t.router({
     .input(ProvisionSelfInputSchema)
     .output(MembershipGrantSchema)
     .mutation(({ ctx, input }) => ctx.services.tenants.provisionSelf(ctx.principal, input.tenant_id)),
+  decline: userProcedure
+    .input(ProvisionSelfInputSchema)
+    .output(z.void())
+    .mutation(({ ctx, input }) => ctx.services.tenants.declineInvitation(ctx.principal, input.tenant_id)),
 });

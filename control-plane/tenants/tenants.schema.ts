@@ -95,6 +95,8 @@ export const MembershipSchema = z.object({
   roles: z.array(z.string()),
   status: z.string(),
   createdAt: z.string(),
+  /** Until when an invitation (`status: "invited"`) can be accepted; null for a membership. */
+  expiresAt: z.string().nullable(),
 });
 export type Membership = z.infer<typeof MembershipSchema>;
 

@@ -15,7 +15,7 @@ export type TenantsService = ReturnType<typeof createTenantsService>;
  * bootstrap of a child tenant, or by self-provisioning. Every path that creates a tenant (v4
  * routes now, the Kubernetes operator later) goes through `create`, so tenants end alike.
  */
-export function createTenantsService(deps: TenantsDeps & { lifecycle?: TenantLifecycle }) {
+export function createTenantsService(deps: TenantsDeps & { lifecycle?: TenantLifecycle; invitationTtlMs?: number }) {
   const { db, identity } = deps;
   const { create, createChildOf } = deps.lifecycle ?? createTenantLifecycle(deps);
 

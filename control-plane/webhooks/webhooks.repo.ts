@@ -85,15 +85,27 @@ export async function replaceSecret(
   return rows[0];
 }
 
-/** Platform work: the endpoints whose secret an earlier version stored in plain text. */
-export function plainSecrets(tx: Tx): Promise<{ id: string; tenantId: string; source: string; secret: string }[]> {
-  return tx<{ id: string; tenantId: string; source: string; secret: string }[]>`
-    select id::text as id, tenant_id::text as "tenantId", source, secret from webhook_endpoints where secret not like 'sealed:%'`;
+/** A stored endpoint secret and the one it replaced, as the re-sealing pass reads them. */
+export interface StoredSecrets {
+  id: string;
+  tenantId: string;
+  source: string;
+  secret: string;
+  previousSecret: string | null;
 }
 
-/** Platform work: stores the sealed form of a plain secret, unless the row changed meanwhile. */
-export async function sealSecret(tx: Tx, id: string, plain: string, sealed: string): Promise<void> {
-  await tx`update webhook_endpoints set secret = ${sealed} where id = ${id}::uuid and secret = ${plain}`;
+/** Platform work: the endpoints with a secret (current or previous) not sealed under the key `like` names: plain, or under another key. */
+export function secretsNotSealedLike(tx: Tx, like: string): Promise<StoredSecrets[]> {
+  return tx<StoredSecrets[]>`
+    select id::text as id, tenant_id::text as "tenantId", source, secret, previous_secret as "previousSecret" from webhook_endpoints
+    where secret not like ${like} or previous_secret not like ${like}`;
+}
+
+/** Platform work: replaces an endpoint's stored secrets by their new sealed forms, unless the row changed meanwhile. */
+export async function resealSecrets(tx: Tx, was: StoredSecrets, secret: string, previousSecret: string | null): Promise<void> {
+  await tx`
+    update webhook_endpoints set secret = ${secret}, previous_secret = ${previousSecret}
+    where id = ${was.id}::uuid and secret = ${was.secret} and previous_secret is not distinct from ${was.previousSecret}`;
 }
 
 /** An endpoint with its secret, for verifying a delivery. */

@@ -5,6 +5,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
 import { isSealed, type SecretBox } from '../secrets/secret-box.ts';
+import { secretContext } from './webhook-secret-reseal.ts';
 import { newWebhookSecret, parseSignature, parseTimestamp, signatureMatches, WEBHOOK_HEADERS } from './webhook-signature.ts';
 import {
   countEndpoints,
@@ -16,12 +17,10 @@ import {
   listDeliveries,
   listEndpoints,
   listRefusalWindows,
-  plainSecrets,
   receivingEndpoint,
   recordRefusal,
   REFUSAL_WINDOW_SECONDS,
   replaceSecret,
-  sealSecret,
   secretHintOf,
   settleDelivery,
   updateEndpoint,
@@ -51,8 +50,6 @@ import type {
 /** How long the secret a rotation replaces keeps working, unless the rotation revokes it. */
 export const WEBHOOK_SECRET_OVERLAP_SECONDS = 24 * 3600;
 
-/** What a sealed secret is bound to: its endpoint (the tenant and the source, which never change). */
-const secretContext = (tenantId: string, source: string) => `webhook_endpoints.secret:${tenantId}:${source}`;
 
 /** A refused delivery: recorded with `reason`, then answered with `error`. */
 class Refusal extends Error {
@@ -223,16 +220,6 @@ export function createWebhooksService(deps: {
       const endpoint = await db.system((tx) => replaceSecret(tx, actor.tenantId, source, sealed(actor.tenantId, source, secret), overlap));
       if (!endpoint) throw new NotFoundError(`webhook endpoint "${source}"`);
       return { ...endpoint, secret };
-    },
-
-    /**
-     * Seals the secrets an earlier version stored in plain text; run when the control plane
-     * starts. Idempotent, and safe beside other instances doing the same. Answers how many it sealed.
-     */
-    async sealStoredSecrets(): Promise<number> {
-      const plain = await db.system((tx) => plainSecrets(tx));
-      for (const row of plain) await db.system((tx) => sealSecret(tx, row.id, row.secret, box().seal(row.secret, secretContext(row.tenantId, row.source))));
-      return plain.length;
     },
 
     async listDeliveries(actor: Actor, input: ListDeliveriesInput): Promise<DeliveryPage> {

@@ -1,9 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { decodeJwt, decodeProtectedHeader, SignJWT } from 'jose';
+import { decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
+import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
+import { createSecretBox } from '../../control-plane/secrets/secret-box.ts';
 import { assertConforms } from '../harness/conformance.ts';
 import { GLOBEX_ADMIN, startTestStack, type TestStack } from '../harness/stack.ts';
 import { createTenantFixture, type TenantFixture } from '../harness/tenant-fixture.ts';
@@ -218,7 +220,8 @@ describe('v4 realtime', () => {
     expect(tampered.error.error.code).toBe('UNAUTHORIZED');
 
     // Signed with the platform's own key (as only the platform holds it), but expired.
-    const [{ secret }] = await sql<[{ secret: Buffer }]>`select secret from realtime_signing_keys where id = 1`;
+    const [{ sealedSecret }] = await sql<[{ sealedSecret: string }]>`select sealed_secret as "sealedSecret" from realtime_signing_keys where id = 1`;
+    const secret = Buffer.from(createSecretBox(devSecretsKey()).open(sealedSecret, 'realtime_signing_keys.secret:1'), 'base64');
     const expired = await new SignJWT({ tid: north.id, ch: ['resources'] })
       .setProtectedHeader({ alg: 'HS256' })
       .setIssuer('svc-realtime')
@@ -404,8 +407,11 @@ describe('v4 realtime: access, one-time tickets and signing keys', () => {
   let east: TenantFixture;
   let west: TenantFixture;
   let doomed: TenantFixture;
+  let leaving: TenantFixture;
+  let paused: TenantFixture;
   const streams: EventStream[] = [];
   const data = (event: EventSourceMessage) => JSON.parse(event.data);
+  const userIdOf = async (email: string): Promise<string> => (await stack.request('GET', '/v4/identity/me', { as: email })).body.id;
 
   const negotiate = async (tenant: TenantFixture, as = tenant.member.email, on = stack): Promise<{ token: string; url: string }> => {
     const negotiated = await on.request('POST', '/v4/realtime/negotiate', { as, body: { tenant_id: tenant.id, channels: ['resources'] } });
@@ -425,7 +431,9 @@ describe('v4 realtime: access, one-time tickets and signing keys', () => {
     east = await createTenantFixture(sql, 'rt-east', { plan: 'team' });
     west = await createTenantFixture(sql, 'rt-west', { plan: 'team' });
     doomed = await createTenantFixture(sql, 'rt-doomed', { plan: 'team' });
-    const devUsers = [...DEV_USERS, ...[east, west, doomed].flatMap((t) => [t.admin, t.member])];
+    leaving = await createTenantFixture(sql, 'rt-leaving', { plan: 'team' });
+    paused = await createTenantFixture(sql, 'rt-paused', { plan: 'team' });
+    const devUsers = [...DEV_USERS, ...[east, west, doomed, leaving, paused].flatMap((t) => [t.admin, t.member])];
     stack = await startTestStack({ devUsers });
     other = await startTestStack({ devUsers, worker: false });
   });
@@ -455,6 +463,66 @@ describe('v4 realtime: access, one-time tickets and signing keys', () => {
     const admin = await connectTo((await negotiate(east, east.admin.email)).url);
     expect(admin.status).toBe(200);
     await admin.next((e) => e.event === 'ready');
+  });
+
+  it("ends the stream of a member an administrator removes (DELETE /v4/platform/tenants/:id/users/:oid) within seconds, on every instance, and the member's token no longer reaches the tenant", async () => {
+    const memberId = await userIdOf(leaving.member.email);
+    const here = await connectTo((await negotiate(leaving)).url);
+    const there = await connectTo((await negotiate(leaving)).url, other);
+    for (const stream of [here, there]) {
+      expect(stream.status, JSON.stringify(stream.error)).toBe(200);
+      await stream.next((e) => e.event === 'ready');
+    }
+    expect((await stack.request('GET', `${DATA}/${leaving.id}/project`, { as: leaving.member.email })).status).toBe(200);
+    // A member cannot remove anyone; another tenant's administrator cannot remove this tenant's members.
+    expect((await stack.request('DELETE', `/v4/platform/tenants/${leaving.id}/users/${memberId}`, { as: leaving.member.email })).status).toBe(403);
+    expect((await stack.request('DELETE', `/v4/platform/tenants/${leaving.id}/users/${memberId}`, { as: east.admin.email })).status).toBe(403);
+
+    const removedAt = Date.now();
+    const removed = await stack.request('DELETE', `/v4/platform/tenants/${leaving.id}/users/${memberId}`, { as: leaving.admin.email });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(204);
+    for (const stream of [here, there]) {
+      const revoked = await stream.next((e) => e.event === 'revoked');
+      expect(data(revoked).reason).toContain('membership');
+    }
+    // The check runs every 3 s on each instance: both streams ended well within seconds.
+    expect(Date.now() - removedAt).toBeLessThan(10_000);
+    // The member's token no longer reaches the tenant: at once on the instance that removed them, within the callers' cache on the other.
+    const refused = await stack.request('GET', `${DATA}/${leaving.id}/project`, { as: leaving.member.email });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('FORBIDDEN');
+    await until(async () => (await other.request('GET', `${DATA}/${leaving.id}/project`, { as: leaving.member.email })).status, (status) => status === 403);
+    expect((await stack.request('POST', '/v4/realtime/negotiate', { as: leaving.member.email, body: { tenant_id: leaving.id, channels: ['resources'] } })).status).toBe(403);
+    // Removing them again finds no one; the last administrator cannot be removed.
+    expect((await stack.request('DELETE', `/v4/platform/tenants/${leaving.id}/users/${memberId}`, { as: leaving.admin.email })).status).toBe(404);
+    const adminId = await userIdOf(leaving.admin.email);
+    const last = await stack.request('DELETE', `/v4/platform/tenants/${leaving.id}/users/${adminId}`, { as: leaving.admin.email });
+    expect(last.status).toBe(409);
+    expect(last.body.error.message).toContain('last administrator');
+  });
+
+  it('ends the open streams of a tenant whose realtime capability a platform administrator withdraws, within seconds', async () => {
+    const member = await connectTo((await negotiate(paused)).url);
+    const admin = await connectTo((await negotiate(paused, paused.admin.email)).url, other);
+    for (const stream of [member, admin]) {
+      expect(stream.status, JSON.stringify(stream.error)).toBe(200);
+      await stream.next((e) => e.event === 'ready');
+    }
+    const westStream = await connectTo((await negotiate(west)).url);
+    await westStream.next((e) => e.event === 'ready');
+    const withdrawnAt = Date.now();
+    const off = await stack.request('PUT', `/v4/platform/capabilities/overrides/${paused.id}/realtime`, { as: PLATFORM_ADMIN, body: { allowed: false, reason: 'withdrawn' } });
+    expect(off.status, JSON.stringify(off.body)).toBe(200);
+    for (const stream of [member, admin]) {
+      const revoked = await stream.next((e) => e.event === 'revoked');
+      expect(data(revoked).reason).toContain('capability');
+    }
+    expect(Date.now() - withdrawnAt).toBeLessThan(10_000);
+    // Another tenant's stream goes on.
+    expect(westStream.events.some((e) => e.event === 'revoked')).toBe(false);
+    const refused = await stack.request('POST', '/v4/realtime/negotiate', { as: paused.member.email, body: { tenant_id: paused.id, channels: ['resources'] } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain('capability realtime');
   });
 
   it('ends every stream of a tenant its administrator deletes (POST /v4/platform/tenants/:id/delete)', async () => {
@@ -525,7 +593,8 @@ describe('v4 realtime: access, one-time tickets and signing keys', () => {
     }
     // A well-formed, unexpired token under the retired key (as one who stole that key would make it) opens nothing.
     const kid = decodeProtectedHeader(before.token).kid!;
-    const [{ secret }] = await sql<[{ secret: Buffer }]>`select secret from realtime_signing_keys where id = ${Number(kid)}`;
+    const [{ sealedSecret }] = await sql<[{ sealedSecret: string }]>`select sealed_secret as "sealedSecret" from realtime_signing_keys where id = ${Number(kid)}`;
+    const secret = Buffer.from(createSecretBox(devSecretsKey()).open(sealedSecret, `realtime_signing_keys.secret:${kid}`), 'base64');
     const claims = decodeJwt(before.token);
     const forged = await new SignJWT({ ...claims, jti: randomUUID() }).setProtectedHeader({ alg: 'HS256', kid }).sign(new Uint8Array(secret));
     const stolen = await connect(`${stack.url}/v4/realtime/connect`, { authorization: `Bearer ${forged}` });
@@ -533,6 +602,62 @@ describe('v4 realtime: access, one-time tickets and signing keys', () => {
     expect(stolen.error.error.message).toContain('retired');
     const fresh = await connectTo((await negotiate(west)).url, other);
     expect(fresh.status).toBe(200);
+  });
+
+  it('stores the signing keys sealed with the operator key, seals a key an earlier version stored in plain text when an instance starts, and verifies tokens across a rotation', async () => {
+    const box = createSecretBox(devSecretsKey());
+    const before = await negotiate(west);
+    const kid = decodeProtectedHeader(before.token).kid!;
+    const [row] = await sql<{ secret: Buffer | null; sealedSecret: string }[]>`select secret, sealed_secret as "sealedSecret" from realtime_signing_keys where id = ${Number(kid)}`;
+    // Only the sealed form is stored, and it opens (with the operator key and the key's number) to the key that signed the token.
+    expect(row?.secret).toBeNull();
+    expect(row?.sealedSecret).toMatch(new RegExp(`^sealed:v1:${box.keyId}:`));
+    const key = Buffer.from(box.open(row!.sealedSecret, `realtime_signing_keys.secret:${kid}`), 'base64');
+    expect(key).toHaveLength(32);
+    expect(row!.sealedSecret).not.toContain(key.toString('base64'));
+    expect(row!.sealedSecret).not.toContain(key.toString('base64url'));
+    await expect(jwtVerify(before.token, new Uint8Array(key))).resolves.toBeDefined();
+    expect(() => box.open(row!.sealedSecret, `realtime_signing_keys.secret:${Number(kid) + 1}`)).toThrow();
+    // Across a rotation, a token of the sealed key before it and one of the new key both connect.
+    const rotated = await rotate();
+    expect(rotated.status, JSON.stringify(rotated.body)).toBe(201);
+    const after = await negotiate(west, west.member.email, other);
+    expect(decodeProtectedHeader(after.token).kid).toBe(rotated.body.kid);
+    for (const [token, on] of [[before, other], [after, stack]] as const) {
+      const stream = await connectTo(token.url, on);
+      expect(stream.status, JSON.stringify(stream.error)).toBe(200);
+      await stream.next((e) => e.event === 'ready');
+    }
+    const [newest] = await sql<{ secret: Buffer | null; sealedSecret: string }[]>`select secret, sealed_secret as "sealedSecret" from realtime_signing_keys where id = ${Number(rotated.body.kid)}`;
+    expect(newest?.secret).toBeNull();
+    expect(newest?.sealedSecret).toMatch(/^sealed:v1:/);
+
+    // A key an earlier version stored in plain text (still verifying), and a token it signed.
+    const plain = randomBytes(32);
+    const [{ id }] = await sql<[{ id: number }]>`
+      insert into realtime_signing_keys (id, secret, retires_at) select max(id) + 1, ${plain}, now() + interval '10 minutes' from realtime_signing_keys returning id`;
+    const token = await new SignJWT({ tid: west.id, ch: ['resources'] })
+      .setProtectedHeader({ alg: 'HS256', kid: String(id) })
+      .setIssuer('svc-realtime')
+      .setAudience('svc-realtime-connect')
+      .setSubject(await userIdOf(west.member.email))
+      .setJti(randomUUID())
+      .setIssuedAt()
+      .setExpirationTime('60s')
+      .sign(plain);
+    const devUsers = [...DEV_USERS, ...[east, west, doomed, leaving, paused].flatMap((t) => [t.admin, t.member])];
+    const third = await startTestStack({ devUsers, worker: false });
+    try {
+      const [migrated] = await sql<{ secret: Buffer | null; sealedSecret: string | null }[]>`select secret, sealed_secret as "sealedSecret" from realtime_signing_keys where id = ${id}`;
+      expect(migrated?.secret).toBeNull();
+      expect(Buffer.from(box.open(migrated!.sealedSecret!, `realtime_signing_keys.secret:${id}`), 'base64').equals(plain)).toBe(true);
+      const stream = await connect(`${third.url}/v4/realtime/connect?token=${token}`);
+      streams.push(stream);
+      expect(stream.status, JSON.stringify(stream.error)).toBe(200);
+      await stream.next((e) => e.event === 'ready');
+    } finally {
+      await third.close();
+    }
   });
 
   it('keeps the signing keys and the consumed tickets from tenant connections (svc_app)', async () => {

@@ -311,6 +311,57 @@ describe('v4 tenant lifecycle', { timeout: 120_000 }, () => {
       expect(tenants.body.data.find((t: any) => t.id === child.id)).toMatchObject({ roles: ['member'], status: 'active' });
       expect((await stack.request('POST', `/v4/platform/tenants/${child.id}/users/${randomUUID()}/provision`, { as: ADMIN })).status).toBe(404);
     });
+
+    it('lets an invitation expire after 7 days: it cannot be accepted then, and inviting again renews it', async () => {
+      const child = await usableChild(ADMIN, acmeId, 'acme-late');
+      const path = `/v4/platform/tenants/${child.id}/users/${userIds[GLOBEX_ADMIN]}/provision`;
+      const invited = await stack.request('POST', path, { as: ADMIN });
+      expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+      const week = Date.parse(invited.body.expiresAt) - Date.now();
+      expect(week).toBeGreaterThan(7 * 24 * 3600_000 - 60_000);
+      expect(week).toBeLessThanOrEqual(7 * 24 * 3600_000);
+      // Eight days pass.
+      await sql`update memberships set invitation_expires_at = now() - interval '1 day' where tenant_id = ${child.id}::uuid and user_id = ${userIds[GLOBEX_ADMIN]!}::uuid`;
+      const late = await stack.request('POST', '/v4/identity/me/provision', { as: GLOBEX_ADMIN, body: { tenant_id: child.id } });
+      expect(late.status, JSON.stringify(late.body)).toBe(403);
+      expect(late.body.error.message).toMatch(/invitation to tenant .* expired on \d{4}-\d\d-\d\d.*invite you again/);
+      expect((await resourcesIn(child.id, GLOBEX_ADMIN)).status).toBe(403);
+      const [row] = await sql<{ status: string }[]>`select status from memberships where tenant_id = ${child.id}::uuid and user_id = ${userIds[GLOBEX_ADMIN]!}::uuid`;
+      expect(row?.status).toBe('invited');
+      // The administrator invites again: the same invitation, for another 7 days, which the user accepts.
+      const renewed = await stack.request('POST', path, { as: ADMIN });
+      expect(renewed.status, JSON.stringify(renewed.body)).toBe(200);
+      expect(renewed.body).toMatchObject({ status: 'invited' });
+      expect(Date.parse(renewed.body.expiresAt)).toBeGreaterThan(Date.now() + 6 * 24 * 3600_000);
+      const accepted = await stack.request('POST', '/v4/identity/me/provision', { as: GLOBEX_ADMIN, body: { tenant_id: child.id } });
+      expect(accepted.status, JSON.stringify(accepted.body)).toBe(201);
+      expect(accepted.body).toMatchObject({ status: 'active', expiresAt: null });
+    });
+
+    it('lets the user decline an invitation (POST /v4/identity/me/decline): it is gone and cannot be accepted', async () => {
+      const child = await usableChild(ADMIN, acmeId, 'acme-declined');
+      const path = `/v4/platform/tenants/${child.id}/users/${userIds[GLOBEX_ADMIN]}/provision`;
+      expect((await stack.request('POST', path, { as: ADMIN })).status).toBe(201);
+      // Only the invited user declines their own invitation; nobody else's is touched by it.
+      expect((await stack.request('POST', '/v4/identity/me/decline', { as: MEMBER, body: { tenant_id: child.id } })).status).toBe(404);
+      const declined = await stack.request('POST', '/v4/identity/me/decline', { as: GLOBEX_ADMIN, body: { tenant_id: child.id } });
+      expect(declined.status, JSON.stringify(declined.body)).toBe(204);
+      expect(await sql`select 1 from memberships where tenant_id = ${child.id}::uuid and user_id = ${userIds[GLOBEX_ADMIN]!}::uuid`).toHaveLength(0);
+      const accept = await stack.request('POST', '/v4/identity/me/provision', { as: GLOBEX_ADMIN, body: { tenant_id: child.id } });
+      expect(accept.status).toBe(403);
+      expect((await resourcesIn(child.id, GLOBEX_ADMIN)).status).toBe(403);
+      const again = await stack.request('POST', '/v4/identity/me/decline', { as: GLOBEX_ADMIN, body: { tenant_id: child.id } });
+      expect(again.status).toBe(404);
+      expect(again.body.error.message).toContain('invitation to tenant');
+      // A membership is not an invitation: declining does not remove an active member.
+      expect((await stack.request('POST', '/v4/identity/me/decline', { as: ADMIN, body: { tenant_id: child.id } })).status).toBe(404);
+      expect((await resourcesIn(child.id, ADMIN)).status).toBe(200);
+      // The administrator sees the invitation gone: inviting again makes a new one.
+      expect((await stack.request('POST', path, { as: ADMIN })).status).toBe(201);
+      // The administrator withdraws it with the member-removal route.
+      expect((await stack.request('DELETE', `/v4/platform/tenants/${child.id}/users/${userIds[GLOBEX_ADMIN]}`, { as: ADMIN })).status).toBe(204);
+      expect((await stack.request('POST', '/v4/identity/me/provision', { as: GLOBEX_ADMIN, body: { tenant_id: child.id } })).status).toBe(403);
+    });
   });
 
   describe('soft delete', () => {

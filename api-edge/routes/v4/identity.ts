@@ -3,7 +3,7 @@ import { listOf, membershipOutput, param } from '../params.ts';
 import { bodyAndQueryOptions, jsonObjectBody } from '../request-input.ts';
 import { defineRoute } from '../route.ts';
 
-/** v4 identity: the caller's own record and profile, their tenant memberships, and self-provisioning. */
+/** v4 identity: the caller's own record and profile, their tenant memberships, self-provisioning and declining an invitation. */
 export const v4IdentityRoutes = [
   defineRoute({
     method: 'GET',
@@ -60,6 +60,23 @@ export const v4IdentityRoutes = [
       const grant = await procedure.mutation(call(), bodyAndQueryOptions(request, body));
       set.status = grant.created ? 201 : 200;
       return grant.membership;
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/identity/me/decline',
+    procedure: 'identity.decline',
+    tenant: 'none',
+    input: {
+      query: { tenant_id: param(ProvisionSelfInputSchema.shape.tenant_id, { required: false, description: 'May be given in the body instead' }) },
+      body: { schema: ProvisionSelfInputSchema.partial(), required: false },
+    },
+    output: { 204: { description: 'Declined: the invitation is deleted' } },
+    docs: { operationId: 'declineInvitation', summary: "Decline the caller's invitation to a tenant (expired or not)", tag: 'Identity' },
+    sample: { body: {} },
+    handler: async ({ request, body, set, call, procedure }) => {
+      await procedure.mutation(call(), bodyAndQueryOptions(request, body));
+      set.status = 204;
     },
   }),
 ];

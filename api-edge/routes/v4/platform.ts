@@ -19,7 +19,7 @@ const TENANT_ALIASES = { starter_template: 'starterTemplate', home_region: 'home
 
 /**
  * v4 platform: tenants (root, children, bootstrap of a child's admin, soft delete), app
- * enrollments, and user lookups and grants. The tenant segment after `/platform/tenants/` is always `:tenantId` (the
+ * enrollments, and user lookups, grants and removals. The tenant segment after `/platform/tenants/` is always `:tenantId` (the
  * router allows one parameter name per position); for the `children` routes it is the parent.
  */
 export const v4PlatformRoutes = [
@@ -118,6 +118,25 @@ export const v4PlatformRoutes = [
       const grant = await procedure.mutation(call(params.tenantId), { userId: params.oid });
       set.status = grant.created ? 201 : 200;
       return grant.membership;
+    },
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/platform/tenants/:tenantId/users/:oid',
+    procedure: 'tenants.removeUser',
+    tenant: 'path',
+    input: { path: { ...tenantPath, oid: UserRefSchema } },
+    output: { 204: { description: 'Removed' } },
+    docs: {
+      operationId: 'removeTenantUser',
+      summary: "Remove a user from a tenant: their membership, or their invitation (the user's open realtime connections end within seconds)",
+      tag: 'Platform',
+      errors: [409],
+    },
+    sample: { params: { oid: NIL_ID } },
+    handler: async ({ params, set, call, procedure }) => {
+      await procedure.mutation(call(params.tenantId), { userId: params.oid });
+      set.status = 204;
     },
   }),
   defineRoute({
