@@ -70,6 +70,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/identity/me/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline the caller's invitation to a tenant (expired or not) */
+        post: operations["declineInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform/tenants": {
         parameters: {
             query?: never;
@@ -167,6 +184,23 @@ export interface paths {
         /** Invite a user to a tenant (a membership with status "invited" until the user accepts it) */
         post: operations["provisionTenantUser"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/platform/tenants/{tenantId}/users/{oid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a user from a tenant: their membership, or their invitation (the user's open realtime connections end within seconds) */
+        delete: operations["removeTenantUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1389,6 +1423,9 @@ export interface components {
         ProvisionMeRequest: {
             tenant_id?: string;
         };
+        DeclineInvitationRequest: {
+            tenant_id?: string;
+        };
         CreateRootTenantRequest: {
             name: string;
             slug: string;
@@ -2013,6 +2050,7 @@ export interface components {
             roles: string[];
             status: string;
             createdAt: string;
+            expiresAt: string | null;
         };
         TenantMembership: {
             id: string;
@@ -3256,6 +3294,42 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    declineInvitation: {
+        parameters: {
+            query?: {
+                /** @description May be given in the body instead */
+                tenant_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeclineInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Declined: the invitation is deleted */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     createRootTenant: {
         parameters: {
             query?: never;
@@ -3487,6 +3561,40 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Membership"];
                 };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeTenantUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Tenant id or slug */
+                tenantId: string;
+                oid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

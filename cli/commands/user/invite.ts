@@ -19,7 +19,7 @@ export const command = withMeta(
       const membership = await ctx.out.spin(`Inviting ${user.email}`, () => users.provision(tenantId, user.id));
       ctx.out.success(
         membership.status === 'invited'
-          ? `${user.email} is invited to ${tenantId}: they join with svc user provision-me --tenant ${tenantId}`
+          ? `${user.email} is invited to ${tenantId}: they join with svc user provision-me --tenant ${tenantId}${membership.expiresAt ? ` before ${membership.expiresAt}` : ''}`
           : `${user.email} is a member of ${tenantId}`,
       );
       ctx.out.data(membership, renderRecord);
