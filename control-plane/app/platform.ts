@@ -33,6 +33,7 @@ import { startHealthServer, type HealthReport } from './health-server.ts';
 import { stateDir } from './state-dir.ts';
 import { devSecretsKey } from './dev-secrets-key.ts';
 import { createSecretBox } from '../secrets/secret-box.ts';
+import type { ExtractionLimits } from '../extract/extractor.ts';
 
 export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operator';
 
@@ -108,6 +109,8 @@ export interface PlatformOptions {
   dbTimeouts?: DbTimeouts;
   /** How long `close` lets requests in flight finish before it cuts them (`SHUTDOWN_GRACE_SECONDS`); default 0. */
   shutdownGraceMs?: number;
+  /** Limits of reading one document (`EXTRACTION_TIMEOUT_MS`, `EXTRACTION_HEAP_MB`); default DEFAULT_EXTRACTION_LIMITS. */
+  extractionLimits?: Partial<ExtractionLimits>;
 }
 
 export interface RunningPlatform {
@@ -170,6 +173,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       ai: options.ai,
       chatStreams: options.chatStreams,
       defaultPlan: options.defaultPlan,
+      extractionLimits: options.extractionLimits,
     });
     if (servesApi) {
       const sealed = await services.webhooks.sealStoredSecrets();
