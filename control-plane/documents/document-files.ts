@@ -37,7 +37,7 @@ export interface DocumentsDeps {
   /** `documents.upload` (and its `maxFileBytes`), and `documents.ocr` for reading images. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
   /** The tenant's storage quota, which uploads must fit in. */
-  storageUsage?: Pick<StorageUsage, 'allowance'>;
+  storageUsage?: Pick<StorageUsage, 'allowance' | 'reserve'>;
   search?: DocumentSearchIndex;
   /** The process's extractor, made on first use (its OCR worker starts on the first image). */
   extractor?: () => Extractor;

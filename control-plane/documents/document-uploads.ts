@@ -90,17 +90,22 @@ export function createDocumentUploads(deps: DocumentsDeps, files: DocumentFiles)
       const scanner = 'compound' in judged ? new CompoundFileScanner() : undefined;
       const hash = createHash('sha256');
       let size = 0;
+      const room = storage && (await deps.storageUsage?.reserve(actor.tenantId, storage));
       async function* measured(): AsyncIterable<Uint8Array> {
         for await (const chunk of all) {
           size += chunk.byteLength;
           if (size > maxFileBytes) throw new FileTooLargeError(maxFileBytes);
-          assertStorageRoom(storage, size);
+          await room?.cover(size);
           hash.update(chunk);
           scanner?.push(chunk);
           yield chunk;
         }
       }
-      await blobs.put(at.original, measured());
+      try {
+        await blobs.put(at.original, measured());
+      } finally {
+        await room?.release();
+      }
       let contentType: string;
       try {
         contentType = scanner ? scanner.result() : (judged as { contentType: string }).contentType;
