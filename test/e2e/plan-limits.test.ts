@@ -122,6 +122,30 @@ describe('plan limits', () => {
     await stack.request('DELETE', `/v4/platform/capabilities/overrides/${id}/ai.chat`, { as: PLATFORM_ADMIN });
   }, 30_000);
 
+  it('counts an ai_chat step retried after a failure once against the daily chat messages', async () => {
+    const { id, admin } = tenants.steps;
+    await override(id, 'ai.chat', { allowed: true, limits: { maxMessagesPerDay: 100 }, reason: 'a hundred messages a day' });
+    const key = `retry-${randomBytes(3).toString('hex')}`;
+    await sql`
+      insert into workflow_definitions (tenant_id, id, name, description, version, steps)
+      values (${id}::uuid, ${key}, 'Ask once', 'Asks the model; its first answer breaks off.', '1',
+        ${sql.json([{ id: 'ask', name: 'Ask', type: 'ai_chat', config: { prompt: `[fail-once:${key}] Say hello` } }])})`;
+    const today = async () =>
+      (await sql<{ messages: number }[]>`select messages from chat_daily_usage where tenant_id = ${id}::uuid and day = (now() at time zone 'UTC')::date`)[0]?.messages ?? 0;
+    const before = await today();
+    const started = await stack.request('POST', `${V3}/orchestrate/workflows/${key}/execute`, { as: admin.email, body: { async: true } });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const done = await until(
+      () => stack.request('GET', `${V3}/orchestrate/executions/${started.body.id}`, { as: admin.email }),
+      (r) => r.body.state !== 'running',
+    );
+    expect(done.body.state, JSON.stringify(done.body)).toBe('completed');
+    // The step ran twice (the first answer broke off, the activity was retried) and was counted once.
+    expect(endpoint.received.filter((r) => r.messages.some((m) => m.content.includes(`[fail-once:${key}]`)))).toHaveLength(2);
+    expect(await today()).toBe(before + 1);
+    await stack.request('DELETE', `/v4/platform/capabilities/overrides/${id}/ai.chat`, { as: PLATFORM_ADMIN });
+  }, 30_000);
+
   describe('indexed fields of object types', () => {
     const indexedSchema = (count: number, prefix = 'f') => ({
       type: 'object',
