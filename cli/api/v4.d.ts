@@ -1913,6 +1913,7 @@ export interface components {
              * @enum {string}
              */
             tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+            scopes?: ("resources.read" | "resources.create" | "resources.update" | "resources.delete" | "documents.read" | "documents.upload" | "chat.access" | "orchestrate.read" | "orchestrate.execute" | "users.read" | "users.manage" | "tenants.manage")[];
         };
         RotateIdpAppSecretRequest: {
             revoke_previous?: boolean;
@@ -2655,6 +2656,7 @@ export interface components {
             redirectUris: string[];
             /** @enum {string} */
             tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+            scopes: string[] | null;
             /** @enum {string} */
             provider: "built-in" | "external";
             issuer: string;
@@ -2671,6 +2673,7 @@ export interface components {
             redirectUris: string[];
             /** @enum {string} */
             tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+            scopes: string[] | null;
             /** @enum {string} */
             provider: "built-in" | "external";
             issuer: string;

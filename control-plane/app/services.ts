@@ -17,7 +17,7 @@ import { createDocumentJobs, type DocumentJobs } from '../documents/documents.jo
 import { createDocumentsService, type DocumentsService } from '../documents/documents.service.ts';
 import { createExtractor, type ExtractionLimits } from '../extract/extractor.ts';
 import { createHealthService, type HealthService } from '../health/health.service.ts';
-import { appClientTenantOf, createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
+import { appClientBindingOf, createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import { tenantPlanSetter } from '../tenants/tenant-ports.ts';
 import type { Plan } from '../capabilities/capabilities.schema.ts';
@@ -163,7 +163,7 @@ export function createServices(
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, outbox, resources, answering, capabilities, chat });
-  const identity = createIdentityService({ ...deps, appClientTenant: appClientTenantOf(deps.db) });
+  const identity = createIdentityService({ ...deps, appClient: appClientBindingOf(deps.db) });
   const declarations = createDeclarationsService();
   const tenantsDeps = { db: deps.db, workflows: deps.workflows, identity, declarations };
   const lifecycle = createTenantLifecycle(tenantsDeps);

@@ -24,3 +24,7 @@ create table chat_step_charges (
 create policy tenant_rows on chat_step_charges using (tenant_id = current_tenant_id()) with check (tenant_id = current_tenant_id());
 grant select, insert on chat_step_charges to svc_app;
 select force_tenant_rls('chat_step_charges');
+
+-- The scopes (tenant permissions) an app's OAuth client was granted: its tokens act with the
+-- user's permissions within these. Null: the user's permissions, as before scopes existed.
+alter table idp_apps add column scopes text[];
