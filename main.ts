@@ -20,6 +20,7 @@ import { PLANS, type Plan } from './control-plane/capabilities/capabilities.sche
 import { controlPlaneTokenProblem } from './control-plane/app/control-plane-token.ts';
 import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from './control-plane/db/faults.ts';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './api-edge/drain.ts';
+import { EXTRACTION_HEAP_MB, EXTRACTION_TIMEOUT_MS } from './control-plane/extract/extraction.ts';
 
 /**
  * The production entry point: reads the configuration from the environment and runs one role (or
@@ -298,6 +299,10 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     dbTimeouts: dbTimeoutSettings(env),
     shutdownGraceMs: wholeSetting(env, 'SHUTDOWN_GRACE_SECONDS', DEFAULT_SHUTDOWN_GRACE_SECONDS) * 1000,
     invitationTtlMs: wholeSetting(env, 'INVITATION_TTL_DAYS', DEFAULT_INVITATION_TTL_MS / DAY_MS, 1) * DAY_MS,
+    extractionLimits: {
+      timeoutMs: wholeSetting(env, 'EXTRACTION_TIMEOUT_MS', EXTRACTION_TIMEOUT_MS, 1),
+      maxHeapMb: wholeSetting(env, 'EXTRACTION_HEAP_MB', EXTRACTION_HEAP_MB, 16),
+    },
   };
 }
 

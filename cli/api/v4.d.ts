@@ -1036,7 +1036,7 @@ export interface paths {
         put?: never;
         /**
          * Create or confirm an app's OAuth client at the identity provider
-         * @description For an app enrolled in `tenant_id` (by `app_key`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request), without a secret. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.
+         * @description For an app enrolled in `tenant_id` (by `app_key`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request, and its scopes when named), without a secret. `scopes` lists the tenant permissions the app's tokens may use (their user's permissions within these); omitted, a new app's tokens have their user's permissions. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.
          */
         post: operations["ensureIdpApp"];
         delete?: never;
@@ -1950,6 +1950,7 @@ export interface components {
              * @enum {string}
              */
             tokenEndpointAuthMethod?: "client_secret_basic" | "client_secret_post" | "none";
+            scopes?: ("resources.read" | "resources.create" | "resources.update" | "resources.delete" | "documents.read" | "documents.upload" | "chat.access" | "orchestrate.read" | "orchestrate.execute" | "users.read" | "users.manage" | "tenants.manage")[];
         };
         RotateIdpAppSecretRequest: {
             revoke_previous?: boolean;
@@ -2693,6 +2694,7 @@ export interface components {
             redirectUris: string[];
             /** @enum {string} */
             tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+            scopes: string[] | null;
             /** @enum {string} */
             provider: "built-in" | "external";
             issuer: string;
@@ -2709,6 +2711,7 @@ export interface components {
             redirectUris: string[];
             /** @enum {string} */
             tokenEndpointAuthMethod: "client_secret_basic" | "client_secret_post" | "none";
+            scopes: string[] | null;
             /** @enum {string} */
             provider: "built-in" | "external";
             issuer: string;

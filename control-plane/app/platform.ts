@@ -34,6 +34,7 @@ import { stateDir } from './state-dir.ts';
 import { devSecretsKey } from './dev-secrets-key.ts';
 import { createSecretBox } from '../secrets/secret-box.ts';
 import { sealStoredSecretsOnStart } from './stored-secrets.ts';
+import type { ExtractionLimits } from '../extract/extractor.ts';
 
 export type PlatformRole = 'all' | 'edge' | 'control-plane' | 'worker' | 'operator';
 
@@ -115,6 +116,8 @@ export interface PlatformOptions {
   shutdownGraceMs?: number;
   /** How long an administrator's invitation can be accepted (`INVITATION_TTL_DAYS`); default 7 days. */
   invitationTtlMs?: number;
+  /** Limits of reading one document (`EXTRACTION_TIMEOUT_MS`, `EXTRACTION_HEAP_MB`); default DEFAULT_EXTRACTION_LIMITS. */
+  extractionLimits?: Partial<ExtractionLimits>;
 }
 
 export interface RunningPlatform {
@@ -179,6 +182,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       chatStreams: options.chatStreams,
       defaultPlan: options.defaultPlan,
       invitationTtlMs: options.invitationTtlMs,
+      extractionLimits: options.extractionLimits,
     });
     if (secrets) {
       try {

@@ -15,8 +15,9 @@ import { createGeoService, type GeoService } from '../geo/geo.service.ts';
 import { createDocumentFiles } from '../documents/document-files.ts';
 import { createDocumentJobs, type DocumentJobs } from '../documents/documents.jobs.ts';
 import { createDocumentsService, type DocumentsService } from '../documents/documents.service.ts';
+import { createExtractor, type ExtractionLimits } from '../extract/extractor.ts';
 import { createHealthService, type HealthService } from '../health/health.service.ts';
-import { appClientTenantOf, createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
+import { appClientBindingOf, createIdpAppsService, type IdentityProviderSettings, type IdpAppsService } from '../idp-apps/idp-apps.service.ts';
 import { createCapabilitiesService, type CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import { tenantPlanSetter } from '../tenants/tenant-ports.ts';
 import type { Plan } from '../capabilities/capabilities.schema.ts';
@@ -130,6 +131,8 @@ export function createServices(
     secrets?: SecretBox;
     /** Embedding model and vector store of search; default from the environment (control-plane/search/search-config.ts), null: full text only. */
     searchVectors?: { embedder: Embedder | null; vectors: VectorStore | null };
+    /** Limits of reading one document (time, heap, what a ZIP package unpacks to); default DEFAULT_EXTRACTION_LIMITS. */
+    extractionLimits?: Partial<ExtractionLimits>;
   } & AiDeps,
 ): Services {
   const capabilities = createCapabilitiesService({ ...deps, setTenantPlan: tenantPlanSetter(deps.db) });
@@ -154,7 +157,8 @@ export function createServices(
   });
   const resourceFiles = createResourceFilesService({ db: deps.db, objectTypes, blobs, capabilities, storageUsage, searchIndex: search.resourceIndex });
   const outbox = createOutbox({ db: deps.db, workflows: deps.workflows });
-  const documentsDeps = { db: deps.db, blobs, workflows: deps.workflows, outbox, capabilities, storageUsage, search };
+  const extractor = () => createExtractor({ limits: deps.extractionLimits });
+  const documentsDeps = { db: deps.db, blobs, workflows: deps.workflows, outbox, capabilities, storageUsage, search, extractor };
   const documentFiles = createDocumentFiles(documentsDeps);
   const documents = createDocumentsService({ ...documentsDeps, files: documentFiles });
   const answering = createAnsweringService({
@@ -165,7 +169,7 @@ export function createServices(
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, outbox, resources, answering, capabilities, chat });
-  const identity = createIdentityService({ ...deps, appClientTenant: appClientTenantOf(deps.db) });
+  const identity = createIdentityService({ ...deps, appClient: appClientBindingOf(deps.db) });
   const declarations = createDeclarationsService();
   const tenantsDeps = { db: deps.db, workflows: deps.workflows, identity, declarations };
   const lifecycle = createTenantLifecycle(tenantsDeps);

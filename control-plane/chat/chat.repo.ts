@@ -230,6 +230,17 @@ export async function countMessageToday(tx: Tx): Promise<number> {
   return row.messages;
 }
 
+/**
+ * Records that an orchestrate step's message was counted; false when it already was (the step's
+ * activity is being retried), so that its message is not counted again.
+ */
+export async function recordStepCharge(tx: Tx, step: { executionId: string; stepId: string }): Promise<boolean> {
+  const rows = await tx`
+    insert into chat_step_charges (tenant_id, execution_id, step_id) values (current_tenant_id(), ${step.executionId}::uuid, ${step.stepId})
+    on conflict do nothing returning 1`;
+  return rows.length === 1;
+}
+
 export async function messagesToday(tx: Tx): Promise<number> {
   const [row] = await tx<[{ messages: number } | undefined]>`
     select messages from chat_daily_usage where tenant_id = current_tenant_id() and day = (now() at time zone 'UTC')::date`;

@@ -19,6 +19,7 @@ import {
   lockTenantFollowers,
   renewFollower,
   countMessageToday,
+  recordStepCharge,
   deleteConversation,
   findConversation,
   findMessage,
@@ -309,14 +310,19 @@ export function createChatService(deps: {
     /**
      * The `ai.chat` capability and its daily messages, for answers given outside a chat route (an
      * orchestrate `ai_chat` step): 403 when the tenant may not chat, 429 when today's messages are
-     * spent. `charge` counts one message, as a chat request does; without it nothing is counted.
+     * spent. `charge` counts one message, as a chat request does (a refused one is not counted);
+     * without it nothing is counted. With `step`, the message is counted once per execution step,
+     * however often the step is retried.
      */
-    async allowance(tenantId: string, options: { charge: boolean }): Promise<void> {
+    async allowance(tenantId: string, options: { charge: boolean; step?: { executionId: string; stepId: string } }): Promise<void> {
       const decision = await deps.capabilities.require(tenantId, 'ai.chat');
       const perDay = decision.limits.maxMessagesPerDay;
       if (perDay === undefined) return;
-      const spent = await db.inTenant(tenantId, async (tx) => (options.charge ? (await countMessageToday(tx)) > perDay : (await messagesToday(tx)) >= perDay));
-      if (spent) throw new RateLimitError(secondsToNextUtcDay(), `capability ai.chat allows ${perDay} chat messages a day (UTC) for this tenant, and today's are spent`);
+      await db.inTenant(tenantId, async (tx) => {
+        if (options.charge && options.step && !(await recordStepCharge(tx, options.step))) return;
+        const spent = options.charge ? (await countMessageToday(tx)) > perDay : (await messagesToday(tx)) >= perDay;
+        if (spent) throw new RateLimitError(secondsToNextUtcDay(), `capability ai.chat allows ${perDay} chat messages a day (UTC) for this tenant, and today's are spent`);
+      });
     },
 
     /** Whether a tenant's workflow can chat now, and why (see `runtimeOf`). */

@@ -37,7 +37,7 @@ export interface DocumentsDeps {
   /** `documents.upload` (and its `maxFileBytes`), and `documents.ocr` for reading images. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
   /** The tenant's storage quota, which uploads must fit in. */
-  storageUsage?: Pick<StorageUsage, 'allowance'>;
+  storageUsage?: Pick<StorageUsage, 'allowance' | 'reserve'>;
   search?: DocumentSearchIndex;
   /** The process's extractor, made on first use (its OCR worker starts on the first image). */
   extractor?: () => Extractor;
@@ -146,6 +146,8 @@ export function createDocumentFiles(deps: DocumentsDeps) {
     requireReadable,
     extraction,
     classificationOf,
+    /** Checks a ZIP package (DOCX, XLSX) on the extractor's reading threads within its limits; throws the reading's `ExtractionError` for one past them. */
+    checkPackage: async (bytes: Uint8Array, filename: string) => void (await extractorOf().check({ bytes, filename })),
     /** Ends the extractor's OCR worker, if one started. */
     async close(): Promise<void> {
       await extractor?.close();

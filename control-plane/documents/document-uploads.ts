@@ -12,6 +12,9 @@ import { findDocument, findDocuments } from './documents.repo.ts';
 import type { StagedUpload } from './documents.schema.ts';
 import { CompoundFileScanner, HEAD_BYTES, judgeHead } from './upload-type.ts';
 
+/** Office formats that are ZIP packages, which a few kilobytes can make unpack to gigabytes. */
+const ZIP_PACKAGES = new Set(['application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']);
+
 /** A staged upload this old that is no document was left by a process that ended between staging and creating it. */
 export const STALE_UPLOAD_MS = 60 * 60 * 1000;
 /** How often a process looks for a tenant's stale uploads, at most (when the tenant uploads). */
@@ -68,6 +71,8 @@ export function createDocumentUploads(deps: DocumentsDeps, files: DocumentFiles)
      * Streams a file into the tenant's blob area under a new upload id, judged by its content (415
      * for a type outside seed 000's list, before anything is stored when the leading bytes tell)
      * and measured against the plan's limit (413 as soon as it is passed, leaving nothing behind).
+     * A DOCX or XLSX is checked on the extractor's reading threads before it is kept: one past the
+     * extraction limits (files, bytes or ratio it unpacks to) is 400 on `file`, leaving nothing behind.
      * The upload becomes a document with `create`, or goes with `discard`.
      */
     async stage(actor: Actor, meta: UploadMeta, body: AsyncIterable<Uint8Array>): Promise<StagedUpload> {
@@ -85,23 +90,37 @@ export function createDocumentUploads(deps: DocumentsDeps, files: DocumentFiles)
       const scanner = 'compound' in judged ? new CompoundFileScanner() : undefined;
       const hash = createHash('sha256');
       let size = 0;
+      const room = storage && (await deps.storageUsage?.reserve(actor.tenantId, storage));
       async function* measured(): AsyncIterable<Uint8Array> {
         for await (const chunk of all) {
           size += chunk.byteLength;
           if (size > maxFileBytes) throw new FileTooLargeError(maxFileBytes);
-          assertStorageRoom(storage, size);
+          await room?.cover(size);
           hash.update(chunk);
           scanner?.push(chunk);
           yield chunk;
         }
       }
-      await blobs.put(at.original, measured());
+      try {
+        await blobs.put(at.original, measured());
+      } finally {
+        await room?.release();
+      }
       let contentType: string;
       try {
         contentType = scanner ? scanner.result() : (judged as { contentType: string }).contentType;
       } catch (error) {
         await blobs.delete(at.original);
         throw error;
+      }
+      if (ZIP_PACKAGES.has(contentType)) {
+        // Its directory sits at its end: a package past the extraction limits is refused now, before it is kept.
+        try {
+          await files.checkPackage((await blobs.get(at.original))!, meta.filename);
+        } catch (error) {
+          await blobs.delete(at.original);
+          throw error;
+        }
       }
       const staged: StagedUpload = { uploadId, filename: meta.filename, contentType, size, sha256: hash.digest('hex') };
       await blobs.put(at.staged, JSON.stringify({ ...staged, stagedAt: new Date().toISOString() } satisfies StagedRecord));

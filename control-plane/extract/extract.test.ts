@@ -209,6 +209,16 @@ describe('extract', () => {
     await bySize.close();
   });
 
+  it('checks a ZIP package within the limits without reading its text, and lets other files through', async () => {
+    await expect(extractor.check({ filename: 'charter.docx', bytes: understatedDocx(16) })).rejects.toMatchObject({
+      message: 'file unpacks to more than 100 times its own size',
+      details: { field: 'file', format: 'docx', limit: 100 },
+    });
+    await expect(extractor.check({ filename: 'sample.docx', bytes: fixture('sample.docx') })).resolves.toBe('docx');
+    await expect(extractor.check({ filename: 'sample.xlsx', bytes: fixture('sample.xlsx') })).resolves.toBe('xlsx');
+    await expect(extractor.check({ filename: 'pages.pdf', bytes: widePageTreePdf(200_000) })).resolves.toBe('pdf');
+  });
+
   it('refuses a ZIP package of more files than the limit', async () => {
     const small = createExtractor({ limits: { maxEntries: 10 } });
     await expect(small.extract({ filename: 'crowded.docx', bytes: crowdedDocx(30) })).rejects.toMatchObject({

@@ -40,6 +40,12 @@ export interface Extractor {
    * and `ExtractionError` for a file of a known format whose content cannot be read.
    */
   extract(input: ExtractInput): Promise<Extraction>;
+  /**
+   * Checks the file within the same limits without reading its text: a DOCX or XLSX is inflated
+   * on a reading thread, counting what its entries really give. Answers the format; throws the
+   * `ExtractionError` a reading would throw for a package past a limit (or not a ZIP package).
+   */
+  check(input: ExtractInput): Promise<ExtractFormat>;
   /** Ends the OCR worker, if one started; later calls to `extract` fail. Idempotent. */
   close(): Promise<void>;
 }
@@ -81,6 +87,11 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
       }
       const { segments, truncated } = collector;
       return { format: 'image', contentType: read.contentType, text: segments.map((s) => s.text).join('\n\n'), segments, pages: 1, truncated };
+    },
+    async check(input) {
+      if (closed) throw new Error('the extractor is closed');
+      const bytes = input.bytes ?? new Uint8Array(await readFile(input.path));
+      return pool.check(bytes, input.filename);
     },
     async close() {
       closed = true;
@@ -126,54 +137,59 @@ function createReaderPool(limits: ExtractionLimits, size: number) {
     waiting.shift()?.();
   }
 
-  return {
-    async read(bytes: Uint8Array, filename: string): Promise<Extraction | ImageToRecognize> {
-      const worker = await acquire();
-      worker.ref();
-      const id = next++;
-      // A copy of the view alone (not the buffer it may share), handed over rather than cloned.
-      const own = new Uint8Array(bytes);
-      return new Promise((resolve, reject) => {
-        let format: ExtractFormat | undefined;
-        let settled = false;
-        const settle = (healthy: boolean, outcome: () => void) => {
-          if (settled) return;
-          settled = true;
+  /** Runs one job on a free thread: a reading, or (`check`) a check of the file's package. */
+  async function run(bytes: Uint8Array, filename: string, check: boolean): Promise<Extraction | ImageToRecognize | ExtractFormat> {
+    const worker = await acquire();
+    worker.ref();
+    const id = next++;
+    // A copy of the view alone (not the buffer it may share), handed over rather than cloned.
+    const own = new Uint8Array(bytes);
+    return new Promise((resolve, reject) => {
+      let format: ExtractFormat | undefined;
+      let settled = false;
+      const settle = (healthy: boolean, outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        worker.off('message', onMessage).off('error', onError).off('exit', onExit);
+        release(worker, healthy);
+        outcome();
+      };
+      const tooLong = () => settle(false, () => reject(limitError(format, `took longer than ${limits.timeoutMs / 1000} s to read`, limits.timeoutMs)));
+      // Counted from when the thread starts on the document: a new thread first loads the readers.
+      let timer = setTimeout(
+        () => settle(false, () => reject(new Error(`the document's reading thread did not start within ${READER_START_MS / 1000} s`))),
+        READER_START_MS,
+      );
+      const onMessage = (message: ReaderMessage) => {
+        if (message.id !== id) return;
+        if ('started' in message) {
           clearTimeout(timer);
-          worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-          release(worker, healthy);
-          outcome();
-        };
-        const tooLong = () => settle(false, () => reject(limitError(format, `took longer than ${limits.timeoutMs / 1000} s to read`, limits.timeoutMs)));
-        // Counted from when the thread starts on the document: a new thread first loads the readers.
-        let timer = setTimeout(
-          () => settle(false, () => reject(new Error(`the document's reading thread did not start within ${READER_START_MS / 1000} s`))),
-          READER_START_MS,
+          timer = setTimeout(tooLong, limits.timeoutMs);
+        } else if ('format' in message) format = message.format;
+        else if ('result' in message) settle(true, () => resolve(message.result));
+        else if ('checked' in message) settle(true, () => resolve(message.checked));
+        else settle(true, () => reject(errorOf(message.error)));
+      };
+      const onError = (error: Error & { code?: string }) =>
+        settle(false, () =>
+          reject(
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+              ? limitError(format, `needs more than ${limits.maxHeapMb} MiB of memory to read`, limits.maxHeapMb)
+              : format
+                ? new ExtractionError(format, error)
+                : error,
+          ),
         );
-        const onMessage = (message: ReaderMessage) => {
-          if (message.id !== id) return;
-          if ('started' in message) {
-            clearTimeout(timer);
-            timer = setTimeout(tooLong, limits.timeoutMs);
-          } else if ('format' in message) format = message.format;
-          else if ('result' in message) settle(true, () => resolve(message.result));
-          else settle(true, () => reject(errorOf(message.error)));
-        };
-        const onError = (error: Error & { code?: string }) =>
-          settle(false, () =>
-            reject(
-              error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-                ? limitError(format, `needs more than ${limits.maxHeapMb} MiB of memory to read`, limits.maxHeapMb)
-                : format
-                  ? new ExtractionError(format, error)
-                  : error,
-            ),
-          );
-        const onExit = (code: number) => settle(false, () => reject(new Error(`the document's reading thread ended early (exit code ${code})`)));
-        worker.on('message', onMessage).on('error', onError).on('exit', onExit);
-        worker.postMessage({ id, bytes: own, filename, limits } satisfies ReaderJob, [own.buffer]);
-      });
-    },
+      const onExit = (code: number) => settle(false, () => reject(new Error(`the document's reading thread ended early (exit code ${code})`)));
+      worker.on('message', onMessage).on('error', onError).on('exit', onExit);
+      worker.postMessage({ id, bytes: own, filename, limits, check } satisfies ReaderJob, [own.buffer]);
+    });
+  }
+
+  return {
+    read: (bytes: Uint8Array, filename: string) => run(bytes, filename, false) as Promise<Extraction | ImageToRecognize>,
+    check: (bytes: Uint8Array, filename: string) => run(bytes, filename, true) as Promise<ExtractFormat>,
     /** Ends the idle threads; a reading under way ends its own when done. */
     async close(): Promise<void> {
       const ending = idle.splice(0);

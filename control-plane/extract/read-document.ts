@@ -2,7 +2,7 @@ import { DomainError, UnsupportedFileTypeError } from '../errors.ts';
 import { ACCEPTED_CONTENT_TYPES, detectFormat } from './detect.ts';
 import { ExtractionError, SegmentCollector, type Extraction, type ExtractionLimits, type ExtractFormat } from './extraction.ts';
 import { decodeText, readMarkdown, readPlainText } from './plain-text.ts';
-import { unpackZip } from './zip-package.ts';
+import { checkZip, unpackZip } from './zip-package.ts';
 
 /** The readers of binary formats, loaded with the first file of their kind. */
 const readers = {
@@ -82,16 +82,34 @@ export async function readDocument(
   };
 }
 
-/** A document for the reading thread: `id` tells its answers apart. */
+/**
+ * Checks what can be checked of a document without reading its text: a ZIP package (DOCX, XLSX)
+ * is inflated within the limits, counting what it gives and keeping nothing. Answers the format;
+ * throws what `readDocument` would throw for a package past a limit.
+ */
+export async function checkDocument(bytes: Uint8Array, filename: string, limits: ExtractionLimits): Promise<ExtractFormat> {
+  const { format } = await detectFormat(bytes, filename);
+  if (format === 'docx' || format === 'xlsx') checkZip(bytes, format, limits);
+  return format;
+}
+
+/** A document for the reading thread: `id` tells its answers apart; `check` asks for `checkDocument` instead of a reading. */
 export interface ReaderJob {
   id: number;
   bytes: Uint8Array;
   filename: string;
   limits: ExtractionLimits;
+  check?: boolean;
 }
 
-/** What the reading thread posts for a job: that it started, the format once known, then the extraction or the error. */
-export type ReaderMessage = { id: number } & ({ started: true } | { format: ExtractFormat } | { result: Extraction | ImageToRecognize } | { error: ReaderFailure });
+/** What the reading thread posts for a job: that it started, the format once known, then the extraction (or the checked format) or the error. */
+export type ReaderMessage = { id: number } & (
+  | { started: true }
+  | { format: ExtractFormat }
+  | { result: Extraction | ImageToRecognize }
+  | { checked: ExtractFormat }
+  | { error: ReaderFailure }
+);
 
 export type ReaderFailure =
   | { kind: 'unsupported'; contentType: string }
@@ -120,6 +138,7 @@ export async function serveReader(port: { postMessage(message: ReaderMessage): v
   const { id } = job;
   port.postMessage({ id, started: true });
   try {
+    if (job.check) return port.postMessage({ id, checked: await checkDocument(job.bytes, job.filename, job.limits) });
     port.postMessage({ id, result: await readDocument(job.bytes, job.filename, job.limits, (format) => port.postMessage({ id, format })) });
   } catch (error) {
     port.postMessage({ id, error: failureOf(error) });

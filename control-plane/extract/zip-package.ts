@@ -27,6 +27,20 @@ type UnpackLimits = Pick<ExtractionLimits, 'maxUnpackedBytes' | 'maxUnpackRatio'
  * directory that cannot be walked, an encrypted entry or a method other than stored or deflated.
  */
 export function unpackZip(bytes: Uint8Array, format: ExtractFormat, limits: UnpackLimits): Uint8Array {
+  const files: Unpacked[] = [];
+  inflateEntries(bytes, format, limits, (file) => files.push(file));
+  return storedZip(files);
+}
+
+/**
+ * Checks a ZIP package (DOCX, XLSX) against the limits as `unpackZip` would, inflating every entry
+ * and counting what it gives, but keeping none of it. Throws what `unpackZip` throws.
+ */
+export function checkZip(bytes: Uint8Array, format: ExtractFormat, limits: UnpackLimits): void {
+  inflateEntries(bytes, format, limits, () => {});
+}
+
+function inflateEntries(bytes: Uint8Array, format: ExtractFormat, limits: UnpackLimits, onFile: (file: Unpacked) => void): void {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const unreadable = () => new ExtractionError(format);
   const tooLarge = () => new ExtractionError(format, undefined, `unpacks to more than ${limits.maxUnpackedBytes} bytes`, limits.maxUnpackedBytes);
@@ -45,7 +59,6 @@ export function unpackZip(bytes: Uint8Array, format: ExtractFormat, limits: Unpa
   const byRatio = Math.max(limits.unpackRatioFloorBytes, limits.maxUnpackRatio * bytes.length);
   const budget = Math.min(limits.maxUnpackedBytes, byRatio);
   const overBudget = () => (budget === limits.maxUnpackedBytes ? tooLarge() : tooCompressed());
-  const files: Unpacked[] = [];
   let total = 0;
   for (let n = 0; n < declaredEntries; n++) {
     if (at + 46 > bytes.length || view.getUint32(at, true) !== CENTRAL_DIRECTORY_ENTRY) throw unreadable();
@@ -78,9 +91,8 @@ export function unpackZip(bytes: Uint8Array, format: ExtractFormat, limits: Unpa
       if (data.length > left) throw overBudget();
     }
     total += data.length;
-    files.push({ name, flags: flags & UTF8_NAMES, data });
+    onFile({ name, flags: flags & UTF8_NAMES, data });
   }
-  return storedZip(files);
 }
 
 /** The offset of the end-of-central-directory record: 22 bytes plus a comment of up to 65 535, searched from the end. */

@@ -5,10 +5,18 @@ import { UUID } from '../ids.ts';
 import { awaitsFirstSignIn, claimUserByEmail, findUserBySubject, insertUser, listActiveMemberships, recordLogin, type UserRow } from './identity.repo.ts';
 import { APP_TOKEN_ELSEWHERE, type Actor, type Identity, type Principal } from './identity.schema.ts';
 
+export interface AppClientBinding {
+  tenantId: string;
+  scopes: readonly string[] | null;
+}
+
 export interface CallersDeps {
   db: Db;
-  /** The tenant that registered the app a client id belongs to; undefined for the platform's own clients. */
-  appClientTenant?: (clientId: string) => Promise<string | undefined>;
+  /**
+   * The tenant that registered the app a client id belongs to, with the scopes (permissions) it was
+   * granted, null when unnarrowed; undefined for the platform's own clients.
+   */
+  appClient?: (clientId: string) => Promise<AppClientBinding | undefined>;
   cacheTtlMs?: number;
   now?: () => number;
 }
@@ -27,17 +35,17 @@ export function createCallers(deps: CallersDeps) {
   const now = deps.now ?? Date.now;
   const cache = new Map<string, { actor: Actor; expires: number }>();
   const principals = new Map<string, { principal: Principal; expires: number }>();
-  const appTenants = new Map<string, { tenantId: string | undefined; expires: number }>();
+  const appClients = new Map<string, { binding: AppClientBinding | undefined; expires: number }>();
 
-  /** The tenant a token is bound to: the one that registered the app it was issued to, if any. */
-  async function appTenantOf(identity: Identity): Promise<string | undefined> {
-    if (!identity.clientId || !deps.appClientTenant) return undefined;
-    const hit = appTenants.get(identity.clientId);
-    if (hit && hit.expires > now()) return hit.tenantId;
-    const tenantId = await deps.appClientTenant(identity.clientId);
-    if (appTenants.size > 10_000) appTenants.clear();
-    appTenants.set(identity.clientId, { tenantId, expires: now() + ttl });
-    return tenantId;
+  /** What a token is bound to: the tenant that registered the app it was issued to, and the app's scopes, if any. */
+  async function appClientOf(identity: Identity): Promise<AppClientBinding | undefined> {
+    if (!identity.clientId || !deps.appClient) return undefined;
+    const hit = appClients.get(identity.clientId);
+    if (hit && hit.expires > now()) return hit.binding;
+    const binding = await deps.appClient(identity.clientId);
+    if (appClients.size > 10_000) appClients.clear();
+    appClients.set(identity.clientId, { binding, expires: now() + ttl });
+    return binding;
   }
 
   /** The token's user, provisioned just in time, with the sign-in time recorded. */
@@ -73,7 +81,8 @@ export function createCallers(deps: CallersDeps) {
       return { user: found, memberships: await listActiveMemberships(tx, found.id) };
     });
 
-    const appTenant = await appTenantOf(identity);
+    const app = await appClientOf(identity);
+    const appTenant = app?.tenantId;
     const wanted = tenantHint ?? appTenant ?? identity.tenant;
     const membership = wanted
       ? memberships.find((m) => (UUID.test(wanted) ? m.tenantId === wanted.toLowerCase() : m.tenantSlug === wanted))
@@ -86,7 +95,8 @@ export function createCallers(deps: CallersDeps) {
       tenantId: membership.tenantId,
       tenantSlug: membership.tenantSlug,
       roles: membership.roles,
-      permissions: new Set(membership.permissions),
+      // An app's token acts with its user's permissions within the scopes the app was granted.
+      permissions: new Set(app?.scopes ? membership.permissions.filter((p) => app.scopes!.includes(p)) : membership.permissions),
     };
   }
 
@@ -107,7 +117,7 @@ export function createCallers(deps: CallersDeps) {
       const hit = principals.get(key);
       if (hit && hit.expires > now()) return hit.principal;
       const user = await db.system((tx) => provisionUser(tx, identity));
-      const appTenantId = await appTenantOf(identity);
+      const appTenantId = (await appClientOf(identity))?.tenantId;
       // An app's token never carries the user's platform roles: the app acts in its tenant alone.
       const platformRoles = appTenantId ? [] : user.platformRoles;
       const principal: Principal = {

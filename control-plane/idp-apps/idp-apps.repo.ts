@@ -3,7 +3,7 @@ import { isoTimestamp, NOW_MS } from '../db/sql-fragments.ts';
 import type { IdpApp, IdpProvider, ProviderClient, TokenEndpointAuthMethod } from './idp-apps.schema.ts';
 
 const APP_COLUMNS = `client_id as "clientId", tenant_id::text as "tenantId", app_key as "appKey", display_name as "displayName",
-  redirect_uris as "redirectUris", token_endpoint_auth_method as "tokenEndpointAuthMethod", provider, issuer,
+  redirect_uris as "redirectUris", token_endpoint_auth_method as "tokenEndpointAuthMethod", scopes, provider, issuer,
   ${isoTimestamp('secret_rotated_at')} as "secretRotatedAt", ${isoTimestamp('created_at')} as "createdAt", ${isoTimestamp('updated_at')} as "updatedAt"`;
 
 /** Clients of live tenants only: a deleted tenant's clients are neither found nor accepted. */
@@ -35,6 +35,7 @@ export interface NewIdpApp {
   displayName: string;
   redirectUris: string[];
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  scopes: string[] | null;
   provider: IdpProvider;
   issuer: string;
   secretHash: string | null;
@@ -44,20 +45,20 @@ export interface NewIdpApp {
 /** Inserts a client in the current tenant. */
 export async function insertAppClient(tx: Tx, app: NewIdpApp): Promise<IdpApp> {
   const rows = await tx.unsafe<IdpApp[]>(
-    `insert into idp_apps (client_id, tenant_id, app_key, display_name, redirect_uris, token_endpoint_auth_method, provider, issuer, secret_hash, secret_rotated_at, created_by, created_at, updated_at)
-     values ($1, current_tenant_id(), $2, $3, $4::text[], $5, $6, $7, $8, case when $8::text is null then null else ${NOW_MS} end, $9::uuid, ${NOW_MS}, ${NOW_MS})
+    `insert into idp_apps (client_id, tenant_id, app_key, display_name, redirect_uris, token_endpoint_auth_method, provider, issuer, secret_hash, secret_rotated_at, created_by, scopes, created_at, updated_at)
+     values ($1, current_tenant_id(), $2, $3, $4::text[], $5, $6, $7, $8, case when $8::text is null then null else ${NOW_MS} end, $9::uuid, $10::text[], ${NOW_MS}, ${NOW_MS})
      returning ${APP_COLUMNS}`,
-    [app.clientId, app.appKey, app.displayName, app.redirectUris, app.tokenEndpointAuthMethod, app.provider, app.issuer, app.secretHash, app.createdBy],
+    [app.clientId, app.appKey, app.displayName, app.redirectUris, app.tokenEndpointAuthMethod, app.provider, app.issuer, app.secretHash, app.createdBy, app.scopes],
   );
   return rows[0]!;
 }
 
-/** Sets a client's name and redirect URIs in the current tenant. */
-export async function updateAppClient(tx: Tx, clientId: string, changes: { displayName: string; redirectUris: string[] }): Promise<IdpApp> {
+/** Sets a client's name, redirect URIs and granted scopes in the current tenant. */
+export async function updateAppClient(tx: Tx, clientId: string, changes: { displayName: string; redirectUris: string[]; scopes: string[] | null }): Promise<IdpApp> {
   const rows = await tx.unsafe<IdpApp[]>(
-    `update idp_apps set display_name = $2, redirect_uris = $3::text[], updated_at = ${NOW_MS}
+    `update idp_apps set display_name = $2, redirect_uris = $3::text[], scopes = $4::text[], updated_at = ${NOW_MS}
      where tenant_id = current_tenant_id() and client_id = $1 returning ${APP_COLUMNS}`,
-    [clientId, changes.displayName, changes.redirectUris],
+    [clientId, changes.displayName, changes.redirectUris, changes.scopes],
   );
   return rows[0]!;
 }
@@ -89,10 +90,13 @@ export async function findClientById(tx: Tx, clientId: string): Promise<IdpApp |
   return rows[0];
 }
 
-/** Platform work: the tenant that registered a client, live or deleted; undefined for a client no tenant registered. */
-export async function findClientTenantId(tx: Tx, clientId: string): Promise<string | undefined> {
-  const rows = await tx<{ tenantId: string }[]>`select tenant_id::text as "tenantId" from idp_apps where client_id = ${clientId} limit 1`;
-  return rows[0]?.tenantId;
+/**
+ * Platform work: the tenant that registered a client, live or deleted, and the scopes it was
+ * granted (null: unnarrowed); undefined for a client no tenant registered.
+ */
+export async function findClientBinding(tx: Tx, clientId: string): Promise<{ tenantId: string; scopes: string[] | null } | undefined> {
+  const rows = await tx<{ tenantId: string; scopes: string[] | null }[]>`select tenant_id::text as "tenantId", scopes from idp_apps where client_id = ${clientId} limit 1`;
+  return rows[0];
 }
 
 /** Platform work: a built-in provider's client of a live tenant, as the provider needs it. */

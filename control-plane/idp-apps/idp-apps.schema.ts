@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PERMISSIONS } from '../auth/permissions.ts';
 import { KEBAB_CASE, oneOf, TenantRefSchema } from '../tenants/tenants.schema.ts';
 
 /** How a client authenticates at the token endpoint; `none` is a public client (PKCE alone, no secret). */
@@ -60,6 +61,16 @@ export const EnsureIdpAppInputSchema = z
       .max(20, 'must list at most 20 redirect URIs')
       .transform((uris) => [...new Set(uris)]),
     tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS, { error: oneOf(TOKEN_ENDPOINT_AUTH_METHODS) }).default('client_secret_basic'),
+    /**
+     * The tenant permissions the app's tokens may use (its granted scopes): a token acts with its
+     * user's permissions within these. Omitted: unchanged on an existing client; none on a new
+     * one, whose tokens then have their user's permissions.
+     */
+    scopes: z
+      .array(z.enum(PERMISSIONS, { error: oneOf(PERMISSIONS) }))
+      .max(PERMISSIONS.length)
+      .transform((scopes) => [...new Set(scopes)].sort())
+      .optional(),
   })
   .strict();
 export type EnsureIdpAppInput = z.infer<typeof EnsureIdpAppInputSchema>;
@@ -76,6 +87,8 @@ export const IdpAppSchema = z.object({
   displayName: z.string(),
   redirectUris: z.array(z.string()),
   tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
+  /** The tenant permissions the app's tokens may use; null: their user's permissions, unnarrowed. */
+  scopes: z.array(z.string()).nullable(),
   provider: z.enum(IDP_PROVIDERS),
   /** The provider's issuer: where the app signs its users in. */
   issuer: z.string(),

@@ -10,7 +10,7 @@ import type { TenantsService } from '../tenants/tenants.service.ts';
 import { hashClientSecret, newClientSecret, verifyClientSecret } from './client-secrets.ts';
 import { createDynamicRegistration, type ClientMetadata, type DynamicRegistration } from './dynamic-registration.ts';
 import {
-  findClientTenantId,
+  findClientBinding,
   countClients,
   findAppClient,
   findClientById,
@@ -43,8 +43,10 @@ export type IdpAppsService = ReturnType<typeof createIdpAppsService>;
 
 const sameList = (a: readonly string[], b: readonly string[]) => a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 
-/** The tenant that registered an app's OAuth client, if any: how identity knows where an app's token acts. */
-export const appClientTenantOf = (db: Db) => (clientId: string) => db.system((tx) => findClientTenantId(tx, clientId));
+/** The tenant that registered an app's OAuth client, if any, and its granted scopes: how identity knows where and with what an app's token acts. */
+export const appClientBindingOf = (db: Db) => (clientId: string) => db.system((tx) => findClientBinding(tx, clientId));
+
+const sameScopes = (a: readonly string[] | null, b: readonly string[] | null) => (a === null || b === null ? a === b : sameList(a, b));
 
 /**
  * The OAuth clients of apps at the identity provider. A tenant administrator of the app's tenant
@@ -76,22 +78,25 @@ export function createIdpAppsService(deps: {
     return { manages: platform || !!permissions?.includes('tenants.manage'), sees: platform || permissions !== undefined };
   }
 
-  /** Brings an existing client to the request: its name and redirect URIs; its kind never changes. */
-  async function confirm(tx: Tx, existing: IdpApp, wanted: ClientMetadata): Promise<IdpApp> {
+  /** Brings an existing client to the request: its name, redirect URIs and (when named) scopes; its kind never changes. */
+  async function confirm(tx: Tx, existing: IdpApp, wanted: ClientMetadata, requestedScopes: string[] | undefined): Promise<IdpApp> {
     if (existing.tokenEndpointAuthMethod !== wanted.tokenEndpointAuthMethod) {
       throw new ConflictError(
         `the app's client authenticates with ${existing.tokenEndpointAuthMethod}, which cannot change; keep it or register the app again under another key`,
         { field: 'tokenEndpointAuthMethod', current: existing.tokenEndpointAuthMethod },
       );
     }
-    if (existing.displayName === wanted.displayName && sameList(existing.redirectUris, wanted.redirectUris)) return existing;
-    if (!external) return updateAppClient(tx, existing.clientId, wanted);
+    const scopes = requestedScopes ?? existing.scopes;
+    const sameClient = existing.displayName === wanted.displayName && sameList(existing.redirectUris, wanted.redirectUris);
+    if (sameClient && sameScopes(existing.scopes, scopes)) return existing;
+    // Scopes are the platform's own: the provider is asked only when the client itself changes.
+    if (!external || sameClient) return updateAppClient(tx, existing.clientId, { displayName: wanted.displayName, redirectUris: wanted.redirectUris, scopes });
     const management = await db.system((system) => findRegistration(system, existing.clientId));
     const updated = await external.update(existing.clientId, management, wanted);
     if (updated.management && updated.management.registrationAccessToken !== management?.registrationAccessToken) {
       await db.system((system) => saveRegistration(system, existing.clientId, updated.management!));
     }
-    return updateAppClient(tx, existing.clientId, { displayName: updated.displayName, redirectUris: updated.redirectUris });
+    return updateAppClient(tx, existing.clientId, { displayName: updated.displayName, redirectUris: updated.redirectUris, scopes });
   }
 
   async function activeTenant(principal: Principal, ref: string): Promise<Tenant> {
@@ -125,12 +130,12 @@ export function createIdpAppsService(deps: {
       const { answer, management } = await db.inTenant(tenant.id, async (tx): Promise<Outcome> => {
         await lockAppClient(tx, app.key, issuer);
         const existing = await findAppClient(tx, app.key, issuer);
-        if (existing) return { answer: { created: false, app: await confirm(tx, existing, wanted) } };
+        if (existing) return { answer: { created: false, app: await confirm(tx, existing, wanted, input.scopes) } };
         const maxClients = limits.maxClients;
         if (maxClients !== undefined && (await countClients(tx, issuer)) >= maxClients) {
           throw new ForbiddenError(`capability ${IDP_APPS_CAPABILITY} allows this tenant at most ${maxClients} identity-provider apps`);
         }
-        const common = { appKey: app.key, issuer, createdBy: principal.userId };
+        const common = { appKey: app.key, issuer, createdBy: principal.userId, scopes: input.scopes ?? null };
         if (!external) {
           const clientSecret = wanted.tokenEndpointAuthMethod === 'none' ? undefined : newClientSecret();
           const stored = await insertAppClient(tx, {

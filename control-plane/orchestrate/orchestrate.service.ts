@@ -205,8 +205,9 @@ export function createOrchestrateService(deps: {
       const createdBy = await recordStep(plan, index, 'running', 0);
       const actor = systemActor(plan.tenantId, { onBehalfOf: createdBy ?? undefined });
       const started = Date.now();
-      if (plan.steps[index]!.type === 'ai_chat') await deps.chat?.allowance(plan.tenantId, { charge: true });
-      const output = await runStepOf(deps, actor, plan.steps[index]!, plan.input, outputs, plan.executionId);
+      const step = plan.steps[index]!;
+      if (step.type === 'ai_chat') await deps.chat?.allowance(plan.tenantId, { charge: true, step: { executionId: plan.executionId, stepId: step.id } });
+      const output = await runStepOf(deps, actor, step, plan.input, outputs, plan.executionId);
       await recordStep(plan, index, 'completed', Date.now() - started);
       return output;
     },

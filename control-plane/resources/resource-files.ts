@@ -76,7 +76,7 @@ export function createResourceFilesService(deps: {
   /** Refuses a tenant without `data.files`, and gives its plan's largest file. */
   capabilities?: Pick<CapabilitiesService, 'require'>;
   /** The tenant's storage quota, which uploads must fit in. */
-  storageUsage?: Pick<StorageUsage, 'allowance'>;
+  storageUsage?: Pick<StorageUsage, 'allowance' | 'reserve'>;
   log?: (message: string, detail?: unknown) => void;
 }) {
   const { db, objectTypes, blobs } = deps;
@@ -150,16 +150,21 @@ export function createResourceFilesService(deps: {
       const key = blobKeyOf(actor.tenantId, ref.id, ref.property, fileId);
       const hash = createHash('sha256');
       let size = 0;
+      const room = storage && (await deps.storageUsage?.reserve(actor.tenantId, storage));
       async function* measured(): AsyncIterable<Uint8Array> {
         for await (const chunk of all) {
           size += chunk.byteLength;
           if (size > limit) throw new FileTooLargeError(limit);
-          assertStorageRoom(storage, size);
+          await room?.cover(size);
           hash.update(chunk);
           yield chunk;
         }
       }
-      await blobs.put(key, measured());
+      try {
+        await blobs.put(key, measured());
+      } finally {
+        await room?.release();
+      }
       const file: StoredFile = { filename: meta.filename, size, contentType, sha256: hash.digest('hex'), uploadedAt: new Date().toISOString(), fileId };
       try {
         const { resource, replaced } = await record(actor, ref, file);

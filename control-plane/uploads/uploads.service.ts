@@ -9,7 +9,7 @@ import { MAX_UPLOAD_BYTES, type Upload } from './uploads.schema.ts';
 export type UploadsService = ReturnType<typeof createUploadsService>;
 
 /** Streamed bodies (documents, file properties) written into a tenant's blob area. */
-export function createUploadsService(deps: { blobs: BlobStore; storageUsage?: Pick<StorageUsage, 'allowance'>; maxBytes?: number }) {
+export function createUploadsService(deps: { blobs: BlobStore; storageUsage?: Pick<StorageUsage, 'allowance' | 'reserve'>; maxBytes?: number }) {
   const maxBytes = deps.maxBytes ?? MAX_UPLOAD_BYTES;
   return {
     /**
@@ -24,16 +24,21 @@ export function createUploadsService(deps: { blobs: BlobStore; storageUsage?: Pi
       const key = `${tenantBlobPrefix(actor.tenantId)}uploads/${randomUUID()}`;
       const hash = createHash('sha256');
       let size = 0;
+      const room = storage && (await deps.storageUsage?.reserve(actor.tenantId, storage));
       async function* measured(): AsyncIterable<Uint8Array> {
         for await (const chunk of body) {
           size += chunk.byteLength;
           if (size > maxBytes) throw new FileTooLargeError(maxBytes);
-          assertStorageRoom(storage, size);
+          await room?.cover(size);
           hash.update(chunk);
           yield chunk;
         }
       }
-      await deps.blobs.put(key, measured());
+      try {
+        await deps.blobs.put(key, measured());
+      } finally {
+        await room?.release();
+      }
       return { key, size, sha256: hash.digest('hex'), filename: meta.filename, contentType: meta.contentType };
     },
   };

@@ -100,4 +100,40 @@ describe('tokens of a tenant-registered app', { timeout: 120_000 }, () => {
     const memberships = await stack.request('GET', '/v4/identity/tenants', { as: victim.admin.email });
     expect(memberships.status).toBe(200);
   });
+
+  it('acts only within the scopes its registration was granted: a read-only app cannot write, though its user can', async () => {
+    const key = `reader-${suffix}`;
+    const redirectUri = 'http://127.0.0.1:51236/reader/callback';
+    const app = await stack.request('POST', `/v4/platform/tenants/${owner.id}/apps`, { as: owner.admin.email, body: { name: 'Reader', key } });
+    expect(app.status, JSON.stringify(app.body)).toBe(201);
+    const registration = { tenant_id: owner.id, appKey: key, displayName: 'Reader', redirectUris: [redirectUri], tokenEndpointAuthMethod: 'none' };
+    const client = await stack.request('POST', IDP_APPS, { as: owner.admin.email, body: { ...registration, scopes: ['resources.read'] } });
+    expect(client.status, JSON.stringify(client.body)).toBe(201);
+    expect(client.body.scopes).toEqual(['resources.read']);
+    // Confirming the registration without naming scopes keeps what was granted.
+    const confirmed = await stack.request('POST', IDP_APPS, { as: owner.admin.email, body: registration });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    expect(confirmed.body.scopes).toEqual(['resources.read']);
+
+    const login = await loginWithPkce({ issuer: stack.url, email: owner.admin.email, clientId: client.body.clientId, redirectUri, scope: 'openid email profile' });
+    const readerToken = login.accessToken;
+    const read = await stack.request('GET', `/v4/data/resources/${owner.slug}/project`, { token: readerToken });
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    const written = await stack.request('POST', `/v4/data/resources/${owner.slug}/project`, { token: readerToken, body: { data: { name: 'Scoped' } } });
+    expect(written.status, JSON.stringify(written.body)).toBe(403);
+    expect(written.body.error.code).toBe('FORBIDDEN');
+    const v3 = await stack.request('POST', `${V3}/resources/project`, { token: readerToken, body: { name: 'Scoped', status: 'active' } });
+    expect(v3.status, JSON.stringify(v3.body)).toBe(403);
+    const [scoped] = await sql<{ n: number }[]>`select count(*)::int as n from resources where tenant_id = ${owner.id}::uuid and data->>'name' = 'Scoped'`;
+    expect(scoped!.n).toBe(0);
+
+    // The same user through the platform's own client writes.
+    const own = await stack.request('POST', `/v4/data/resources/${owner.slug}/project`, { as: owner.admin.email, body: { data: { name: 'Own' } } });
+    expect(own.status, JSON.stringify(own.body)).toBe(201);
+
+    // A scope that names no permission is refused.
+    const unknown = await stack.request('POST', IDP_APPS, { as: owner.admin.email, body: { ...registration, scopes: ['resources.everything'] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'scopes.0' } });
+  });
 });

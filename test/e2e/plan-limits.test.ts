@@ -22,11 +22,11 @@ describe('plan limits', () => {
   const suffix = randomBytes(4).toString('hex');
   let endpoint: Awaited<ReturnType<typeof startScriptedEndpoint>>;
   let stack: TestStack;
-  const tenants: Record<'runs' | 'steps' | 'types' | 'chat' | 'files', { id: string; admin: DevUser }> = {} as never;
+  const tenants: Record<'runs' | 'steps' | 'types' | 'chat' | 'files' | 'race', { id: string; admin: DevUser }> = {} as never;
 
   beforeAll(async () => {
     endpoint = await startScriptedEndpoint();
-    for (const name of ['runs', 'steps', 'types', 'chat', 'files'] as const) {
+    for (const name of ['runs', 'steps', 'types', 'chat', 'files', 'race'] as const) {
       const fixture = await createTenantWithUsers(sql, { slug: `limits-${name}-${suffix}`, plan: 'team', users: { admin: ['admin', 'tenant-admin'] } });
       tenants[name] = { id: fixture.tenantId, admin: fixture.users.admin! };
     }
@@ -119,6 +119,30 @@ describe('plan limits', () => {
     expect(refused.status, JSON.stringify(refused.body)).toBe(429);
     expect(refused.body.error).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', retryAfter: expect.any(Number) });
     expect(refused.body.error.message).toContain('allows 1 chat messages a day');
+    await stack.request('DELETE', `/v4/platform/capabilities/overrides/${id}/ai.chat`, { as: PLATFORM_ADMIN });
+  }, 30_000);
+
+  it('counts an ai_chat step retried after a failure once against the daily chat messages', async () => {
+    const { id, admin } = tenants.steps;
+    await override(id, 'ai.chat', { allowed: true, limits: { maxMessagesPerDay: 100 }, reason: 'a hundred messages a day' });
+    const key = `retry-${randomBytes(3).toString('hex')}`;
+    await sql`
+      insert into workflow_definitions (tenant_id, id, name, description, version, steps)
+      values (${id}::uuid, ${key}, 'Ask once', 'Asks the model; its first answer breaks off.', '1',
+        ${sql.json([{ id: 'ask', name: 'Ask', type: 'ai_chat', config: { prompt: `[fail-once:${key}] Say hello` } }])})`;
+    const today = async () =>
+      (await sql<{ messages: number }[]>`select messages from chat_daily_usage where tenant_id = ${id}::uuid and day = (now() at time zone 'UTC')::date`)[0]?.messages ?? 0;
+    const before = await today();
+    const started = await stack.request('POST', `${V3}/orchestrate/workflows/${key}/execute`, { as: admin.email, body: { async: true } });
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const done = await until(
+      () => stack.request('GET', `${V3}/orchestrate/executions/${started.body.id}`, { as: admin.email }),
+      (r) => r.body.state !== 'running',
+    );
+    expect(done.body.state, JSON.stringify(done.body)).toBe('completed');
+    // The step ran twice (the first answer broke off, the activity was retried) and was counted once.
+    expect(endpoint.received.filter((r) => r.messages.some((m) => m.content.includes(`[fail-once:${key}]`)))).toHaveLength(2);
+    expect(await today()).toBe(before + 1);
     await stack.request('DELETE', `/v4/platform/capabilities/overrides/${id}/ai.chat`, { as: PLATFORM_ADMIN });
   }, 30_000);
 
@@ -271,6 +295,34 @@ describe('plan limits', () => {
       expect(await stored()).toBeLessThan(200_000);
       const last = await upload(150_000);
       expect(last.status, JSON.stringify(last.body)).toBe(201);
+    }, 30_000);
+
+    it('refuses the excess of uploads running at the same moment with 413: together they never pass the quota', async () => {
+      const { id, admin } = tenants.race;
+      const quota = 1_000_000;
+      const fileBytes = 300_000;
+      expect((await override(id, 'storage.blob', { allowed: true, limits: { maxStoredBytes: quota }, reason: 'small quota' })).status).toBe(200);
+      const token = await stack.token(admin.email);
+      // Six at once, each alone within the quota: 1.8 MB together, room for three.
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => postForm(stack, `${V3}/documents`, token, form([{ filename: `part-${i}.txt`, bytes: text(fileBytes), type: 'text/plain' }]))),
+      );
+      const stored = answers.filter((a) => a.status === 201);
+      const refused = answers.filter((a) => a.status === 413);
+      expect(stored.length + refused.length, JSON.stringify(answers.map((a) => a.body))).toBe(6);
+      expect(stored.length).toBeGreaterThanOrEqual(1);
+      expect(stored.length * fileBytes).toBeLessThanOrEqual(quota);
+      for (const answer of refused) {
+        expect(answer.body.error).toMatchObject({ code: 'FILE_TOO_LARGE', details: { quota } });
+        expect(answer.body.error.message).toContain(`storage quota of ${quota} bytes`);
+      }
+      const [usage] = await sql<[{ bytes: string }]>`select bytes::text as bytes from tenant_storage_usage where tenant_id = ${id}::uuid`;
+      expect(Number(usage.bytes)).toBeLessThanOrEqual(quota);
+      const listed = await stack.request('GET', `${V3}/documents?limit=50`, { as: admin.email });
+      expect(listed.body.data).toHaveLength(stored.length);
+      // Nothing stays held once the uploads ended.
+      const [held] = await sql<[{ count: number }]>`select count(*)::int as count from tenant_storage_reservations where tenant_id = ${id}::uuid`;
+      expect(held.count).toBe(0);
     }, 30_000);
   });
 });

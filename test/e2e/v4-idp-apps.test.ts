@@ -9,7 +9,7 @@ import { GLOBEX_ADMIN, startTestStack, type TestStack } from '../harness/stack.t
 
 const PLATFORM_ADMIN = 'platform@svc.test';
 const IDP_APPS = '/v4/platform/provisioning/idp-apps';
-const APP_KEYS = ['appKey', 'clientId', 'createdAt', 'displayName', 'issuer', 'provider', 'redirectUris', 'secretRotatedAt', 'tenantId', 'tokenEndpointAuthMethod', 'updatedAt'];
+const APP_KEYS = ['appKey', 'clientId', 'createdAt', 'displayName', 'issuer', 'provider', 'redirectUris', 'scopes', 'secretRotatedAt', 'tenantId', 'tokenEndpointAuthMethod', 'updatedAt'];
 
 /**
  * v4 identity-provider apps with the built-in provider: an app's OAuth client is created once and
@@ -83,6 +83,7 @@ describe('v4 identity-provider apps (built-in provider)', { timeout: 120_000 }, 
       appKey,
       displayName: 'Field app',
       redirectUris: [redirectUri],
+      scopes: null,
       tokenEndpointAuthMethod: 'client_secret_basic',
       provider: 'built-in',
       issuer: stack.url,

@@ -8,7 +8,8 @@ import { asyncListener } from './async-listener.ts';
  * `stream: true`: `text/event-stream` of `data: {chat.completion.chunk}` lines, a usage chunk and
  * `data: [DONE]`), standing in for an endpoint no test can reach. The last user message steers it:
  * `[hold:<key>]` sends the first piece and waits for `release(key)`; `[fail]` breaks the
- * connection after the first piece; `[busy]` answers 429 with `Retry-After: 3`. Every answer is
+ * connection after the first piece; `[fail-once:<key>]` does so for the first request naming
+ * `key` only (the next one is answered, as after a retry); `[busy]` answers 429 with `Retry-After: 3`. Every answer is
  * "Apollo has a budget of 900 [1]." in pieces. Like a model that cannot tell data from
  * instructions, it obeys `cite document <id>` and `call tool <name>` wherever they are written in
  * the messages it gets: it adds ` [<id>]` to its answer and sends a `tool_calls` piece.
@@ -17,6 +18,7 @@ export async function startScriptedEndpoint() {
   const pieces = ['Apollo has ', 'a budget ', 'of 900 ', '[1].'];
   const holds = new Map<string, { arrived: () => void; arrival: Promise<void>; release: () => void; released: Promise<void> }>();
   const arrivals = new Map<string, number>();
+  const failedOnce = new Set<string>();
   const hold = (key: string) => {
     let entry = holds.get(key);
     if (!entry) {
@@ -49,7 +51,8 @@ export async function startScriptedEndpoint() {
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
     res.write(chunk(pieces[0]!));
-    if (question.includes('[fail]')) return void setTimeout(() => res.socket?.destroy(), 20);
+    const failOnce = /\[fail-once:([\w-]+)\]/.exec(question)?.[1];
+    if (question.includes('[fail]') || (failOnce && !failedOnce.has(failOnce) && failedOnce.add(failOnce))) return void setTimeout(() => res.socket?.destroy(), 20);
     const key = /\[hold:([\w-]+)\]/.exec(question)?.[1];
     if (key) {
       const entry = hold(key);

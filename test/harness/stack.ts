@@ -88,6 +88,8 @@ export async function startTestStack(
     ai?: PlatformOptions['ai'];
     chatStreams?: PlatformOptions['chatStreams'];
     sseHeartbeatMs?: number;
+    /** Limits of reading one document, in every process that reads them (a short time limit for bomb tests). */
+    extractionLimits?: PlatformOptions['extractionLimits'];
   } = {},
 ): Promise<TestStack> {
   const databaseUrl = inject('databaseUrl');
@@ -101,7 +103,7 @@ export async function startTestStack(
   };
   const started: RunningPlatform[] = [];
   const blobRoot = await mkdtemp(join(tmpdir(), 'svc-blobs-'));
-  const ai = { ai: options.ai, chatStreams: options.chatStreams };
+  const everyProcess = { ai: options.ai, chatStreams: options.chatStreams, extractionLimits: options.extractionLimits };
   let edge: RunningPlatform;
   let controlPlaneOfStack: TestStack['controlPlane'];
   if ((options.controlPlane ?? inject('controlPlaneMode')) === 'http') {
@@ -110,9 +112,9 @@ export async function startTestStack(
     for (let attempt = 1; ; attempt++) {
       const edgePort = await freePort();
       const publicUrl = `http://127.0.0.1:${edgePort}`;
-      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, identity: options.identity, ...ai });
+      const controlPlane = await startPlatform({ role: 'control-plane', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, publicUrl, seedDevelopmentData: true, temporal, identity: options.identity, ...everyProcess });
       started.push(controlPlane);
-      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog, ...ai }));
+      if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog, ...everyProcess }));
       try {
         edge = await startPlatform({
           role: 'edge',
@@ -138,7 +140,7 @@ export async function startTestStack(
       }
     }
   } else if ((options.controlPlane ?? inject('controlPlaneMode')) === 'bun') {
-    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog, ...ai }));
+    if (options.worker !== false) started.push(await startPlatform({ role: 'worker', databaseUrl, tenantDatabaseUrl, blobRoot, port: 0, temporal, activityLog: options.activityLog, ...everyProcess }));
     try {
       edge = await startBunEdge({
         databaseUrl,
@@ -153,7 +155,7 @@ export async function startTestStack(
         temporal,
         identity: options.identity,
         sseHeartbeatMs: options.sseHeartbeatMs,
-        ...ai,
+        ...everyProcess,
       });
     } catch (error) {
       for (const platform of started.splice(0).reverse()) await platform.close();
@@ -177,7 +179,7 @@ export async function startTestStack(
       runWorker: options.worker,
       identity: options.identity,
       sseHeartbeatMs: options.sseHeartbeatMs,
-      ...ai,
+      ...everyProcess,
     });
   }
   started.push(edge);

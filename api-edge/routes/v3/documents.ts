@@ -62,7 +62,7 @@ export const v3DocumentRoutes = [
       operationId: 'uploadDocument',
       summary: 'Upload a document',
       tag: 'Documents',
-      description: 'A form with the file, streamed to the blob store. Its type is judged by its content (PDF, DOC, DOCX, TXT, RTF, XLS, XLSX, CSV, JPG, PNG, GIF, WEBP); at most 100 MB (less on some plans). A file that would pass the tenant\'s storage quota (storage.blob `maxStoredBytes`) is 413, by its declared length before it is read. `autoClassify` and `autoIndex` start a processing job. 50 uploads per minute per tenant.',
+      description: 'A form with the file, streamed to the blob store. Its type is judged by its content (PDF, DOC, DOCX, TXT, RTF, XLS, XLSX, CSV, JPG, PNG, GIF, WEBP); at most 100 MB (less on some plans). A file that would pass the tenant\'s storage quota (storage.blob `maxStoredBytes`) is 413, by its declared length before it is read. A DOCX or XLSX that unpacks past the extraction limits (10 000 files, 200 MiB, or 100 times its size) is 400 on `file` naming the limit, and nothing is stored. `autoClassify` and `autoIndex` start a processing job. 50 uploads per minute per tenant.',
       errors: [409, 415],
     },
     // Upload routes take a multipart form: a JSON body is refused (400) after the caller's tenant is checked.

@@ -38,7 +38,7 @@ export const v4IdpAppRoutes = [
       operationId: 'ensureIdpApp',
       summary: "Create or confirm an app's OAuth client at the identity provider",
       tag: 'Identity-provider apps',
-      description: "For an app enrolled in `tenant_id` (by `app_key`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request), without a secret. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.",
+      description: "For an app enrolled in `tenant_id` (by `app_key`), for its tenant administrators and platform administrators. 201 creates the client and shows a confidential client's secret this once; 200 confirms it (its name and redirect URIs brought to the request, and its scopes when named), without a secret. `scopes` lists the tenant permissions the app's tokens may use (their user's permissions within these); omitted, a new app's tokens have their user's permissions. With an external provider the client is registered there through dynamic client registration (RFC 7591); a provider without it is 501.",
       errors: [409, 501, 502],
     },
     aliases: { app_key: 'appKey', display_name: 'displayName', redirect_uris: 'redirectUris', token_endpoint_auth_method: 'tokenEndpointAuthMethod' },
