@@ -1,11 +1,11 @@
 import { withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createChatService } from '../../services/chat.service.ts';
 import { renderAnswer } from './_render.ts';
 import { chatCommand, chatRequest } from './_options.ts';
 
 export const command = withMeta(
   chatCommand('send', "Send one message to a workflow's stage and print the answer with its citations; the conversation id goes to stderr").action(async (message, options, cmd) => {
+    const { createChatService } = await import('../../services/chat.service.ts');
     const ctx = contextOf(cmd);
     const request = await chatRequest(ctx, message, options);
     const chat = createChatService(await ctx.api());
