@@ -2826,6 +2826,10 @@ export interface components {
                 content: string;
                 confidence: number;
             }[];
+            /**
+             * @deprecated
+             * @description Deprecated: the same value as `conversation_id`
+             */
             conversationId: string;
             messageId: string;
             workflowId: string;
@@ -2835,6 +2839,8 @@ export interface components {
                 completionTokens: number;
                 totalTokens: number;
             };
+            /** @description The conversation, as the request named it (or the UUID of a new one) */
+            conversation_id: string;
         };
         ChatEvent: {
             /** @constant */

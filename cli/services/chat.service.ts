@@ -25,6 +25,9 @@ export interface Citation {
 export interface ChatAnswer {
   answer: string;
   citations: Citation[];
+  /** The conversation, as the request named it. */
+  conversation_id: string;
+  /** Deprecated: the same value as `conversation_id`. */
   conversationId: string;
   messageId: string;
   workflowId: string;

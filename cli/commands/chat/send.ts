@@ -11,7 +11,7 @@ export const command = withMeta(
     const chat = createChatService(await ctx.api());
     const answer = await ctx.out.spin('Waiting for the answer', () => chat.send(request));
     ctx.out.data(answer, renderAnswer);
-    ctx.out.info(ctx.out.errColors.dim(`conversation ${answer.conversationId} (continue it with --conversation-id ${answer.conversationId})`));
+    ctx.out.info(ctx.out.errColors.dim(`conversation ${answer.conversation_id} (continue it with --conversation-id ${answer.conversation_id})`));
   }),
   { calls: ['POST /v4/ai/chat/{tenantId}/{workflowId}/{stage}'] },
 );
