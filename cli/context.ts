@@ -2,8 +2,7 @@ import type { CommandUnknownOpts } from '@commander-js/extra-typings';
 import { DEFAULT_PROFILE, readTenantContext, readTokens, resolveBaseUrl } from './config.ts';
 import { CliError } from './errors.ts';
 import { FORMATS, Output, type Format } from './output.ts';
-import { createApiClient, type ApiClient } from './services/api-client.ts';
-import { needsRefresh, refreshTokens } from './services/login.service.ts';
+import type { ApiClient } from './services/api-client.ts';
 
 /** What every command gets: its output, the profile, and (on demand) the API client and tenant. */
 export interface CommandContext {
@@ -83,6 +82,8 @@ function createContext(command: CommandUnknownOpts): CommandContext {
     profile,
     api: () =>
       (client ??= (async () => {
+        const { createApiClient } = await import('./services/api-client.ts');
+        const { needsRefresh, refreshTokens } = await import('./services/login.service.ts');
         const baseUrl = await resolveBaseUrl(profile);
         if (!baseUrl) throw new CliError('E002', { var: 'BASE_URL_PUBLIC_API' });
         let token = process.env['SVC_TOKEN'] || undefined;

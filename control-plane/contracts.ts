@@ -169,6 +169,7 @@ export {
   CreateVerticalResourceInputSchema,
   ListVerticalResourcesInputSchema,
   ReplaceVerticalResourceInputSchema,
+  UpdateVerticalResourceInputSchema,
   VerticalKeySchema,
   VerticalSchema,
 } from './verticals/verticals.schema.ts';

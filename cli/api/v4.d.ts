@@ -1210,7 +1210,11 @@ export interface paths {
         delete: operations["deleteVerticalResource"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change some fields of an app's resource
+         * @description `data` is a JSON merge patch (RFC 7386): the fields given replace the stored ones, `null` removes one. A version in the body or `If-Match` makes the change conditional (409 `VERSION_CONFLICT` when it is not current).
+         */
+        patch: operations["updateVerticalResource"];
         trace?: never;
     };
     "/data/documents/upload": {
@@ -1980,6 +1984,12 @@ export interface components {
             };
         };
         ReplaceVerticalResourceRequest: {
+            data: {
+                [key: string]: unknown;
+            };
+            version?: number;
+        };
+        UpdateVerticalResourceRequest: {
             data: {
                 [key: string]: unknown;
             };
@@ -2857,6 +2867,10 @@ export interface components {
                 content: string;
                 confidence: number;
             }[];
+            /**
+             * @deprecated
+             * @description Deprecated: the same value as `conversation_id`
+             */
             conversationId: string;
             messageId: string;
             workflowId: string;
@@ -2866,6 +2880,8 @@ export interface components {
                 completionTokens: number;
                 totalTokens: number;
             };
+            /** @description The conversation, as the request named it (or the UUID of a new one) */
+            conversation_id: string;
         };
         ChatEvent: {
             /** @constant */
@@ -6463,6 +6479,55 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateVerticalResource: {
+        parameters: {
+            query?: {
+                /** @description The app's company tenant or its child tenant, by id or slug; default: the caller's tenant */
+                tenant_id?: string;
+            };
+            header?: {
+                /** @description Change only at this version (`"3"`), or `*` */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description The key of an enrolled app */
+                key: string;
+                /** @description The object type, by key or PascalCase name */
+                objectType: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateVerticalResourceRequest"];
+            };
+        };
+        responses: {
+            /** @description The changed resource */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Resource"];
+                };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

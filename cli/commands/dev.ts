@@ -1,8 +1,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { intOption, withMeta } from '../command.ts';
 import { contextOf } from '../context.ts';
-import { checkEnv, checkLogin, checkPlatform, checkPort, runDevServer, type DevCheck } from '../services/dev.service.ts';
-import { loadProjectConfig } from '../services/project.service.ts';
+import type { DevCheck } from '../services/dev.service.ts';
 import { runnableProject } from './_project.ts';
 
 export const command = withMeta(
@@ -19,6 +18,8 @@ export const command = withMeta(
     .addOption(new Option('--no-turbo', 'run the server once, without watching (SVC_DEV_TURBO=0)'))
     .option('--skip-checks', 'start at once, without checking the env, the platform and the login')
     .action(async (options, cmd) => {
+      const { checkEnv, checkLogin, checkPlatform, checkPort, runDevServer } = await import('../services/dev.service.ts');
+      const { loadProjectConfig } = await import('../services/project.service.ts');
       const ctx = contextOf(cmd);
       const root = await runnableProject(ctx);
       const config = await loadProjectConfig(root);

@@ -5,11 +5,9 @@ import { readTenantContext, resolveBaseUrl } from '../config.ts';
 import { contextOf, type CommandContext } from '../context.ts';
 import { CliError, invalidInput } from '../errors.ts';
 import { fields, type TextRenderer } from '../output.ts';
-import { checkLogin } from '../services/dev.service.ts';
-import { bindApp, initGit, installDependencies, nextManifest, resolveTarget, stageFiles, writeEnvFile, writeScaffold, type FileStep, type PlatformBinding } from '../services/init.service.ts';
-import { BUILTIN_SOURCE, PACKAGE_PROFILES, writeManifest, type Manifest, type PackageProfile } from '../services/project.service.ts';
-import { agentFiles } from '../services/template.service.ts';
-import { createTenantsService } from '../services/tenants.service.ts';
+import type { FileStep, PlatformBinding } from '../services/init.service.ts';
+import type { Manifest } from '../services/project.service.ts';
+import { BUILTIN_SOURCE, PACKAGE_PROFILES, type PackageProfile } from '../services/project.constants.ts';
 import { showingProblems } from './_project.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,6 +77,7 @@ async function companyTenantOf(ctx: CommandContext, given: string | undefined, p
   if (selected) return { id: selected.tenantId, slug: selected.tenantSlug ?? (UUID.test(selected.tenantId) ? null : selected.tenantId) };
   if (!ask) return undefined;
   try {
+    const { createTenantsService } = await import('../services/tenants.service.ts');
     const tenants = (await createTenantsService(await ctx.api()).list({ all: false })).data;
     if (!tenants.length) return undefined;
     const id = await ctx.out.select('Company tenant of the app', tenants.map((t) => ({ value: t.id, label: t.slug, hint: t.name })), '--company-tenant');
@@ -90,7 +89,10 @@ async function companyTenantOf(ctx: CommandContext, given: string | undefined, p
 }
 
 /** Whether the client has a token to call the platform with (no call is made). */
-const loggedIn = (ctx: CommandContext) => checkLogin(ctx.profile).then(() => true, () => false);
+async function loggedIn(ctx: CommandContext): Promise<boolean> {
+  const { checkLogin } = await import('../services/dev.service.ts');
+  return checkLogin(ctx.profile).then(() => true, () => false);
+}
 
 async function askName(ctx: CommandContext, initial: string): Promise<string> {
   const prompts = await import('@clack/prompts');
@@ -126,6 +128,9 @@ export const command = withMeta(
     .option('--no-agent', 'leave out the agent assets (run again in a project: what the project has is kept unless given)')
     .addOption(new Option('--package-profile <profile>', 'package profile recorded in the manifest: which blocks the app may use').choices(PACKAGE_PROFILES).default('external'))
     .action(async (nameArgument, options, cmd) => {
+      const { bindApp, initGit, installDependencies, nextManifest, resolveTarget, stageFiles, writeEnvFile, writeScaffold } = await import('../services/init.service.ts');
+      const { writeManifest } = await import('../services/project.service.ts');
+      const { agentFiles } = await import('../services/template.service.ts');
       const ctx = contextOf(cmd);
       if (options.tenant !== undefined) ctx.out.warn('--tenant is deprecated; use --company-tenant');
       if (options.tenant !== undefined && options.companyTenant !== undefined && options.tenant !== options.companyTenant) {

@@ -3,8 +3,6 @@ import { wholeNumber, withMeta } from '../command.ts';
 import { resolveBaseUrl, writeTenantContext } from '../config.ts';
 import { contextOf } from '../context.ts';
 import { CliError, invalidInput } from '../errors.ts';
-import { browserAvailable, loginWithBrowser, loginWithDevice, openBrowser } from '../services/login.service.ts';
-import { createTenantsService } from '../services/tenants.service.ts';
 
 export const command = withMeta(
   new Command('login')
@@ -18,6 +16,8 @@ export const command = withMeta(
     .option('--device', 'use a code entered on another device (the default over SSH or without a display)')
     .option('--browser', 'use the browser on this machine even over SSH or without a display')
     .action(async (options, cmd) => {
+      const { browserAvailable, loginWithBrowser, loginWithDevice, openBrowser } = await import('../services/login.service.ts');
+      const { createTenantsService } = await import('../services/tenants.service.ts');
       const ctx = contextOf(cmd);
       const baseUrl = await resolveBaseUrl(ctx.profile);
       if (!baseUrl) throw new CliError('E002', { var: 'BASE_URL_PUBLIC_API' });

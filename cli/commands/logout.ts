@@ -2,12 +2,12 @@ import { Command } from '@commander-js/extra-typings';
 import { withMeta } from '../command.ts';
 import { clearLocalSession, readAllTokens } from '../config.ts';
 import { contextOf } from '../context.ts';
-import { revokeTokens } from '../services/login.service.ts';
 
 export const command = withMeta(
   new Command('logout')
     .description('Revoke the saved tokens at the identity provider, then delete the tokens file and clear the tenant context')
     .action(async (_options, cmd) => {
+      const { revokeTokens } = await import('../services/login.service.ts');
       const ctx = contextOf(cmd);
       // Revoked first, forgotten in any case: a provider out of reach must not keep a user logged in here.
       for (const tokens of Object.values(await readAllTokens())) {

@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { withMeta } from '../command.ts';
 import { contextOf } from '../context.ts';
-import { releaseStatus, updatableLocation, updateClient } from '../services/release.service.ts';
 
 export const command = withMeta(
   new Command('update')
@@ -14,6 +13,7 @@ export const command = withMeta(
     )
     .option('--check', 'only report whether a newer release exists; install nothing')
     .action(async (options, cmd) => {
+      const { releaseStatus, updatableLocation, updateClient } = await import('../services/release.service.ts');
       const ctx = contextOf(cmd);
       const status = await ctx.out.spin('Reading the release registry', () => releaseStatus());
       const which = `${status.name} ${status.current}`;

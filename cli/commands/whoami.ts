@@ -3,12 +3,12 @@ import { withMeta } from '../command.ts';
 import { readTenantContext, readTokens } from '../config.ts';
 import { contextOf } from '../context.ts';
 import { fields } from '../output.ts';
-import { jwtClaims } from '../services/api-client.ts';
 
 export const command = withMeta(
   new Command('whoami')
     .description('Show the login status, active tenant, profile and token expiry (no API call)')
     .action(async (_options, cmd) => {
+      const { jwtClaims } = await import('../services/api-client.ts');
       const ctx = contextOf(cmd);
       const fromEnv = process.env['SVC_TOKEN'] || undefined;
       const token = fromEnv ?? (await readTokens(ctx.profile)).tokens?.accessToken;

@@ -70,6 +70,11 @@ export interface BuildResult {
   files: Array<{ file: string; bytes: number }>;
   /** What would break an installed client (see {@link buildClient}); empty when nothing. */
   problems: string[];
+  /**
+   * The source files and packages `svc.mjs` loads before it runs anything (its static imports,
+   * followed through the chunks), relative to the client's folder: what every start pays for.
+   */
+  startup: string[];
 }
 
 /**
@@ -86,6 +91,7 @@ export async function buildClient(options: { outdir?: string; strict?: boolean }
   const outdir = options.outdir ?? DIST_DIR;
   const staging = `${outdir}.build-${process.pid}-${Date.now().toString(36)}`;
   const problems: string[] = [];
+  let startup: string[] = [];
   await mkdir(dirname(outdir), { recursive: true });
   try {
     const result = await build({
@@ -110,6 +116,7 @@ export async function buildClient(options: { outdir?: string; strict?: boolean }
       banner: { js: "import { createRequire as __svcCreateRequire } from 'node:module'; const require = __svcCreateRequire(import.meta.url);" },
     });
     problems.push(...refusedImports(result.metafile));
+    startup = startupInputs(result.metafile, relative(CLIENT_DIR, join(staging, 'svc.mjs')));
     if (problems.length && options.strict) {
       throw new Error(`the client cannot be packed:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     }
@@ -128,6 +135,7 @@ export async function buildClient(options: { outdir?: string; strict?: boolean }
     outdir,
     files: readdirSync(outdir).map((file) => ({ file, bytes: readFileSync(join(outdir, file)).length })),
     problems,
+    startup,
   };
 }
 
@@ -141,6 +149,19 @@ function sameFiles(a: string, b: string): boolean {
 
 /** The package folder of a bundled input (`../node_modules/@scope/name/lib/x.js` -> `../node_modules/@scope/name`). */
 const packageOf = (input: string) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1];
+
+/** The inputs of `entry` and of every chunk it imports statically; a package is named by its folder. */
+function startupInputs(metafile: Metafile, entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (output: string) => {
+    if (seen.has(output) || !metafile.outputs[output]) return;
+    seen.add(output);
+    for (const imported of metafile.outputs[output].imports) if (imported.kind === 'import-statement') visit(imported.path);
+  };
+  visit(entry.split(sep).join('/'));
+  const inputs = [...seen].flatMap((output) => Object.keys(metafile.outputs[output]!.inputs));
+  return [...new Set(inputs.map((input) => packageOf(input) ?? input))].sort();
+}
 
 /** The refused packages the client imports (left external: an installed client has no copy of them). */
 function refusedImports(metafile: Metafile): string[] {

@@ -3,7 +3,7 @@ import { CliError } from '../errors.ts';
 import type { ApiClient } from './api-client.ts';
 
 /** The stage `chat send` and `chat stream` talk to unless told otherwise. */
-export const DEFAULT_STAGE = 'chat';
+export { DEFAULT_STAGE } from './chat.constants.ts';
 
 export interface ChatRequest {
   tenantId: string;
@@ -25,6 +25,9 @@ export interface Citation {
 export interface ChatAnswer {
   answer: string;
   citations: Citation[];
+  /** The conversation, as the request named it. */
+  conversation_id: string;
+  /** Deprecated: the same value as `conversation_id`. */
   conversationId: string;
   messageId: string;
   workflowId: string;

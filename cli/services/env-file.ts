@@ -23,15 +23,7 @@ export const ENV_FILE = '.env.local';
 /** The comment that marks the entry below it as a secret. */
 export const SECRET_MARKER = '# svc:secret';
 
-/** The variables `provision idp` writes: the app's OAuth client at the platform's identity provider. */
-export const IDP_ENV = {
-  clientId: 'SVC_IDP_CLIENT_ID',
-  clientSecret: 'SVC_IDP_CLIENT_SECRET',
-  issuer: 'SVC_IDP_ISSUER',
-} as const;
-
-/** The app (vertical) key `vertical select` writes. */
-export const VERTICAL_KEY_ENV = 'SVC_VERTICAL_KEY';
+export { IDP_ENV, VERTICAL_KEY_ENV } from './env.constants.ts';
 
 interface EntryChunk {
   kind: 'entry';

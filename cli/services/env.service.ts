@@ -4,7 +4,7 @@ import type { ApiClient } from './api-client.ts';
 import { entriesOf, envFilePath, readEnvFile, updateEnvFile, type EnvChange } from './env-file.ts';
 
 /** What `env list` shows for a secret's value unless `--show-secrets`. */
-export const MASK = '********';
+export { MASK } from './env.constants.ts';
 
 /** An entry of the platform's configuration store. */
 export interface ConfigEntry {

@@ -3,6 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { CliError } from '../errors.ts';
 import type { Answer, RequestBody, Schemas } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
+import { GENERATED_FILE, OBJECT_TYPES_FILE } from './object-types.constants.ts';
 import { snakeCaseFields } from './wire-fields.ts';
 import { importTypeScript } from './ts-module.ts';
 
@@ -16,8 +17,7 @@ export type ObjectTypeDefinition = Omit<RequestBody<'createObjectType'>, 'tenant
 /** An object type as the platform returns it. */
 export type RemoteObjectType = Schemas['ObjectType'];
 
-export const OBJECT_TYPES_FILE = 'src/svc.config/object-types.ts';
-export const GENERATED_FILE = 'src/svc.config/object-types.generated.ts';
+export { GENERATED_FILE, OBJECT_TYPES_FILE };
 
 const PASCAL_NAME = /^[A-Z][A-Za-z0-9]{0,99}$/;
 const KEBAB_KEY = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { CliError } from '../errors.ts';
 import { CONFIG_FILE, ENV_FILE, MANIFEST_FILE, findProjectRoot, requireProjectRoot } from './project-root.ts';
+import { BUILTIN_SOURCE, PACKAGE_PROFILES, type PackageProfile } from './project.constants.ts';
 import { importTypeScript } from './ts-module.ts';
 
-export { CONFIG_FILE, ENV_FILE, MANIFEST_FILE, findProjectRoot, requireProjectRoot };
+export { BUILTIN_SOURCE, CONFIG_FILE, ENV_FILE, MANIFEST_FILE, PACKAGE_PROFILES, findProjectRoot, requireProjectRoot, type PackageProfile };
 
 const exists = (path: string) => access(path).then(() => true, () => false);
 
@@ -16,10 +17,6 @@ const exists = (path: string) => access(path).then(() => true, () => false);
  * the package profile, and what was scaffolded).
  */
 
-export const PACKAGE_PROFILES = ['external', 'internal', 'hybrid'] as const;
-export type PackageProfile = (typeof PACKAGE_PROFILES)[number];
-/** The `--from` value recorded for the template that ships with the client. */
-export const BUILTIN_SOURCE = 'builtin:app';
 
 const KEBAB = /^[a-z0-9]+(-[a-z0-9]+)*$/;
 

@@ -1,10 +1,9 @@
 import type { Answer } from '../api/wire.ts';
 import type { ApiClient } from './api-client.ts';
+import { PROVISION_BACKENDS, STORAGE_BACKENDS } from './storage.constants.ts';
 import { snakeCaseFields } from './wire-fields.ts';
 
-export const STORAGE_BACKENDS = ['postgresql', 'documentdb', 'blob', 'search'] as const;
-/** What `provision storage` accepts; `mongodb` is the platform's other name for `documentdb`. */
-export const PROVISION_BACKENDS = ['postgresql', 'mongodb', 'documentdb', 'blob', 'search', 'all'] as const;
+export { PROVISION_BACKENDS, STORAGE_BACKENDS };
 
 const base = (tenantId: string) => `/v4/data/resources/${encodeURIComponent(tenantId)}/storage`;
 

@@ -7,8 +7,7 @@ import { snakeCaseFields } from './wire-fields.ts';
 
 /** App (vertical) enrollments are resources of this built-in type in the company tenant. */
 export const APP_OBJECT_TYPE = 'tenant-vertical-enrollment';
-export const DEFAULT_APP_SOURCE = 'svc-cli';
-export const DEFAULT_APP_STATUS = 'pending';
+export { DEFAULT_APP_SOURCE, DEFAULT_APP_STATUS } from './verticals.constants.ts';
 
 /** What an app's enrollment holds. */
 export interface AppData {

@@ -5,20 +5,18 @@ import { envFilePath, updateEnvFile, type EnvChange } from './env-file.ts';
 import { createConfigStore, type ConfigWriteOutcome } from './env.service.ts';
 import { createResourcesService, type Resource } from './resources.service.ts';
 
-/** The platform's built-in configuration types that provisioning writes (and chat reads). */
-export const WORKFLOW_CONFIG_TYPE = 'shared-workflow-config';
-export const PRODUCT_CONFIG_TYPE = 'vertical-product-config';
-export const AI_PROFILE_TYPE = 'shared-ai-profile';
-export const CHATBOT_CONFIG_TYPE = 'shared-chatbot-config';
+import {
+  AI_PROFILE_TYPE,
+  CHATBOT_CONFIG_TYPE,
+  DEFAULT_AI_PROVIDER,
+  PRODUCT_CONFIG_TYPE,
+  RUNTIME_STATUSES,
+  WORKFLOW_CONFIG_TYPE,
+  WORKFLOW_STATUSES,
+  type ProvisionStatus,
+} from './workflows.constants.ts';
 
-/** The provider a bound AI profile names unless `--ai-provider` says: the platform's own answerer, which runs everywhere. */
-export const DEFAULT_AI_PROVIDER = 'local';
-
-export const WORKFLOW_STATUSES = ['active', 'draft'] as const;
-export type ProvisionStatus = (typeof WORKFLOW_STATUSES)[number];
-
-/** The runtime statuses of document 2. */
-export const RUNTIME_STATUSES = ['available', 'operator_required', 'paid_upgrade_required', 'rate_limited', 'blocked', 'unsupported'] as const;
+export { AI_PROFILE_TYPE, CHATBOT_CONFIG_TYPE, DEFAULT_AI_PROVIDER, PRODUCT_CONFIG_TYPE, RUNTIME_STATUSES, WORKFLOW_CONFIG_TYPE, WORKFLOW_STATUSES, type ProvisionStatus };
 
 export interface WorkflowRuntime {
   workflowKey: string;

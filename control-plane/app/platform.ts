@@ -198,6 +198,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     }
     services.outbox.start();
     services.sweeps.start();
+    // Index builds that a stopped process left unfinished, built in the background.
+    services.storage.indexBuilds.resume().then(
+      (tenants) => tenants.length && log(`resumed the unfinished index builds of ${tenants.length} tenant${tenants.length === 1 ? '' : 's'}`),
+      (error: unknown) => log('resuming unfinished index builds failed', error),
+    );
   }
   const worker =
     options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')

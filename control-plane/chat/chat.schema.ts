@@ -32,12 +32,18 @@ export const ChatOptionsSchema = z
   })
   .strict();
 
+/**
+ * A conversation's id as a client names it, in v3 and v4: the UUID it is stored under, or a name a v4
+ * client made up (`support-42`), which reaches the same conversation (conversation-names.ts).
+ */
+export const ConversationNameSchema = z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters');
+
 /** v3 `POST /chat`. */
 export const SendChatInputSchema = z
   .object({
     message: MessageTextSchema,
     /** Continues one of the caller's conversations; a new one starts without it. */
-    conversationId: z.string().min(1).max(100).optional(),
+    conversationId: ConversationNameSchema.optional(),
     options: ChatOptionsSchema.default({ temperature: DEFAULT_TEMPERATURE, maxTokens: DEFAULT_ANSWER_TOKENS, context: { resources: [], documents: [] } }),
   })
   .strict();
@@ -79,14 +85,14 @@ export const isTerminal = (event: ChatEvent) => event.type === 'done' || event.t
 /** `GET /chat/conversations/:conversationId/messages/:messageId/events` with `Last-Event-ID`. */
 export const ResumeChatInputSchema = z
   .object({
-    conversationId: z.string().min(1).max(100),
+    conversationId: ConversationNameSchema,
     messageId: z.string().min(1).max(100),
     /** The last event the client has; the stream starts after it. */
     lastEventId: z.coerce.number({ error: 'must be the id of an event' }).int('must be the id of an event').min(0, 'must be the id of an event').max(1_000_000_000).default(0),
   })
   .strict();
 
-export const ConversationRefSchema = z.object({ conversationId: z.string().min(1).max(100) }).strict();
+export const ConversationRefSchema = z.object({ conversationId: ConversationNameSchema }).strict();
 
 export const ConversationSchema = z.object({
   id: z.string(),
@@ -132,7 +138,7 @@ export const WorkflowChatParamsSchema = z
 export const WorkflowChatBodySchema = z
   .object({
     message: MessageTextSchema,
-    conversation_id: z.string().min(1, 'must not be empty').max(200, 'must be at most 200 characters').optional(),
+    conversation_id: ConversationNameSchema.optional(),
     params: WorkflowChatParamsSchema.default({}),
   })
   .strict();

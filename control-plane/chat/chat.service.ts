@@ -9,6 +9,7 @@ import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import type { AnsweringService } from './answering.ts';
 import { createAnswerStreams, type AnswerScope, type AnswerStreamSettings } from './answer-streams.ts';
+import { conversationIdOf } from './conversation-names.ts';
 import {
   actAsUser,
   conversationHistory,
@@ -226,7 +227,7 @@ export function createChatService(deps: {
         actor,
         {
           question: input.message,
-          conversation: { id: input.conversationId },
+          conversation: { id: input.conversationId === undefined ? undefined : conversationIdOf(input.conversationId) },
           request: {
             systemPrompt: input.options.systemPrompt,
             temperature: input.options.temperature,
@@ -247,7 +248,7 @@ export function createChatService(deps: {
      */
     async *resume(actor: Actor, input: { conversationId: string; messageId: string; lastEventId: number }, signal?: AbortSignal): AsyncGenerator<ChatStreamItem> {
       const { message, followerId } = await asUser(actor, async (tx) => {
-        const message = await findMessage(tx, input.conversationId, input.messageId);
+        const message = await findMessage(tx, conversationIdOf(input.conversationId), input.messageId);
         if (!message || message.role !== 'assistant') throw new NotFoundError('answer');
         await lockTenantFollowers(tx);
         const live = await countLiveFollowers(tx, message.id);
@@ -275,17 +276,18 @@ export function createChatService(deps: {
       return asUser(actor, (tx) => listConversations(tx, LISTED_CONVERSATIONS));
     },
 
+    /** A conversation of the caller's by its id, or by the name a v4 client gave it. */
     async get(actor: Actor, conversationId: string): Promise<{ id: string; title: string; messages: Message[] }> {
       return asUser(actor, async (tx) => {
-        const conversation = await findConversation(tx, conversationId);
+        const conversation = await findConversation(tx, conversationIdOf(conversationId));
         if (!conversation) throw new NotFoundError('conversation');
         return { id: conversation.id, title: conversation.title, messages: await listMessages(tx, conversation.id) };
       });
     },
 
-    /** Deletes a conversation with its messages; an answer still in production stops. */
+    /** Deletes a conversation (by id or v4 name) with its messages; an answer still in production stops. */
     async remove(actor: Actor, conversationId: string): Promise<void> {
-      if (!(await asUser(actor, (tx) => deleteConversation(tx, conversationId)))) throw new NotFoundError('conversation');
+      if (!(await asUser(actor, (tx) => deleteConversation(tx, conversationIdOf(conversationId))))) throw new NotFoundError('conversation');
     },
 
     /** v4 chat, answered whole: the same answer and citations the stream gives. */

@@ -10,6 +10,8 @@ export interface FieldRef {
   /** SQL expression of the field for this kind. */
   expr: string;
   kind: FieldKind;
+  /** Never null: a server-owned column. A field in the JSON data may be missing. */
+  notNull?: boolean;
 }
 
 const SEGMENT = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
@@ -102,7 +104,7 @@ export function resolveField(name: string, source: FieldSource, fallback: () => 
   const { table } = source;
   // Own keys only: `constructor` or `toString` is a data field, not something every object inherits.
   const column = Object.hasOwn(table.columns, name) ? table.columns[name] : undefined;
-  if (column) return { name, expr: column.column, kind: column.kind };
+  if (column) return { name, expr: column.column, kind: column.kind, notNull: true };
   const path = parseFieldPath(name, param);
   const kind = source.kindOf(path) ?? fallback();
   const pathLiteral = `'{${path.join(',')}}'`;

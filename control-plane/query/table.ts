@@ -10,7 +10,7 @@ export interface QueryTable {
   /** The JSON column of the fields a type's schema declares (`data`). */
   dataColumn: string;
   typeColumn: string;
-  /** Fields the server owns, by the name clients use: `createdAt` -> `created_at`. */
+  /** Fields the server owns, by the name clients use: `createdAt` -> `created_at`; their columns are never null. */
   columns: Readonly<Record<string, { column: string; kind: FieldKind }>>;
   /**
    * The column naming each row's tenant. Statements compare it with the tenant they run for as a

@@ -37,13 +37,18 @@ describe('list plans under row-level security', () => {
     const tenantId = await insertActiveTenant(db.sql, slug);
     const userId = await insertUser(db.sql, `plans-${suite}`);
     actor = { userId, email: 'plans@example.test', tenantId, tenantSlug: slug, roles: ['admin'], permissions: new Set() };
-    // Enough rows that this tenant's projects dominate the shared table's statistics even while
-    // other test files have written projects of their own: the planner's figures for this tenant
-    // then resemble those of a real tenant with a large list.
+    // A list of a few thousand projects, among as many of other tenants whose budgets are small or
+    // missing (as other test files write them): the planner's figures for the shared table are then
+    // not this tenant's, and the pages must walk the index all the same.
+    await db.sql`
+      insert into resources (tenant_id, type, data, created_at)
+      select ${tenantId}::uuid, 'project', jsonb_build_object('name', 'Project ' || n, 'status', (array['active', 'completed', 'in-progress'])[1 + n % 3], 'budget', 100 + (n * 7919) % 250000), now() - n * interval '1 minute'
+      from generate_series(1, 5000) n`;
+    const others = await insertActiveTenant(db.sql, `plans-others-${suite}`);
     await db.sql`
       insert into resources (tenant_id, type, data)
-      select ${tenantId}::uuid, 'project', jsonb_build_object('name', 'Project ' || n, 'status', (array['active', 'completed', 'in-progress'])[1 + n % 3], 'budget', 100 + (n * 7919) % 250000)
-      from generate_series(1, 40000) n`;
+      select ${others}::uuid, 'project', case when n % 2 = 0 then jsonb_build_object('name', 'Other ' || n) else jsonb_build_object('name', 'Other ' || n, 'status', 'active', 'budget', n % 50) end
+      from generate_series(1, 5000) n`;
     await db.sql`analyze resources`;
   });
   afterAll(() => db?.close());
@@ -65,6 +70,20 @@ describe('list plans under row-level security', () => {
     expect(page.items).toHaveLength(20);
     const next = await plan(buildListStatements(actor.tenantId, { ...V3_LIST, cursor: page.nextCursor! }, schema).page);
     expect(next).toMatch(/Index Scan Backward using resources_b_project_budget/);
+  });
+
+  it('starts the cursor page at the cursor: a row comparison, or a bound on the leading key, as the index condition', async () => {
+    const schema = await schemaOf('project');
+    const cursorPage = async (sort: string) => {
+      const first = await resources.list(actor, { type: 'project', filter: {}, sort, limit: 20 });
+      return plan(buildListStatements(actor.tenantId, { type: 'project', filter: {}, sort, limit: 20, cursor: first.nextCursor! }, schema).page);
+    };
+    // Every key ascending and never null: (created_at, id) > (...), a range of the created index.
+    expect(await cursorPage('createdAt')).toMatch(/Index Scan using resources_tenant_type_created[\s\S]*Index Cond: .*ROW\(created_at, id\) > ROW\(/);
+    // Newest first, ties by id: the bound created_at <= (...) is the range, the rest a filter.
+    expect(await cursorPage('-createdAt')).toMatch(/Index Scan Backward using resources_tenant_type_created[\s\S]*Index Cond: .*created_at <= /);
+    // A text key descending: its declared index, from the cursor's name down.
+    expect(await cursorPage('-name')).toMatch(/Index Scan Backward using resources_b_project_name[\s\S]*Index Cond: .*data #>> '\{name\}'::text\[\]\) <= /);
   });
 
   it('uses a text filter as an index condition', async () => {

@@ -1,6 +1,7 @@
 import type { IndexBuild } from '../object-types/object-types.schema.ts';
 import type { BackendDeps } from './backends/backend.ts';
 import { applyIndexes, planIndexes } from './backends/postgresql.ts';
+import { tenantsWithIndexWork } from './storage.repo.ts';
 
 interface Build {
   /** Another change arrived while this build ran: plan again when it ends. */
@@ -16,14 +17,21 @@ export interface IndexBuilds {
   statuses(tenantId: string): Promise<(objectType: string) => IndexBuild>;
   /** Resolves when no build of the tenant is under way (tests, shutdown). */
   settled(tenantId: string): Promise<void>;
+  /**
+   * At start-up: starts the builds that a stopped process left unfinished (an index claimed but
+   * missing or invalid, a declaration never built), one tenant at a time; answers the tenants
+   * whose builds it started.
+   */
+  resume(): Promise<string[]>;
 }
 
 /**
  * Builds the indexes that object types declare as soon as they declare them: each tenant's build
  * runs in the background of the process that took the change (`create index concurrently`, so
  * writes go on), one at a time per tenant, planning again while changes keep arriving. A build that
- * stops half way (a crash) leaves an invalid index, which the next plan rebuilds; the storage doctor
- * and the type's `indexBuild` show what is still pending, and `storage/sync-schema` finishes it.
+ * stops half way (a crash) leaves an invalid index, which the next plan rebuilds: `resume` at
+ * start-up plans every tenant that may have such work and builds what is pending. The storage doctor
+ * and the type's `indexBuild` show what is still pending, and `storage/sync-schema` finishes it too.
  */
 export function createIndexBuilds(deps: BackendDeps, log: (message: string, error?: unknown) => void = () => {}): IndexBuilds {
   const builds = new Map<string, { build: Build; done: Promise<void> }>();
@@ -38,22 +46,36 @@ export function createIndexBuilds(deps: BackendDeps, log: (message: string, erro
     } while (build.again);
   }
 
+  function request(tenantId: string): void {
+    const current = builds.get(tenantId);
+    if (current) {
+      current.build.again = true;
+      return;
+    }
+    const build: Build = { again: false, doing: [] };
+    const done = run(tenantId, build)
+      .then(() => void failures.delete(tenantId))
+      .catch((error: unknown) => {
+        failures.set(tenantId, error instanceof Error ? error.message : String(error));
+        log(`building the declared indexes of tenant ${tenantId} failed`, error);
+      })
+      .finally(() => builds.delete(tenantId));
+    builds.set(tenantId, { build, done });
+  }
+
   return {
-    request(tenantId) {
-      const current = builds.get(tenantId);
-      if (current) {
-        current.build.again = true;
-        return;
+    request,
+
+    async resume() {
+      const started: string[] = [];
+      for (const tenantId of await deps.db.system((tx) => tenantsWithIndexWork(tx))) {
+        if ((await planIndexes(deps, tenantId)).changes.length === 0) continue;
+        request(tenantId);
+        started.push(tenantId);
+        // One tenant's builds at a time, as requests run them.
+        while (builds.has(tenantId)) await builds.get(tenantId)!.done;
       }
-      const build: Build = { again: false, doing: [] };
-      const done = run(tenantId, build)
-        .then(() => void failures.delete(tenantId))
-        .catch((error: unknown) => {
-          failures.set(tenantId, error instanceof Error ? error.message : String(error));
-          log(`building the declared indexes of tenant ${tenantId} failed`, error);
-        })
-        .finally(() => builds.delete(tenantId));
-      builds.set(tenantId, { build, done });
+      return started;
     },
 
     async statuses(tenantId) {

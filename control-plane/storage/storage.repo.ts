@@ -310,6 +310,24 @@ export async function countExpressionClaims(tx: Tx, expression: string): Promise
   return row!.claims;
 }
 
+/**
+ * Platform work: the tenants that may have declared indexes still to build after a restart: those
+ * with a claimed index that is missing or invalid (a build stopped half way), and those whose own
+ * object types declare indexes (`indexes`, or `x-indexed` in the schema) that may never have started.
+ */
+export async function tenantsWithIndexWork(tx: Tx): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    select distinct c.tenant_id::text as id from tenant_storage_indexes c
+      left join pg_class i on i.relname = c.index_name and i.relnamespace = current_schema()::regnamespace
+      left join pg_index x on x.indexrelid = i.oid
+     where x.indexrelid is null or not x.indisvalid
+    union
+    select distinct tenant_id::text from object_type_catalog
+     where tenant_id is not null and (jsonb_array_length(indexes) > 0 or schema::text like '%"x-indexed"%')
+    order by id`;
+  return rows.map((r) => r.id);
+}
+
 export async function countIndexClaims(tx: Tx, indexName: string): Promise<number> {
   const [row] = await tx<Array<{ claims: number }>>`select count(*)::int as claims from tenant_storage_indexes where index_name = ${indexName}`;
   return row!.claims;

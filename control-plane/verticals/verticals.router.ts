@@ -7,6 +7,7 @@ import {
   DeleteVerticalResourceInputSchema,
   ListVerticalResourcesInputSchema,
   ReplaceVerticalResourceInputSchema,
+  UpdateVerticalResourceInputSchema,
   VerticalRefSchema,
   VerticalResourceRefSchema,
   VerticalSchema,
@@ -15,7 +16,7 @@ import type { VerticalsService } from './verticals.service.ts';
 
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    verticals: Pick<VerticalsService, 'createResource' | 'get' | 'getResource' | 'listResources' | 'removeResource' | 'replaceResource'>;
+    verticals: Pick<VerticalsService, 'createResource' | 'get' | 'getResource' | 'listResources' | 'removeResource' | 'replaceResource' | 'updateResource'>;
   }
 }
 
@@ -44,6 +45,10 @@ export const verticalsRouter = t.router({
     .input(ReplaceVerticalResourceInputSchema)
     .output(ResourceSchema)
     .mutation(({ ctx, input: { key, ...replace } }) => ctx.services.verticals.replaceResource(ctx.actor, key, replace)),
+  updateResource: tenantProcedure('resources.update')
+    .input(UpdateVerticalResourceInputSchema)
+    .output(ResourceSchema)
+    .mutation(({ ctx, input: { key, ...update } }) => ctx.services.verticals.updateResource(ctx.actor, key, update)),
   deleteResource: tenantProcedure('resources.delete')
     .input(DeleteVerticalResourceInputSchema)
     .output(z.void())

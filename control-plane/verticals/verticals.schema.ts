@@ -32,4 +32,7 @@ export const ListVerticalResourcesInputSchema = ListResourcePageInputSchema.safe
 export const VerticalResourceRefSchema = ResourceRefSchema.extend(withKey).strict();
 export const CreateVerticalResourceInputSchema = IdempotentCreateInputSchema.extend(withKey).strict();
 export const ReplaceVerticalResourceInputSchema = ReplaceAtVersionInputSchema.extend(withKey).strict();
+/** PATCH: `data` is a JSON merge patch (RFC 7386); the version, in the body or `If-Match`, is optional. */
+export const UpdateVerticalResourceInputSchema = ReplaceAtVersionInputSchema.extend(withKey).strict();
+export type UpdateVerticalResourceInput = z.infer<typeof UpdateVerticalResourceInputSchema>;
 export const DeleteVerticalResourceInputSchema = DeleteResourceInputSchema.extend(withKey).strict();

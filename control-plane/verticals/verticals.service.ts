@@ -3,12 +3,12 @@ import type { AppsService } from '../apps/apps.service.ts';
 import { ConflictError, ForbiddenError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { ObjectTypesService } from '../object-types/object-types.service.ts';
-import type { IfMatch, ResourceData } from '../resources/resource-ops.ts';
+import { namedVersion, type IfMatch, type ResourceData } from '../resources/resource-ops.ts';
 import type { ResourcesService } from '../resources/resources.service.ts';
 import type { ListResourcePageInput, ReplaceAtVersionInput, Resource, ResourceListPage } from '../resources/resources.schema.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsService } from '../tenants/tenants.service.ts';
-import type { Vertical } from './verticals.schema.ts';
+import type { UpdateVerticalResourceInput, Vertical } from './verticals.schema.ts';
 
 export type VerticalsService = ReturnType<typeof createVerticalsService>;
 
@@ -33,7 +33,7 @@ export function createVerticalsService(deps: {
   apps: Pick<AppsService, 'findByKey' | 'findByChildTenant'>;
   tenants: Pick<TenantsService, 'find' | 'isWithin'>;
   objectTypes: Pick<ObjectTypesService, 'published'>;
-  resources: Pick<ResourcesService, 'get' | 'listPage' | 'create' | 'replaceAtVersion' | 'remove'>;
+  resources: Pick<ResourcesService, 'get' | 'listPage' | 'create' | 'replaceAtVersion' | 'update' | 'remove'>;
 }) {
   const { apps, tenants, objectTypes, resources } = deps;
 
@@ -82,6 +82,12 @@ export function createVerticalsService(deps: {
 
     async replaceResource(actor: Actor, key: string, input: ReplaceAtVersionInput): Promise<Resource> {
       return resources.replaceAtVersion((await serving(actor, key)).actor, input);
+    },
+
+    /** Merges `data` into the stored data (RFC 7386); at the version named, when one is. */
+    async updateResource(actor: Actor, key: string, input: Omit<UpdateVerticalResourceInput, 'key'>): Promise<Resource> {
+      const inApp = (await serving(actor, key)).actor;
+      return resources.update(inApp, input.type, input.id, input.data, namedVersion(input.version, input.ifMatch));
     },
 
     async removeResource(actor: Actor, key: string, type: string, id: string, ifMatch?: IfMatch): Promise<void> {

@@ -638,7 +638,7 @@ describe('GET /resources', () => {
     const b = batch();
     beforeAll(async () => {
       const priorities = [3, 1, 2, undefined, 3, 1, 2, 2, undefined, 5, 1, 3, 2, 4, 1, 2, 3, undefined, 5, 2, 1, 4, 3];
-      await b.createInOrder(priorities.map((priority, i) => ({ name: `P${i}`, budget: (i % 4) + 1, metadata: priority === undefined ? {} : { priority } })));
+      await b.createInOrder(priorities.map((priority, i) => ({ name: `P${i}`, budget: (i % 4) + 1, metadata: priority === undefined ? {} : { priority, tag: `t${priority}` } })));
     });
 
     async function walk(query: Record<string, string>, between?: () => Promise<void>): Promise<{ names: string[]; pages: number }> {
@@ -668,6 +668,10 @@ describe('GET /resources', () => {
       ['several keys with ties and missing values', { sort: '-metadata.priority,createdAt' }],
       ['a number key with many ties', { sort: 'budget,-metadata.priority' }],
       ['a text key', { sort: '-name' }],
+      ['every key ascending and never null (a row comparison)', { sort: 'createdAt' }],
+      ['a text key and the id descending (a row comparison)', { sort: '-name,-id' }],
+      ['every key descending, with missing values', { sort: '-metadata.tag,-id' }],
+      ['a text key ascending with missing values', { sort: 'metadata.tag,-createdAt' }],
     ] as Array<[string, Record<string, string>]>)('walks every page with no duplicates and no gaps: %s', async (_label, query) => {
       const full = await b.names({ ...query, limit: '100' });
       expect(full).toHaveLength(23);

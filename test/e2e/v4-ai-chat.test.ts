@@ -64,12 +64,14 @@ describe('v4 AI chat', () => {
     expect(answered.body).toEqual({
       answer: expect.any(String),
       citations: expect.any(Array),
+      conversation_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       conversationId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       messageId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       workflowId: 'helpdesk',
       stage: 'chat',
       usage: { promptTokens: expect.any(Number), completionTokens: expect.any(Number), totalTokens: expect.any(Number) },
     });
+    expect(answered.body.conversationId).toBe(answered.body.conversation_id);
 
     const stream = await openSse(stack, 'POST', `/v4/ai/chat/stream/${tenantId}/helpdesk/chat`, { as: alice.email, body: { message: 'How do I reset my password?' } });
     expect(stream.status).toBe(200);
@@ -106,7 +108,8 @@ describe('v4 AI chat', () => {
     const name = `support-${randomBytes(3).toString('hex')}`;
     const first = await chat('helpdesk/chat', { message: 'My printer is on fire', conversation_id: name });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
-    expect(first.body.conversationId).toBe(name);
+    // The answer names it as the request does; the name it answered with first stays beside it.
+    expect(first.body).toMatchObject({ conversation_id: name, conversationId: name });
     const stream = await openSse(stack, 'POST', `/v4/ai/chat/stream/${tenantId}/helpdesk/chat`, { as: alice.email, body: { message: 'Still burning', conversation_id: name } });
     expect(stream.status).toBe(200);
     expect(stream.headers.get('x-conversation-id')).toBe(name);
@@ -119,11 +122,34 @@ describe('v4 AI chat', () => {
     expect(count).toBe(4);
     const bobs = await chat('helpdesk/chat', { message: 'Mine too', conversation_id: name }, bob.email);
     expect(bobs.status).toBe(200);
-    expect(bobs.body.conversationId).toBe(name);
+    expect(bobs.body.conversation_id).toBe(name);
     const [{ conversations }] = await sql<[{ conversations: number }]>`
       select count(distinct (c.user_id, c.id))::int as conversations from chat_conversations c join users u on u.id = c.user_id
       where c.tenant_id = ${tenantId}::uuid and u.email in (${alice.email}, ${bob.email}) and c.stage = 'chat' and c.title in ('My printer is on fire', 'Mine too')`;
     expect(conversations).toBe(2);
+
+    // v3 reaches the conversation by the same name, each user their own.
+    const readByName = await stack.request('GET', `${V3}/chat/conversations/${name}`, { as: alice.email });
+    expect(readByName.status, JSON.stringify(readByName.body)).toBe(200);
+    expect(readByName.body.messages.map((m: any) => m.content).filter((_: string, i: number) => i % 2 === 0)).toEqual(['My printer is on fire', 'Still burning']);
+    const listed = await stack.request('GET', `${V3}/chat/conversations`, { as: alice.email });
+    expect(listed.body.data.map((c: any) => c.id)).toContain(readByName.body.id);
+    expect((await stack.request('GET', `${V3}/chat/conversations/${readByName.body.id}`, { as: alice.email })).body).toEqual(readByName.body);
+    expect((await stack.request('GET', `${V3}/chat/conversations/${name}`, { as: bob.email })).body.messages).toHaveLength(2);
+    const continued = await openSse(stack, 'POST', `${V3}/chat`, { as: bob.email, body: { message: 'Any news?', conversationId: name } });
+    expect(continued.status).toBe(200);
+    expect((await continued.rest()).map(chatEvent).at(-1)).toMatchObject({ type: 'done' });
+    expect((await stack.request('GET', `${V3}/chat/conversations/${name}`, { as: bob.email })).body.messages).toHaveLength(4);
+    expect((await stack.request('DELETE', `${V3}/chat/conversations/${name}`, { as: bob.email })).status).toBe(204);
+    expect((await stack.request('GET', `${V3}/chat/conversations/${name}`, { as: bob.email })).status).toBe(404);
+    expect((await stack.request('GET', `${V3}/chat/conversations/${name}`, { as: alice.email })).body.messages).toHaveLength(4);
+
+    // A name as long as v4 takes (200 characters) is one v3 takes too.
+    const long = `long-${'x'.repeat(195)}`;
+    expect((await chat('helpdesk/chat', { message: 'A long name', conversation_id: long })).body.conversation_id).toBe(long);
+    const readLong = await stack.request('GET', `${V3}/chat/conversations/${long}`, { as: alice.email });
+    expect(readLong.status, JSON.stringify(readLong.body)).toBe(200);
+    expect(readLong.body.messages[0].content).toBe('A long name');
   });
 
   it("sends a remote profile's model, prompts and params to the OpenAI-compatible endpoint", async () => {

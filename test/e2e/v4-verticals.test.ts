@@ -120,6 +120,23 @@ describe('v4 verticals', { timeout: 120_000 }, () => {
     expect(stale.status).toBe(409);
     expect(stale.body.error).toMatchObject({ code: 'VERSION_CONFLICT', details: { currentVersion: 2 } });
     expect((await vertical('PUT', `${fieldKey}/resources/project/${id}`, member.email, { body: { data: { name } } })).status).toBe(428);
+
+    // PATCH merges the fields given into the stored data; a version (body or If-Match) makes it conditional.
+    const patched = await vertical('PATCH', `${fieldKey}/resources/project/${id}`, childUser.email, { body: { data: { status: 'archived' } } });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.headers.get('etag')).toBe('"3"');
+    expect(patched.body).toMatchObject({ id, version: 3, data: { name, status: 'archived' } });
+    const stalePatch = await vertical('PATCH', `${fieldKey}/resources/project/${id}`, member.email, { body: { data: { status: 'open' } }, headers: { 'if-match': '"2"' } });
+    expect(stalePatch.status).toBe(409);
+    expect(stalePatch.body.error).toMatchObject({ code: 'VERSION_CONFLICT', details: { currentVersion: 3 } });
+    expect((await vertical('PATCH', `${fieldKey}/resources/project/${id}`, member.email, { body: { data: { status: 'open' }, version: 2 } })).status).toBe(409);
+    const atVersion = await vertical('PATCH', `${fieldKey}/resources/project/${id}`, member.email, { body: { data: { status: 'open' }, version: 3 } });
+    expect(atVersion.status, JSON.stringify(atVersion.body)).toBe(200);
+    expect(atVersion.body).toMatchObject({ version: 4, data: { name, status: 'open' } });
+    expect((await vertical('GET', `${fieldKey}/resources/project/${id}`, childUser.email)).body).toEqual(atVersion.body);
+    const unknownField = await vertical('PATCH', `${fieldKey}/resources/project/${id}`, member.email, { body: { data: { colour: 'red' } } });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.body.error.details.field).toContain('colour');
     expect((await vertical('DELETE', `${fieldKey}/resources/project/${id}`, member.email, { headers: { 'if-match': '"1"' } })).status).toBe(409);
     expect((await vertical('DELETE', `${fieldKey}/resources/project/${id}`, member.email)).status).toBe(204);
     expect((await vertical('GET', `${fieldKey}/resources/project/${id}`, childUser.email)).status).toBe(404);
@@ -145,6 +162,7 @@ describe('v4 verticals', { timeout: 120_000 }, () => {
         await vertical('GET', `${fieldKey}/resources/project/${id}`, GLOBEX_ADMIN, { tenant }),
         await vertical('POST', `${fieldKey}/resources/project`, GLOBEX_ADMIN, { tenant, body: { data: { name: planted } } }),
         await vertical('PUT', `${fieldKey}/resources/project/${id}`, GLOBEX_ADMIN, { tenant, body: { data: { name: planted }, version: 1 } }),
+        await vertical('PATCH', `${fieldKey}/resources/project/${id}`, GLOBEX_ADMIN, { tenant, body: { data: { name: planted } } }),
         await vertical('DELETE', `${fieldKey}/resources/project/${id}`, GLOBEX_ADMIN, { tenant }),
       ];
       for (const answer of refused) {
@@ -163,6 +181,9 @@ describe('v4 verticals', { timeout: 120_000 }, () => {
     expect(write.status).toBe(403);
     expect(write.body.error.message).toContain('resources.create');
     expect((await vertical('DELETE', `${fieldKey}/resources/project/${id}`, viewer.email)).status).toBe(403);
+    const patch = await vertical('PATCH', `${fieldKey}/resources/project/${id}`, viewer.email, { body: { data: { name: planted } } });
+    expect(patch.status).toBe(403);
+    expect(patch.body.error.message).toContain('resources.update');
     expect((await stack.request('GET', `/v4/verticals/${fieldKey}`)).status).toBe(401);
 
     expect(await rowsNamed(planted)).toBe(0);
@@ -192,6 +213,7 @@ describe('v4 verticals', { timeout: 120_000 }, () => {
       ['POST', `${fieldKey}/resources/project`, { data: { name }, key: 'other' }, 'key'],
       ['POST', `${fieldKey}/resources/project`, [{ name }], '(body)'],
       ['PUT', `${fieldKey}/resources/project/${randomUUID()}`, { version: 1 }, 'data'],
+      ['PATCH', `${fieldKey}/resources/project/${randomUUID()}`, { version: 1 }, 'data'],
     ];
     for (const [method, path, body, field] of cases) {
       const refused = await vertical(method, path, admin.email, { body });

@@ -1,8 +1,18 @@
+import { z } from 'zod';
 import { ChatEventSchema, WorkflowChatAnswerSchema, WorkflowChatBodySchema, WorkflowChatInputSchema } from '../../../control-plane/contracts.ts';
 import { chatEventStream } from '../chat-stream.ts';
 import { tenantPath } from '../params.ts';
 import { bodyWithPath } from '../request-input.ts';
 import { defineRoute } from '../route.ts';
+
+/**
+ * The answer names the conversation `conversation_id`, as the request does (seed 001's name), so a
+ * client sends back what it got; `conversationId`, the name it answered with first, stays beside it.
+ */
+const AnswerSchema = WorkflowChatAnswerSchema.extend({
+  conversation_id: z.string().meta({ description: 'The conversation, as the request named it (or the UUID of a new one)' }),
+  conversationId: z.string().meta({ deprecated: true, description: 'Deprecated: the same value as `conversation_id`' }),
+});
 
 const stagePath = { ...tenantPath, workflowId: WorkflowChatInputSchema.shape.workflowId, stage: WorkflowChatInputSchema.shape.stage };
 
@@ -17,7 +27,7 @@ export const v4AiChatRoutes = [
     procedure: 'chat.askWorkflow',
     tenant: 'path',
     input: { path: stagePath, body: { schema: WorkflowChatBodySchema } },
-    output: { 200: { description: 'The answer with its citations, ids and token usage', schema: WorkflowChatAnswerSchema } },
+    output: { 200: { description: 'The answer with its citations, ids and token usage', schema: AnswerSchema } },
     docs: {
       operationId: 'chatWithWorkflow',
       summary: 'Ask a workflow stage a question',
@@ -26,8 +36,10 @@ export const v4AiChatRoutes = [
       errors: [409, 502],
     },
     sample: { params: { workflowId: 'route-case', stage: 'chat' }, body: { message: 'route case' } },
-    handler: ({ params, body, call, procedure }) =>
-      procedure.mutation(call(params.tenantId), bodyWithPath(body, { workflowId: params.workflowId, stage: params.stage })),
+    handler: async ({ params, body, call, procedure }) => {
+      const answer = await procedure.mutation(call(params.tenantId), bodyWithPath(body, { workflowId: params.workflowId, stage: params.stage }));
+      return { ...answer, conversation_id: answer.conversationId };
+    },
   }),
   defineRoute({
     method: 'POST',

@@ -3,6 +3,7 @@ import {
   CreateVerticalResourceInputSchema,
   ListVerticalResourcesInputSchema,
   ReplaceVerticalResourceInputSchema,
+  UpdateVerticalResourceInputSchema,
   ResourceListPageSchema,
   ResourceSchema,
   VerticalKeySchema,
@@ -143,6 +144,34 @@ export const v4VerticalRoutes = [
       const replaced = await procedure.mutation(call(tenantOf(request)), bodyWithPath(body, path));
       set.headers.etag = etagOf(replaced.version);
       return replaced;
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/verticals/:key/resources/:objectType/:id',
+    procedure: 'verticals.updateResource',
+    tenant: 'query',
+    input: {
+      path: verticalResourcePath,
+      query: verticalTenantQuery,
+      headers: ifMatchHeader('Change only at this version (`"3"`), or `*`'),
+      body: { schema: UpdateVerticalResourceInputSchema.omit({ key: true, type: true, id: true, ifMatch: true }) },
+    },
+    output: { 200: { description: 'The changed resource', schema: ResourceSchema, etag: true } },
+    docs: {
+      operationId: 'updateVerticalResource',
+      summary: "Change some fields of an app's resource",
+      tag: 'Verticals',
+      description: '`data` is a JSON merge patch (RFC 7386): the fields given replace the stored ones, `null` removes one. A version in the body or `If-Match` makes the change conditional (409 `VERSION_CONFLICT` when it is not current).',
+      errors: [409],
+    },
+    sample: { params: { key: 'route-case', objectType: 'project', id: NIL_ID }, body: { data: { status: 'done' } } },
+    handler: async ({ request, params, body, set, call, procedure }) => {
+      const ifMatch = versionTag(request, 'If-Match');
+      const path = { key: params.key, type: params.objectType, id: params.id, ...(ifMatch === undefined ? {} : { ifMatch }) };
+      const updated = await procedure.mutation(call(tenantOf(request)), bodyWithPath(body, path));
+      set.headers.etag = etagOf(updated.version);
+      return updated;
     },
   }),
   defineRoute({

@@ -3,7 +3,7 @@ import { formatOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { EXIT_CODES } from '../../errors.ts';
 import { table, type TextRenderer } from '../../output.ts';
-import { refreshAgentAssets, type AgentRefreshReport } from '../../services/agent.service.ts';
+import type { AgentRefreshReport } from '../../services/agent.service.ts';
 import { projectManifest } from '../_project.ts';
 
 const WORDS = { create: ['create', 'created'], update: ['update', 'updated'], conflict: ['conflict: changed here', 'replaced (yours saved)'], unchanged: ['up to date', 'up to date'], keep: ['kept', 'kept'] } as const;
@@ -31,6 +31,7 @@ export const command = withMeta(
     .option('--force', 'replace files changed here too, saving each as <file>.bak first')
     .addOption(formatOption())
     .action(async (options, cmd) => {
+      const { refreshAgentAssets } = await import('../../services/agent.service.ts');
       const ctx = contextOf(cmd);
       const { root, manifest } = await projectManifest(ctx);
       const report = await refreshAgentAssets(root, manifest, { check: options.check === true, force: options.force === true });

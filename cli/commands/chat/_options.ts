@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { collect, formatOption, jsonOption, tenantIdOption } from '../../command.ts';
 import type { CommandContext } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
-import { parseParam } from '../../services/publicapi.service.ts';
-import { DEFAULT_STAGE, type ChatRequest } from '../../services/chat.service.ts';
+import type { ChatRequest } from '../../services/chat.service.ts';
+import { DEFAULT_STAGE } from '../../services/chat.constants.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** `--param key=value`: a number, `true`, `false` or `null` as that JSON value, anything else as text. */
@@ -36,6 +36,7 @@ export async function chatRequest(
 ): Promise<ChatRequest> {
   if (options.conversationId !== undefined && !UUID.test(options.conversationId)) throw invalidInput(`--conversation-id must be a UUID, not "${options.conversationId}"`);
   if (!message.trim()) throw invalidInput('the message is empty');
+  const { parseParam } = await import('../../services/publicapi.service.ts');
   const params = Object.fromEntries(options.param.map((p) => parseParam(p)).map(([key, value]) => [key, paramValue(value)]));
   return {
     tenantId: await ctx.tenantId(options.tenantId),

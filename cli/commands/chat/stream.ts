@@ -1,7 +1,7 @@
 import { withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { CliError } from '../../errors.ts';
-import { createChatService, type ChatEvent } from '../../services/chat.service.ts';
+import type { ChatEvent } from '../../services/chat.service.ts';
 import { renderCitations } from './_render.ts';
 import { chatCommand, chatRequest } from './_options.ts';
 
@@ -10,6 +10,7 @@ export const command = withMeta(
     'stream',
     "Send one message to a workflow's stage and print the answer as it is written, until data: [DONE]; with --format json, each event as one line of JSON as it arrives",
   ).action(async (message, options, cmd) => {
+    const { createChatService } = await import('../../services/chat.service.ts');
     const ctx = contextOf(cmd);
     const { out } = ctx;
     const request = await chatRequest(ctx, message, options);

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
-import { createDocumentsService, type ProcessingMode } from '../../services/documents.service.ts';
+import type { ProcessingMode } from '../../services/documents.service.ts';
 import { renderDocuments } from './_render.ts';
 
 /** `docs upload` and `docs classify`: one file sent as it is read, with a progress bar when stderr is a terminal. */
@@ -19,6 +19,7 @@ export function uploadCommand(name: 'upload' | 'classify', mode: ProcessingMode,
       .addOption(formatOption())
       .addOption(jsonOption())
       .action(async (path, options, cmd) => {
+        const { createDocumentsService } = await import('../../services/documents.service.ts');
         const ctx = contextOf(cmd);
         const file = await stat(path).catch((error: Error) => {
           throw invalidInput(`cannot read ${path}: ${error.message}`);

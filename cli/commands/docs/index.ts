@@ -3,7 +3,6 @@ import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../comman
 import { contextOf } from '../../context.ts';
 import { CliError } from '../../errors.ts';
 import { renderRecord } from '../../output.ts';
-import { createDocumentsService } from '../../services/documents.service.ts';
 
 /** How long `--wait` waits for the job. */
 const WAIT_MS = 10 * 60_000;
@@ -19,6 +18,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (id, options, cmd) => {
+      const { createDocumentsService } = await import('../../services/documents.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       const documents = createDocumentsService(await ctx.api());

@@ -1,5 +1,6 @@
 import { table, type TextRenderer } from '../../output.ts';
-import { MASK, type EnvListing, type PullResult, type PushResult } from '../../services/env.service.ts';
+import type { EnvListing, PullResult, PushResult } from '../../services/env.service.ts';
+import { MASK } from '../../services/env.constants.ts';
 
 export const renderListing: TextRenderer<EnvListing> = (listing, style) =>
   listing.entries.length === 0

@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createEnvService } from '../../services/env.service.ts';
 import { renderListing } from './_render.ts';
 
 export const command = withMeta(
@@ -15,6 +14,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createEnvService } = await import('../../services/env.service.ts');
       const ctx = contextOf(cmd);
       ctx.out.data(await createEnvService().list(options.showSecrets === true), renderListing);
     }),

@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createEnvService } from '../../services/env.service.ts';
 import { configSetOf, envOption, labelOption } from './_set.ts';
 import { renderPull } from './_render.ts';
 
@@ -18,6 +17,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createEnvService } = await import('../../services/env.service.ts');
       const ctx = contextOf(cmd);
       const set = await configSetOf(ctx, options);
       const api = await ctx.api();

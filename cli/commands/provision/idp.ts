@@ -1,11 +1,10 @@
 import { Command } from '@commander-js/extra-typings';
 import { collect, formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { envFilePath, IDP_ENV, readableByOthers, readEnvValues, VERTICAL_KEY_ENV, writeProjectEnv } from '../../services/env-file.ts';
+import { IDP_ENV, VERTICAL_KEY_ENV } from '../../services/env.constants.ts';
 import { CliError } from '../../errors.ts';
 import { renderRecord } from '../../output.ts';
-import { createIdpAppsService, type IdpApp } from '../../services/idp-apps.service.ts';
-import { checkAppKey } from '../../services/verticals.service.ts';
+import type { IdpApp } from '../../services/idp-apps.service.ts';
 
 /** The redirect URI of the app's dev server when none is given (`svc dev` serves on port 3000). */
 export const DEFAULT_REDIRECT_URI = 'http://localhost:3000/auth/callback';
@@ -39,6 +38,9 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { envFilePath, readableByOthers, readEnvValues, writeProjectEnv } = await import('../../services/env-file.ts');
+      const { createIdpAppsService } = await import('../../services/idp-apps.service.ts');
+      const { checkAppKey } = await import('../../services/verticals.service.ts');
       const ctx = contextOf(cmd);
       const local = (await readEnvValues(await envFilePath())) ?? {};
       const appKey = process.env[VERTICAL_KEY_ENV] || local[VERTICAL_KEY_ENV];

@@ -1,7 +1,7 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createStorageService, PROVISION_BACKENDS } from '../../services/storage.service.ts';
+import { PROVISION_BACKENDS } from '../../services/storage.constants.ts';
 import { renderChanges } from '../resources/_storage-render.ts';
 
 export const command = withMeta(
@@ -14,6 +14,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createStorageService } = await import('../../services/storage.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       const storage = createStorageService(await ctx.api());

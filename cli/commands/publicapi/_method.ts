@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { collect, formatOption, jsonInput, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import type { HttpMethod } from '../../api/wire.ts';
-import { createPublicApiService, parseParam, preparePath } from '../../services/publicapi.service.ts';
 
 /** `publicapi <method> <path>`: one command per HTTP method, all alike. */
 export function methodCommand(method: HttpMethod) {
@@ -17,6 +16,7 @@ export function methodCommand(method: HttpMethod) {
     .addOption(formatOption())
     .addOption(jsonOption());
   command = command.action(async (path, options, cmd) => {
+    const { createPublicApiService, parseParam, preparePath } = await import('../../services/publicapi.service.ts');
     const ctx = contextOf(cmd);
     const params = options.param.map(parseParam);
     preparePath(path, params, options.tenantId);

@@ -3,7 +3,7 @@ import { csv, formatOption, jsonInput, jsonOption, tenantIdOption, withMeta } fr
 import { contextOf } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
 import { table, type TextRenderer } from '../../output.ts';
-import { createResourcesService, type BatchAnswer } from '../../services/resources.service.ts';
+import type { BatchAnswer } from '../../services/resources.service.ts';
 
 const renderBatch: TextRenderer<BatchAnswer> = (answer, style) => {
   if ('deleted' in answer) return `Deleted ${answer.deleted} resource(s)`;
@@ -33,6 +33,7 @@ export function batchCommand(operation: 'create' | 'update' | 'delete') {
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, options, cmd) => {
+      const { createResourcesService } = await import('../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       if (operation !== 'delete' && options.ids !== undefined) throw invalidInput(`--ids is for batch-delete; give the items of batch-${operation} with --data or --file`);
       const ids = csv(options.ids);

@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { EXIT_CODES } from '../../errors.ts';
-import { createStorageService } from '../../services/storage.service.ts';
 import { renderDoctor } from './_storage-render.ts';
 
 /** `resources doctor` and `resources storage doctor`: the storage doctor's checks; a failed check exits non-zero. */
@@ -14,6 +13,7 @@ export function doctorCommand() {
       .addOption(formatOption())
       .addOption(jsonOption())
       .action(async (options, cmd) => {
+        const { createStorageService } = await import('../../services/storage.service.ts');
         const ctx = contextOf(cmd);
         const tenantId = await ctx.tenantId(options.tenantId);
         const storage = createStorageService(await ctx.api());

@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { csv, formatOption, intOption, jsonOption, parseJson, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createResourcesService } from '../../services/resources.service.ts';
 import { renderAggregate } from './_render.ts';
 
 export const command = withMeta(
@@ -16,6 +15,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, options, cmd) => {
+      const { createResourcesService } = await import('../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const metrics = parseJson(options.metrics, '--metrics');
       const where = options.where === undefined ? undefined : parseJson(options.where, '--where');

@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonInput, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
-import { createResourcesService } from '../../services/resources.service.ts';
 import { renderResource } from './_render.ts';
 
 export const command = withMeta(
@@ -15,6 +14,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, options, cmd) => {
+      const { createResourcesService } = await import('../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const data = await jsonInput(options);
       if (!data || typeof data !== 'object' || Array.isArray(data)) throw invalidInput('the data must be a JSON object');

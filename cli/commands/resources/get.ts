@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createResourcesService } from '../../services/resources.service.ts';
 import { renderResource } from './_render.ts';
 
 export const command = withMeta(
@@ -13,6 +12,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, id, options, cmd) => {
+      const { createResourcesService } = await import('../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const resources = createResourcesService(await ctx.api());
       const tenantId = await ctx.tenantId(options.tenantId);

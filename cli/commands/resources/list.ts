@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, intOption, jsonOption, parseJson, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createResourcesService } from '../../services/resources.service.ts';
 import { renderPage } from './_render.ts';
 
 export const command = withMeta(
@@ -17,6 +16,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, options, cmd) => {
+      const { createResourcesService } = await import('../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const where = options.where === undefined ? undefined : parseJson(options.where, '--where');
       const resources = createResourcesService(await ctx.api());

@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { brief, table } from '../../output.ts';
-import { createResourcesService } from '../../services/resources.service.ts';
 
 export const command = withMeta(
   new Command('schema')
@@ -11,6 +10,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createResourcesService } = await import('../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const resources = createResourcesService(await ctx.api());
       const tenantId = await ctx.tenantId(options.tenantId);

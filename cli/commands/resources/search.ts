@@ -1,7 +1,6 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { csv, formatOption, intOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createResourcesService } from '../../services/resources.service.ts';
 import { renderJson } from './_render.ts';
 
 const MODES = ['fulltext', 'hybrid', 'vector'] as const;
@@ -20,6 +19,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (query, options, cmd) => {
+      const { createResourcesService } = await import('../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const mode = options.fulltext ? 'fulltext' : options.vector ? 'vector' : options.hybrid ? 'hybrid' : options.mode;
       const resources = createResourcesService(await ctx.api());

@@ -3,7 +3,7 @@ import { formatOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { EXIT_CODES } from '../../errors.ts';
 import { table, type TextRenderer } from '../../output.ts';
-import { templateDrift, type TemplateDriftReport } from '../../services/template.service.ts';
+import type { TemplateDriftReport } from '../../services/template.service.ts';
 import { projectManifest } from '../_project.ts';
 
 const MEANING = {
@@ -33,6 +33,7 @@ export const command = withMeta(
     )
     .addOption(formatOption())
     .action(async (options, cmd) => {
+      const { templateDrift } = await import('../../services/template.service.ts');
       const ctx = contextOf(cmd);
       const { root } = await projectManifest(ctx);
       const report = await templateDrift(root);

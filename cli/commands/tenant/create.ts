@@ -3,7 +3,7 @@ import { csv, formatOption, jsonOption, withMeta } from '../../command.ts';
 import { readTenantContext, writeTenantContext } from '../../config.ts';
 import { contextOf } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
-import { createTenantsService, type TenantFields } from '../../services/tenants.service.ts';
+import type { TenantFields } from '../../services/tenants.service.ts';
 import { renderTenant } from './_render.ts';
 
 const USECASES = ['council', 'retail', 'healthcare', 'finance', 'manufacturing', 'generic'] as const;
@@ -25,6 +25,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createTenantsService } = await import('../../services/tenants.service.ts');
       const ctx = contextOf(cmd);
       if (!KEBAB_CASE.test(options.slug)) throw invalidInput(`--slug must be kebab-case (lowercase letters and digits joined by single hyphens), not "${options.slug}"`);
       const fields: TenantFields = {

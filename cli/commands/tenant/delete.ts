@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { readTenantContext, writeTenantContext } from '../../config.ts';
 import { contextOf } from '../../context.ts';
-import { createTenantsService } from '../../services/tenants.service.ts';
 
 export const command = withMeta(
   new Command('delete')
@@ -12,6 +11,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (id, options, cmd) => {
+      const { createTenantsService } = await import('../../services/tenants.service.ts');
       const ctx = contextOf(cmd);
       if (!options.force) await ctx.out.confirm(`Delete tenant ${id}? Its members lose access to it.`, '--force');
       const tenants = createTenantsService(await ctx.api());

@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createTenantsService } from '../../services/tenants.service.ts';
 import { renderTenant } from './_render.ts';
 
 export const command = withMeta(
@@ -11,6 +10,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (id, options, cmd) => {
+      const { createTenantsService } = await import('../../services/tenants.service.ts');
       const ctx = contextOf(cmd);
       const tenants = createTenantsService(await ctx.api());
       ctx.out.data(await ctx.out.spin('Reading tenants', () => tenants.find(id)), renderTenant);

@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createTenantsService } from '../../services/tenants.service.ts';
 import { renderTenants } from './_render.ts';
 
 export const command = withMeta(
@@ -14,6 +13,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createTenantsService } = await import('../../services/tenants.service.ts');
       const ctx = contextOf(cmd);
       const tenants = createTenantsService(await ctx.api());
       const list = await ctx.out.spin('Listing tenants', () => tenants.list({ all: options.all, parent: options.parent, raw: options.rawUser }));

@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { writeTenantContext } from '../../config.ts';
 import { contextOf } from '../../context.ts';
-import { createTenantsService } from '../../services/tenants.service.ts';
 import { renderTenant } from './_render.ts';
 
 export const command = withMeta(
@@ -12,6 +11,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (tenant, options, cmd) => {
+      const { createTenantsService } = await import('../../services/tenants.service.ts');
       const ctx = contextOf(cmd);
       const tenants = createTenantsService(await ctx.api());
       let chosen = tenant;

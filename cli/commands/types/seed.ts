@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { CliError } from '../../errors.ts';
-import { createObjectTypesService, loadObjectTypes, validateObjectTypes } from '../../services/object-types.service.ts';
 import { renderChanges } from './_render.ts';
 
 export const command = withMeta(
@@ -15,6 +14,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createObjectTypesService, loadObjectTypes, validateObjectTypes } = await import('../../services/object-types.service.ts');
       const ctx = contextOf(cmd);
       const { types } = await loadObjectTypes();
       const problems = validateObjectTypes(types);

@@ -2,8 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { CliError } from '../../errors.ts';
-import { loadObjectTypes, validateObjectTypes } from '../../services/object-types.service.ts';
-import { findProjectRoot } from '../../services/project.service.ts';
 
 export const command = withMeta(
   new Command('validate')
@@ -13,6 +11,8 @@ export const command = withMeta(
         'project (the file is found at its root); E004 when the file is missing or exports no list, E301 naming each problem.',
     )
     .action(async (_options, cmd) => {
+      const { loadObjectTypes, validateObjectTypes } = await import('../../services/object-types.service.ts');
+      const { findProjectRoot } = await import('../../services/project.service.ts');
       const ctx = contextOf(cmd);
       const { file, types } = await loadObjectTypes((await findProjectRoot()) ?? process.cwd());
       const problems = validateObjectTypes(types);

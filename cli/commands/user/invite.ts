@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { renderRecord } from '../../output.ts';
-import { createUsersService } from '../../services/tenants.service.ts';
 
 export const command = withMeta(
   new Command('invite')
@@ -12,6 +11,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createUsersService } = await import('../../services/tenants.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenant);
       const users = createUsersService(await ctx.api());

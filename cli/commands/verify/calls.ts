@@ -2,8 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { EXIT_CODES, invalidInput } from '../../errors.ts';
-import { DEFAULT_STAGE } from '../../services/chat.service.ts';
-import { createVerifyService } from '../../services/verify.service.ts';
+import { DEFAULT_STAGE } from '../../services/chat.constants.ts';
 import { renderReport } from './_render.ts';
 
 export const command = withMeta(
@@ -21,6 +20,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createVerifyService } = await import('../../services/verify.service.ts');
       const ctx = contextOf(cmd);
       if (options.includeChat && !options.workflow) throw invalidInput('--include-chat needs --workflow');
       const tenantId = await ctx.tenantId(options.tenantId);

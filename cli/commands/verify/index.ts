@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createVerifyService } from '../../services/verify.service.ts';
 import { renderCheck } from './_render.ts';
 import { command as calls } from './calls.ts';
 import { command as storage } from './storage.ts';
@@ -13,6 +12,7 @@ export const command = withMeta(
     // `verify storage --tenant-id x`: the option after a subcommand's name is the subcommand's.
     .enablePositionalOptions()
     .action(async (options, cmd) => {
+      const { createVerifyService } = await import('../../services/verify.service.ts');
       const ctx = contextOf(cmd);
       const verify = createVerifyService(await ctx.api());
       const result = await ctx.out.spin('Verifying', () => verify.run(() => ctx.tenantId(options.tenantId)));

@@ -2,7 +2,6 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { EXIT_CODES } from '../../errors.ts';
-import { createVerifyService } from '../../services/verify.service.ts';
 import { renderReport } from './_render.ts';
 
 export const command = withMeta(
@@ -12,6 +11,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createVerifyService } = await import('../../services/verify.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       const verify = createVerifyService(await ctx.api());

@@ -2,7 +2,7 @@ import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
-import { checkAppKey, createVerticalsService, DEFAULT_APP_SOURCE, DEFAULT_APP_STATUS } from '../../services/verticals.service.ts';
+import { DEFAULT_APP_SOURCE, DEFAULT_APP_STATUS } from '../../services/verticals.constants.ts';
 import { renderApp } from './_render.ts';
 
 export const command = withMeta(
@@ -21,6 +21,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (name, options, cmd) => {
+      const { checkAppKey, createVerticalsService } = await import('../../services/verticals.service.ts');
       const ctx = contextOf(cmd);
       if (!options.childTenant && options.childTenantSlug !== undefined) throw invalidInput('--child-tenant-slug needs --child-tenant');
       if (!options.childTenant && options.parentTenant !== undefined) throw invalidInput('--parent-tenant needs --child-tenant');

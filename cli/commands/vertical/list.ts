@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, intOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createVerticalsService } from '../../services/verticals.service.ts';
 import { renderApps } from './_render.ts';
 
 export const command = withMeta(
@@ -12,6 +11,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createVerticalsService } = await import('../../services/verticals.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       const verticals = createVerticalsService(await ctx.api());

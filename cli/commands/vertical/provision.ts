@@ -1,9 +1,8 @@
 import { Command, Option } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { VERTICAL_KEY_ENV, writeProjectEnv } from '../../services/env-file.ts';
-import { PROVISION_BACKENDS } from '../../services/storage.service.ts';
-import { checkAppKey, createVerticalsService } from '../../services/verticals.service.ts';
+import { VERTICAL_KEY_ENV } from '../../services/env.constants.ts';
+import { PROVISION_BACKENDS } from '../../services/storage.constants.ts';
 import { renderChanges } from '../resources/_storage-render.ts';
 
 export const command = withMeta(
@@ -21,6 +20,8 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (key, options, cmd) => {
+      const { writeProjectEnv } = await import('../../services/env-file.ts');
+      const { checkAppKey, createVerticalsService } = await import('../../services/verticals.service.ts');
       const ctx = contextOf(cmd);
       checkAppKey(key);
       const tenantId = await ctx.tenantId(options.tenantId);

@@ -1,8 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { VERTICAL_KEY_ENV, writeProjectEnv } from '../../services/env-file.ts';
-import { checkAppKey, createVerticalsService } from '../../services/verticals.service.ts';
+import { VERTICAL_KEY_ENV } from '../../services/env.constants.ts';
 import { renderApp } from './_render.ts';
 
 export const command = withMeta(
@@ -16,6 +15,8 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (key, options, cmd) => {
+      const { writeProjectEnv } = await import('../../services/env-file.ts');
+      const { checkAppKey, createVerticalsService } = await import('../../services/verticals.service.ts');
       const ctx = contextOf(cmd);
       checkAppKey(key);
       let tenantId: string | undefined;

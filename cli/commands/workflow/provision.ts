@@ -2,20 +2,7 @@ import { Command, Option } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { invalidInput } from '../../errors.ts';
-import { resolveLabel } from '../../services/env-file.ts';
-import {
-  AI_PROFILE_TYPE,
-  checkEnvKey,
-  CHATBOT_CONFIG_TYPE,
-  createWorkflowsService,
-  DEFAULT_AI_PROVIDER,
-  parseStage,
-  parseStageEnv,
-  parseStagePrompt,
-  PRODUCT_CONFIG_TYPE,
-  WORKFLOW_CONFIG_TYPE,
-  WORKFLOW_STATUSES,
-} from '../../services/workflows.service.ts';
+import { AI_PROFILE_TYPE, CHATBOT_CONFIG_TYPE, DEFAULT_AI_PROVIDER, PRODUCT_CONFIG_TYPE, WORKFLOW_CONFIG_TYPE, WORKFLOW_STATUSES } from '../../services/workflows.constants.ts';
 import { renderProvision } from './_render.ts';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -53,6 +40,8 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (workflowKey, options, cmd) => {
+      const { resolveLabel } = await import('../../services/env-file.ts');
+      const { checkEnvKey, createWorkflowsService, parseStage, parseStageEnv, parseStagePrompt } = await import('../../services/workflows.service.ts');
       const ctx = contextOf(cmd);
       if (!WORKFLOW_KEY.test(workflowKey) || workflowKey.length > 100) {
         throw invalidInput(`workflow key "${workflowKey}": lower-case letters and digits with -, _ or : between them, at most 100 characters`);

@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createWorkflowsService } from '../../services/workflows.service.ts';
 import { renderRequest } from './_render.ts';
 
 export const command = withMeta(
@@ -14,6 +13,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (workflowKey, options, cmd) => {
+      const { createWorkflowsService } = await import('../../services/workflows.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenant);
       const workflows = createWorkflowsService(await ctx.api());

@@ -1,7 +1,7 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
-import { createWorkflowsService, RUNTIME_STATUSES } from '../../services/workflows.service.ts';
+import { RUNTIME_STATUSES } from '../../services/workflows.constants.ts';
 import { renderStatus } from './_render.ts';
 
 export const command = withMeta(
@@ -12,6 +12,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (workflowKey, options, cmd) => {
+      const { createWorkflowsService } = await import('../../services/workflows.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenant);
       const workflows = createWorkflowsService(await ctx.api());

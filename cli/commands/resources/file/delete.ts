@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../command.ts';
 import { contextOf } from '../../../context.ts';
-import { createResourcesService } from '../../../services/resources.service.ts';
 
 export const command = withMeta(
   new Command('delete')
@@ -14,6 +13,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, id, property, options, cmd) => {
+      const { createResourcesService } = await import('../../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       if (!options.force) await ctx.out.confirm(`Delete the ${property} file of ${type} ${id}?`, '--force');

@@ -4,7 +4,6 @@ import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../com
 import { contextOf } from '../../../context.ts';
 import { invalidInput } from '../../../errors.ts';
 import { fields } from '../../../output.ts';
-import { createResourcesService } from '../../../services/resources.service.ts';
 
 export const command = withMeta(
   new Command('get')
@@ -17,6 +16,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, id, property, options, cmd) => {
+      const { createResourcesService } = await import('../../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       const resources = createResourcesService(await ctx.api());

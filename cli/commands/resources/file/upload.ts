@@ -5,7 +5,6 @@ import { basename } from 'node:path';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../command.ts';
 import { contextOf } from '../../../context.ts';
 import { invalidInput } from '../../../errors.ts';
-import { createResourcesService } from '../../../services/resources.service.ts';
 import { renderResource } from '../_render.ts';
 
 export const command = withMeta(
@@ -21,6 +20,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (type, id, property, path, options, cmd) => {
+      const { createResourcesService } = await import('../../../services/resources.service.ts');
       const ctx = contextOf(cmd);
       const file = await stat(path).catch((error: Error) => {
         throw invalidInput(`cannot read ${path}: ${error.message}`);

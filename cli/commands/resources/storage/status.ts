@@ -1,7 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
 import { formatOption, jsonOption, tenantIdOption, withMeta } from '../../../command.ts';
 import { contextOf } from '../../../context.ts';
-import { createStorageService } from '../../../services/storage.service.ts';
 import { renderStatus } from '../_storage-render.ts';
 
 export const command = withMeta(
@@ -11,6 +10,7 @@ export const command = withMeta(
     .addOption(formatOption())
     .addOption(jsonOption())
     .action(async (options, cmd) => {
+      const { createStorageService } = await import('../../../services/storage.service.ts');
       const ctx = contextOf(cmd);
       const tenantId = await ctx.tenantId(options.tenantId);
       const storage = createStorageService(await ctx.api());
