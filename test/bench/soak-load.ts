@@ -22,6 +22,8 @@ export interface Target {
   token: () => string;
   /** Ids of projects to read and update; creates add to it. */
   projects: string[];
+  /** Synchronous executions answered 202: still running when the 10 s wait ended. */
+  executionsStillRunning: number;
 }
 
 /** The kinds of the mix in a fixed, interleaved order of 100: `pick(n)` is the n-th operation's kind. */
@@ -98,6 +100,7 @@ export async function runOperation(target: Target, kind: OperationKind): Promise
         json: { input: { status: 'active', question: 'Which project has the largest budget?' } },
       });
       if (execution.state !== 'completed' && execution.state !== 'running') throw new OperationError(`execution ${execution.state}: ${JSON.stringify(execution).slice(0, 200)}`);
+      if (execution.state === 'running') target.executionsStillRunning++;
       return;
     }
   }

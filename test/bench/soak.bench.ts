@@ -11,8 +11,9 @@
  *    take (open loop), with `--followers` (8) realtime streams open throughout. Every
  *    `--report-seconds` (20) it prints the error rate, p50 and p99 latency and each role's
  *    resident memory (VmRSS of its process).
- * 3. A summary against the target (docs/decisions/0163-soak-target.md): no error, and each role's
- *    resident memory in the last minute within 10% of the second minute's.
+ * 3. A summary against the target (docs/decisions/0163-soak-target.md): no error, each role's
+ *    resident memory in the last minute within 10% of the second minute's, and the executions and
+ *    document jobs accepted done within a minute of the load's end.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -75,6 +76,8 @@ type Role = (typeof ROLES)[number];
 const MEMORY_SAMPLE_MS = 2_000;
 /** Sign in again this often: the built-in provider's tokens live an hour. */
 const TOKEN_REFRESH_MS = 20 * 60_000;
+/** How long the work accepted during the load (executions, document jobs) may take to finish once it stops. */
+const DRAIN_SECONDS = 60;
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '-');
@@ -89,6 +92,16 @@ async function waitForHealth(url: string, roles: Record<Role, Running>): Promise
     throw new Error(`the platform did not become ready at ${url}`);
   })();
   await Promise.race([healthy, ...exited]);
+}
+
+/** Executions still running and document jobs still open, in every tenant. */
+async function openWork(url: string): Promise<{ executions: number; documentJobs: number }> {
+  return withSql(url, async (sql) => {
+    const [row] = await sql<[{ executions: number; documentJobs: number }]>`
+      select (select count(*)::int from executions where state = 'running') as "executions",
+             (select count(*)::int from document_jobs where state in ('queued', 'running')) as "documentJobs"`;
+    return row;
+  });
 }
 
 /** Latencies and errors of one span of time, per kind of operation. */
@@ -173,7 +186,7 @@ async function main(): Promise<void> {
       loginWithPkce({ issuer: origin, email: USER }).then((t) => (token = t.accessToken), (error: unknown) => log(`sign-in failed: ${(error as Error).message}`));
     }, TOKEN_REFRESH_MS);
     refresh.unref();
-    const target: Target = { origin, tenantId, token: () => token, projects };
+    const target: Target = { origin, tenantId, token: () => token, projects, executionsStillRunning: 0 };
     const pick = mixOrder();
     const errorSamples = new Map<string, number>();
     let sequence = 0;
@@ -208,6 +221,7 @@ async function main(): Promise<void> {
     const rate = capacity * LOAD;
     log(`capacity ${capacity.toFixed(1)} operations/s (${capacityErrors} errors); the soak runs ${rate.toFixed(1)}/s for ${MINUTES} min`);
     errorSamples.clear();
+    target.executionsStillRunning = 0;
     await sleep(3_000);
 
     for (let i = 0; i < FOLLOWERS; i++) followers.push(startFollower(target));
@@ -230,7 +244,8 @@ async function main(): Promise<void> {
     };
 
     console.log(`\nsoak: ${MINUTES} min at ${rate.toFixed(1)} operations/s (${Math.round(LOAD * 100)}% of ${capacity.toFixed(1)}/s), ${FOLLOWERS} realtime followers`);
-    console.log(' time   ops/s   errors  p50 ms  p99 ms  RSS MiB edge / control plane / worker  follower events');
+    const inFlight = new Set<Promise<void>>();
+    console.log(' time   ops/s   errors  p50 ms  p99 ms  in flight  RSS MiB edge / control plane / worker  follower events');
     const printWindow = () => {
       const now = performance.now();
       const elapsed = (now - soakStart) / 1000;
@@ -240,7 +255,7 @@ async function main(): Promise<void> {
       const clock = `${Math.floor(elapsed / 60)}:${String(Math.floor(elapsed % 60)).padStart(2, '0')}`;
       const events = followers.reduce((n, f) => n + f.events, 0);
       console.log(
-        `${clock.padStart(5)}  ${(window.count / seconds).toFixed(1).padStart(6)}  ${String(window.errorCount).padStart(7)}  ${ms(q.p50).padStart(6)}  ${ms(q.p99).padStart(6)}  ${rss.padStart(38)}  ${String(events).padStart(15)}`,
+        `${clock.padStart(5)}  ${(window.count / seconds).toFixed(1).padStart(6)}  ${String(window.errorCount).padStart(7)}  ${ms(q.p50).padStart(6)}  ${ms(q.p99).padStart(6)}  ${String(inFlight.size).padStart(9)}  ${rss.padStart(38)}  ${String(events).padStart(15)}`,
       );
       window = new Tally();
       windowStart = now;
@@ -249,7 +264,6 @@ async function main(): Promise<void> {
     const memoryTimer = setInterval(sampleMemory, MEMORY_SAMPLE_MS);
     const reportTimer = setInterval(printWindow, REPORT_SECONDS * 1000);
     sampleMemory();
-    const inFlight = new Set<Promise<void>>();
     let sent = 0;
     let maxInFlight = 0;
     const soakEnd = soakStart + MINUTES * 60_000;
@@ -269,6 +283,14 @@ async function main(): Promise<void> {
     if (performance.now() - windowStart > 1_000) printWindow();
     const soakSeconds = (performance.now() - soakStart) / 1000;
     await Promise.all(followers.map((f) => f.stop()));
+    const backlogAtEnd = await openWork(url);
+    const drainStart = performance.now();
+    let backlog = backlogAtEnd;
+    while (backlog.executions + backlog.documentJobs > 0 && performance.now() - drainStart < DRAIN_SECONDS * 1000) {
+      await sleep(1_000);
+      backlog = await openWork(url);
+    }
+    const drainedIn = backlog.executions + backlog.documentJobs === 0 ? (performance.now() - drainStart) / 1000 : undefined;
     const followerFailures = followers.flatMap((f) => f.failures);
     for (const failure of followerFailures) errorSamples.set(`follower: ${failure}`, (errorSamples.get(`follower: ${failure}`) ?? 0) + 1);
 
@@ -304,10 +326,19 @@ async function main(): Promise<void> {
         memoryRows.map((r) => [r.role, mib(r.second), mib(r.last), `${(r.change * 100).toFixed(1)}%`, r.flat ? 'PASS' : 'FAIL']),
       ),
     );
+    console.log(
+      `\nwork accepted and not done when the load stopped: ${backlogAtEnd.executions} executions running, ${backlogAtEnd.documentJobs} document jobs open; synchronous executions answered 202 (still running after the 10 s wait): ${target.executionsStillRunning}`,
+    );
+    console.log(
+      drainedIn === undefined
+        ? `not done ${DRAIN_SECONDS} s later: ${backlog.executions} executions, ${backlog.documentJobs} document jobs (target: done within ${DRAIN_SECONDS} s: FAIL)`
+        : `all done ${drainedIn.toFixed(1)} s later (target: within ${DRAIN_SECONDS} s: PASS)`,
+    );
     const errors = whole.errorCount + followerFailures.length;
     console.log(`\nerrors: ${whole.errorCount} operations, ${followerFailures.length} follower streams (target 0: ${errors === 0 ? 'PASS' : 'FAIL'})`);
     for (const [message, count] of [...errorSamples].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${count} x ${message}`);
-    console.log(`soak target (0 errors, memory flat per role): ${errors === 0 && memoryRows.every((r) => r.flat) ? 'PASS' : 'FAIL'}`);
+    const passed = errors === 0 && memoryRows.every((r) => r.flat) && drainedIn !== undefined;
+    console.log(`soak target (0 errors, memory flat per role, accepted work done): ${passed ? 'PASS' : 'FAIL'}`);
   } finally {
     await Promise.all(followers.map((f) => f.stop()));
     for (const role of ['edge', 'control-plane', 'worker'] as const) {
