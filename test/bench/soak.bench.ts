@@ -6,7 +6,8 @@
  * cluster and Temporal dev server. The chat model and the embedding model are OpenAI-compatible
  * endpoints in this process (test/harness/openai-*-endpoint.ts: their documented wire formats).
  *
- * 1. Capacity: `--capacity-seconds` (10) of the mix from `--concurrency` (32) closed-loop clients.
+ * 1. Capacity: `--capacity-seconds` (10) of the mix from `--concurrency` (32) closed-loop clients,
+ *    over that time plus the time to finish the work they started (document processing, executions).
  * 2. The soak: the same mix at `--load` (0.7) of that rate, sent on schedule whatever the answers
  *    take (open loop), with `--followers` (8) realtime streams open throughout. Every
  *    `--report-seconds` (20) it prints the error rate, p50 and p99 latency and each role's
@@ -25,7 +26,7 @@ import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { dropDatabase } from '../../scripts/stack/postgres.ts';
 import { freePort } from '../../scripts/stack/process.ts';
-import { ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES } from '../../scripts/stack/temporal.ts';
+import { clientFlags, ensureSearchAttributes, ensureTemporalDevServer, PLATFORM_SEARCH_ATTRIBUTES, runTemporalCli } from '../../scripts/stack/temporal.ts';
 import { startScriptedEndpoint } from '../harness/openai-compatible-endpoint.ts';
 import { startEmbeddingsEndpoint } from '../harness/openai-embeddings-endpoint.ts';
 import { benchCluster, benchDatabase, loadProjects, withSql } from './bench-db.ts';
@@ -78,6 +79,8 @@ const MEMORY_SAMPLE_MS = 2_000;
 const TOKEN_REFRESH_MS = 20 * 60_000;
 /** How long the work accepted during the load (executions, document jobs) may take to finish once it stops. */
 const DRAIN_SECONDS = 60;
+/** How long the capacity measurement waits for the work its clients started. */
+const CAPACITY_DRAIN_SECONDS = 120;
 const log = (message: string) => process.stderr.write(`${message}\n`);
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(1) : '-');
@@ -102,6 +105,17 @@ async function openWork(url: string): Promise<{ executions: number; documentJobs
              (select count(*)::int from document_jobs where state in ('queued', 'running')) as "documentJobs"`;
     return row;
   });
+}
+
+/** Waits until no execution runs and no document job is open, up to `seconds`; the seconds it took, or undefined. */
+async function untilDone(url: string, seconds: number): Promise<number | undefined> {
+  const began = performance.now();
+  for (;;) {
+    const open = await openWork(url);
+    if (open.executions + open.documentJobs === 0) return (performance.now() - began) / 1000;
+    if (performance.now() - began > seconds * 1000) return undefined;
+    await sleep(500);
+  }
 }
 
 /** Latencies and errors of one span of time, per kind of operation. */
@@ -139,6 +153,8 @@ async function main(): Promise<void> {
   const [edgePort, controlPlanePort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${edgePort}`;
   const controlPlaneToken = randomBytes(32).toString('base64url');
+  // A queue of this run's own: runs an earlier soak left unfinished on the dev server never reach its worker.
+  const taskQueue = `bench-soak-${randomBytes(4).toString('hex')}`;
   const common = {
     ...process.env,
     NODE_ENV: 'development',
@@ -146,7 +162,7 @@ async function main(): Promise<void> {
     ...(tenantUrl ? { TENANT_DATABASE_URL: tenantUrl } : {}),
     TEMPORAL_ADDRESS: temporal.address,
     TEMPORAL_NAMESPACE: temporal.namespace,
-    TEMPORAL_TASK_QUEUE: 'bench-soak',
+    TEMPORAL_TASK_QUEUE: taskQueue,
     HOST: '127.0.0.1',
     PUBLIC_URL: origin,
     SVC_BLOB_DIR: mkdtempSync(join(tmpdir(), 'svc-soak-blobs-')),
@@ -212,14 +228,20 @@ async function main(): Promise<void> {
       }));
     };
     await closedLoop(Math.min(5, CAPACITY_SECONDS), new Tally());
-    log(`measuring capacity: ${CAPACITY_SECONDS} s of the mix from ${CONCURRENCY} closed-loop clients`);
+    await untilDone(url, CAPACITY_DRAIN_SECONDS);
+    log(`measuring capacity: ${CAPACITY_SECONDS} s of the mix from ${CONCURRENCY} closed-loop clients, until the work they started is done`);
     const capacityTally = new Tally();
     const capacityStart = performance.now();
     await closedLoop(CAPACITY_SECONDS, capacityTally);
+    // Uploads' processing and executions answered 202 go on after their answers: capacity counts
+    // the time to finish them, else it would be a rate the worker cannot keep up with.
+    const capacityDrain = await untilDone(url, CAPACITY_DRAIN_SECONDS);
     const capacity = capacityTally.count / ((performance.now() - capacityStart) / 1000);
     const capacityErrors = capacityTally.errorCount;
     const rate = capacity * LOAD;
-    log(`capacity ${capacity.toFixed(1)} operations/s (${capacityErrors} errors); the soak runs ${rate.toFixed(1)}/s for ${MINUTES} min`);
+    log(
+      `capacity ${capacity.toFixed(1)} operations/s (${capacityErrors} errors; the work they started done ${capacityDrain === undefined ? `not within ${CAPACITY_DRAIN_SECONDS} s` : `${capacityDrain.toFixed(1)} s after`}); the soak runs ${rate.toFixed(1)}/s for ${MINUTES} min`,
+    );
     errorSamples.clear();
     target.executionsStillRunning = 0;
     await sleep(3_000);
@@ -284,13 +306,8 @@ async function main(): Promise<void> {
     const soakSeconds = (performance.now() - soakStart) / 1000;
     await Promise.all(followers.map((f) => f.stop()));
     const backlogAtEnd = await openWork(url);
-    const drainStart = performance.now();
-    let backlog = backlogAtEnd;
-    while (backlog.executions + backlog.documentJobs > 0 && performance.now() - drainStart < DRAIN_SECONDS * 1000) {
-      await sleep(1_000);
-      backlog = await openWork(url);
-    }
-    const drainedIn = backlog.executions + backlog.documentJobs === 0 ? (performance.now() - drainStart) / 1000 : undefined;
+    const drainedIn = await untilDone(url, DRAIN_SECONDS);
+    const backlog = await openWork(url);
     const followerFailures = followers.flatMap((f) => f.failures);
     for (const failure of followerFailures) errorSamples.set(`follower: ${failure}`, (errorSamples.get(`follower: ${failure}`) ?? 0) + 1);
 
@@ -299,7 +316,7 @@ async function main(): Promise<void> {
     console.log(`\nsoak summary (machine: nproc ${availableParallelism()}, load average at the end ${load}; node ${process.version}; roles apart, edge and control plane on Bun)`);
     console.log(`capacity: ${capacity.toFixed(1)} operations/s from ${CONCURRENCY} closed-loop clients over ${CAPACITY_SECONDS} s (${capacityErrors} errors)`);
     console.log(
-      `soak: ${whole.count} operations in ${(soakSeconds / 60).toFixed(1)} min, ${(whole.count / soakSeconds).toFixed(1)}/s (target ${rate.toFixed(1)}/s), at most ${maxInFlight} in flight; ${FOLLOWERS} followers received ${followers.reduce((n, f) => n + f.events, 0)} change events`,
+      `soak: ${whole.count} operations in ${(soakSeconds / 60).toFixed(1)} min, ${(whole.count / (MINUTES * 60)).toFixed(1)}/s (target ${rate.toFixed(1)}/s), at most ${maxInFlight} in flight; ${FOLLOWERS} followers received ${followers.reduce((n, f) => n + f.events, 0)} change events`,
     );
     console.log(
       table(
@@ -311,7 +328,8 @@ async function main(): Promise<void> {
       ),
     );
     const mean = (values: number[] | undefined) => (values?.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
-    const lastMinute = Math.floor(soakSeconds / 60) - 1;
+    // The last minute of the schedule (answers still arriving after it are not the steady state).
+    const lastMinute = Math.ceil(MINUTES) - 1;
     const memoryRows = ROLES.map((role) => {
       const minutes = memory.get(role)!;
       const second = mean(minutes[1]);
@@ -336,7 +354,9 @@ async function main(): Promise<void> {
     );
     const errors = whole.errorCount + followerFailures.length;
     console.log(`\nerrors: ${whole.errorCount} operations, ${followerFailures.length} follower streams (target 0: ${errors === 0 ? 'PASS' : 'FAIL'})`);
-    for (const [message, count] of [...errorSamples].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`  ${count} x ${message}`);
+    const byCount = [...errorSamples].sort((a, b) => b[1] - a[1]);
+    for (const [message, count] of byCount.slice(0, 20)) console.log(`  ${count} x ${message}`);
+    if (byCount.length > 20) console.log(`  and ${byCount.slice(20).reduce((n, [, count]) => n + count, 0)} more of ${byCount.length - 20} other kinds`);
     const passed = errors === 0 && memoryRows.every((r) => r.flat) && drainedIn !== undefined;
     console.log(`soak target (0 errors, memory flat per role, accepted work done): ${passed ? 'PASS' : 'FAIL'}`);
   } finally {
@@ -350,6 +370,11 @@ async function main(): Promise<void> {
       const { code, output } = await roles[role].finished;
       if (code !== 0 || process.env.BENCH_VERBOSE) log(`the ${role} ended with ${code}:\n${tail(output, 40)}`);
     }
+    // The dev server outlives the run: what this run left running there is ended.
+    await runTemporalCli(temporal.cli, [
+      'workflow', 'terminate', ...clientFlags(temporal.address, temporal.namespace),
+      '--query', `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`, '--reason', 'the soak ended', '--yes',
+    ]).catch((error: unknown) => log(`could not end this run's workflows: ${(error as Error).message}`));
     await model.close();
     await embeddings.close();
     await dropDatabase(cluster.adminUrl, DATABASE).catch(() => undefined);
