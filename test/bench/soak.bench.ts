@@ -17,7 +17,7 @@
  *    document jobs accepted done within a minute of the load's end.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -155,6 +155,7 @@ async function main(): Promise<void> {
   const controlPlaneToken = randomBytes(32).toString('base64url');
   // A queue of this run's own: runs an earlier soak left unfinished on the dev server never reach its worker.
   const taskQueue = `bench-soak-${randomBytes(4).toString('hex')}`;
+  const blobDir = mkdtempSync(join(tmpdir(), 'svc-soak-blobs-'));
   const common = {
     ...process.env,
     NODE_ENV: 'development',
@@ -165,7 +166,7 @@ async function main(): Promise<void> {
     TEMPORAL_TASK_QUEUE: taskQueue,
     HOST: '127.0.0.1',
     PUBLIC_URL: origin,
-    SVC_BLOB_DIR: mkdtempSync(join(tmpdir(), 'svc-soak-blobs-')),
+    SVC_BLOB_DIR: blobDir,
     AI_BASE_URL: model.settings.baseUrl,
     AI_API_KEY: model.settings.apiKey,
     AI_MODEL: model.settings.model,
@@ -378,6 +379,7 @@ async function main(): Promise<void> {
     await model.close();
     await embeddings.close();
     await dropDatabase(cluster.adminUrl, DATABASE).catch(() => undefined);
+    rmSync(blobDir, { recursive: true, force: true });
   }
 }
 
