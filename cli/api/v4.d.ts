@@ -4413,7 +4413,10 @@ export interface operations {
     createTenantResource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A retry with the same key and body answers the first answer */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description Tenant id or slug */
                 tenantId: string;

@@ -177,6 +177,20 @@ describe('POST /resources/:type', () => {
     expectNotFound(await stack.request('GET', `${V3}/resources?type=${encodeURIComponent('x y')}`, { as: ADMIN }));
   });
 
+  it('answers a retry with the same Idempotency-Key with the first resource, and refuses the key for another body', async () => {
+    const b = batch();
+    const key = randomUUID();
+    const first = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: b.tag({ name: 'Once' }), headers: { 'Idempotency-Key': key } });
+    expect(first.status).toBe(201);
+    const retry = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: b.tag({ name: 'Once' }), headers: { 'Idempotency-Key': key } });
+    expect(retry.status).toBe(201);
+    expect(retry.body).toEqual(first.body);
+    const other = await stack.request('POST', `${V3}/resources/project`, { as: ADMIN, body: b.tag({ name: 'Another' }), headers: { 'Idempotency-Key': key } });
+    expect(other.status).toBe(409);
+    expect(other.body.error).toMatchObject({ code: 'CONFLICT', details: { field: 'Idempotency-Key' } });
+    expect((await b.list()).body.total).toBe(1);
+  });
+
   it('needs authentication', async () => {
     const res = await stack.request('POST', `${V3}/resources/project`, { body: { name: 'Anonymous' } });
     expect(res.status).toBe(401);

@@ -1,7 +1,7 @@
 import { ListResourcesInputSchema, ResourceDataSchema, ResourceRefSchema, ValidationError } from '../../../control-plane/contracts.ts';
 import { contentRange, countModeOf, countQuery, preferHeader } from '../list-count.ts';
-import { param } from '../params.ts';
-import { queryValue } from '../request-input.ts';
+import { idempotencyHeader, param } from '../params.ts';
+import { idempotencyKeyOf, queryValue } from '../request-input.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
 import { resourceData, v3Resource, v3ResourcePage, V3ResourcePageSchema, V3ResourceSchema } from './shape.ts';
 
@@ -82,13 +82,14 @@ export const v3ResourceRoutes = [
     tenant: 'header',
     input: {
       path: { type: ResourceRefSchema.shape.type },
+      headers: idempotencyHeader,
       body: { schema: ResourceDataSchema, description: "The resource's fields; `id`, `type`, `createdAt`, `updatedAt`, `version`, `tenantId`, `createdBy` and `updatedBy` are the server's, and ignored" },
     },
     output: { 201: { description: 'The created resource', schema: V3ResourceSchema } },
     docs: { operationId: 'createResource', summary: 'Create a resource', tag: 'Resources', errors: [409] },
     sample: { params: { type: 'project' }, body: { name: 'route case' } },
-    handler: async ({ params, body, set, call, procedure }) => {
-      const created = await procedure.mutation(call(), { type: params.type, data: resourceData(body) });
+    handler: async ({ request, params, body, set, call, procedure }) => {
+      const created = await procedure.mutation(call(), { type: params.type, data: resourceData(body), ...idempotencyKeyOf(request) });
       set.status = 201;
       return v3Resource(created);
     },

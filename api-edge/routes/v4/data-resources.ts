@@ -7,7 +7,7 @@ import {
   ResourceSchema,
   type Resource,
 } from '../../../control-plane/contracts.ts';
-import { ifMatchHeader, ifNoneMatchHeader, param, resourcePath, typePath } from '../params.ts';
+import { idempotencyHeader, ifMatchHeader, ifNoneMatchHeader, param, resourcePath, typePath } from '../params.ts';
 import { bodyWithPath, etagOf, idempotencyKeyOf, jsonQueryValue, queryValue, untrustedQueryValue, versionTag } from '../request-input.ts';
 import { contentRange, countModeOf, countQuery, estimated, preferHeader } from '../list-count.ts';
 import { defineRoute, NIL_ID } from '../route.ts';
@@ -91,7 +91,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType',
     procedure: 'resources.create',
     tenant: 'path',
-    input: { path: typePath, body: { schema: CreateResourceInputSchema.omit({ type: true }) } },
+    input: { path: typePath, headers: idempotencyHeader, body: { schema: CreateResourceInputSchema.omit({ type: true }) } },
     output: { 201: { description: 'The created resource', schema: ResourceSchema, etag: true } },
     docs: { operationId: 'createTenantResource', summary: 'Create a resource', tag: 'Resources', errors: [409] },
     sample: { params: { objectType: 'project' }, body: { data: { name: 'route case' } } },
