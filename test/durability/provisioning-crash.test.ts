@@ -60,9 +60,13 @@ describe('storage provisioning after its worker is killed', () => {
     const connection = await Connection.connect({ address: stack.temporal.address });
     try {
       const client = new Client({ connection, namespace: stack.temporal.namespace });
-      const runs: string[] = [];
-      for await (const run of client.workflow.list({ query: `WorkflowId = 'tenant-${tenant.id}-storage'` })) runs.push(run.status.name);
-      expect(runs).toEqual(['COMPLETED']);
+      const runsOf = async () => {
+        const runs: string[] = [];
+        for await (const run of client.workflow.list({ query: `WorkflowId = 'tenant-${tenant.id}-storage'` })) runs.push(run.status.name);
+        return runs;
+      };
+      // The run closes just after its last step recorded the last backend ready.
+      expect(await until(runsOf, (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
     } finally {
       await connection.close();
     }
