@@ -108,6 +108,18 @@ describe('the platform behind a faulty network path to PostgreSQL', () => {
     }
   }, 60_000);
 
+  it('answers through a 16 KB/s bandwidth limit, success or 503 within the bound', async () => {
+    expect((await read()).status).toBe(200);
+    await postgres.add('narrow', { type: 'bandwidth', attributes: { rate: 16 } });
+    try {
+      const answers = await Promise.all(Array.from({ length: 4 }, read));
+      process.stderr.write(`[database-network-faults] 16 KB/s: answers ${answers.map((a) => `${a.status} in ${a.ms} ms`).join(', ')}\n`);
+      expectTruthful(answers);
+    } finally {
+      await postgres.remove('narrow');
+    }
+  }, 60_000);
+
   it('answers 503 with Retry-After while PostgreSQL is blackholed, never hangs, and serves again soon after', async () => {
     expect((await read()).status).toBe(200);
     await postgres.add('blackhole', { type: 'timeout', attributes: { timeout: 0 } });
