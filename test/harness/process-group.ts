@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
@@ -22,10 +22,11 @@ export function killProcessGroup(child: ChildProcess): void {
  * Its stderr is printed when it ends other than by SIGKILL.
  */
 export function startRoleProcess(stack: TestStack, role: 'worker' | 'operator', env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const stateDir = mkdtempSync(join(tmpdir(), `svc-${role}-`));
   const child = spawn('node_modules/.bin/tsx', ['scripts/start.ts', '--role', role], {
     env: {
       ...process.env,
-      SVC_STATE_DIR: mkdtempSync(join(tmpdir(), `svc-${role}-`)),
+      SVC_STATE_DIR: stateDir,
       DATABASE_URL: inject('databaseUrl'),
       TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
       TEMPORAL_ADDRESS: stack.temporal.address,
@@ -41,6 +42,7 @@ export function startRoleProcess(stack: TestStack, role: 'worker' | 'operator', 
   let errors = '';
   child.stderr.on('data', (chunk) => (errors += chunk));
   child.on('exit', (code, signal) => {
+    rmSync(stateDir, { recursive: true, force: true });
     if (signal !== 'SIGKILL') process.stderr.write(`${role} process exited (${code ?? signal}): ${errors.slice(-2000)}\n`);
   });
   return child;
