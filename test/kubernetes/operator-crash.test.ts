@@ -69,5 +69,8 @@ describe('the operator killed mid-reconcile', () => {
     } finally {
       await connection.close();
     }
+    // Deleted while this operator runs, so that its finalizer is handled and no other test's operator inherits it.
+    await kubectl(['delete', 'tenant', slug, '--wait=false']);
+    await until(() => kubectl(['get', 'tenants', '-o', 'name']), (names) => !names.includes(`/${slug}\n`) && !names.endsWith(`/${slug}`), 60_000);
   }, 300_000);
 });
