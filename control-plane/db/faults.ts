@@ -1,3 +1,4 @@
+import { Socket } from 'node:net';
 import { ServiceUnavailableError } from '../errors.ts';
 
 /**
@@ -23,6 +24,41 @@ export const DEFAULT_DB_TIMEOUTS: DbTimeouts = { connectSeconds: 5, idleSeconds:
  * database was back). Seconds, at most one.
  */
 export const reconnectBackoff = (retries: number) => Math.min(0.05 * 2 ** retries, 1);
+
+/** How much longer than `statement_timeout` an answer may take to come back before its connection is cut. */
+export const ANSWER_MARGIN_MS = 2_000;
+
+/**
+ * A connection's socket that is cut (`ETIMEDOUT`) when it sent something and heard nothing for
+ * `statementMs` + {@link ANSWER_MARGIN_MS}: the server answers every statement within its
+ * `statement_timeout`, with rows or a cancellation, so such a silence means the network path is
+ * gone (a blackhole, a partition: TCP itself notices only after minutes). Its statements then fail
+ * as a lost connection (503), and the pool opens a new one. An idle or listening connection, which
+ * sent nothing since its last answer, is never cut. Given to postgres.js as its `socket` option
+ * (on a TLS connection only the plain-text start is watched).
+ */
+export function socketCutWhenUnanswered(statementMs: number) {
+  const deadlineMs = statementMs + ANSWER_MARGIN_MS;
+  return (options: { host: string[]; port: number[]; path?: string | false }): Socket => {
+    const socket = new Socket();
+    // Connecting resets `write` to the prototype's: it is wrapped after.
+    if (options.path) socket.connect(options.path);
+    else socket.connect(options.port[0]!, options.host[0]!);
+    let timer: NodeJS.Timeout | undefined;
+    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+    socket.write = ((...args: unknown[]) => {
+      timer ??= setTimeout(() => socket.destroy(Object.assign(new Error(`PostgreSQL did not answer within ${deadlineMs} ms`), { code: 'ETIMEDOUT' })), deadlineMs).unref();
+      return write(...args);
+    });
+    const answered = () => {
+      clearTimeout(timer);
+      timer = undefined;
+    };
+    socket.on('data', answered);
+    socket.on('close', answered);
+    return socket;
+  };
+}
 
 /** The `Retry-After` (seconds) of an answer refused because the database is away. */
 export const DATABASE_RETRY_AFTER_SECONDS = 1;

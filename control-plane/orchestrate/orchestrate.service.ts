@@ -73,9 +73,16 @@ export function createOrchestrateService(deps: {
   const queueRun = (tx: Tx, plan: ExecutionPlan, workflowKey: string) =>
     outbox().enqueue(tx, { workflowType: RUN_EXECUTION.type, workflowId: RUN_EXECUTION.workflowId(plan.executionId), workflowKey, args: [plan] });
 
+  /**
+   * Closes a `running` execution whose run Temporal already closed (a run ended without recording
+   * it). While Temporal cannot be asked (away, or not answering in time) the record is answered as
+   * it stands: a later read reconciles it.
+   */
   async function reconcile(actor: Pick<Actor, 'tenantId'>, execution: Execution): Promise<Execution> {
     if (execution.state !== 'running') return execution;
-    const status = await workflows().status(RUN_EXECUTION.workflowId(execution.id));
+    const status = await workflows()
+      .status(RUN_EXECUTION.workflowId(execution.id))
+      .catch(() => undefined);
     const closed = status && CLOSED_STATE[status];
     if (!closed) return execution;
     return db.inTenant(actor.tenantId, async (tx) => {

@@ -23,6 +23,9 @@ const STATUS: Record<string, WorkflowRunStatus> = {
   CONTINUED_AS_NEW: 'continued_as_new',
 };
 
+/** How long asking for a run's status may take: a caller that cannot wait longer has an answer of its own (the recorded state). */
+const STATUS_DEADLINE_MS = 2_000;
+
 /** The innermost message of a workflow failure: what the workflow or its activity reported. */
 function failureMessage(error: unknown): string {
   let current = error as { message?: string; cause?: unknown } | undefined;
@@ -42,12 +45,19 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
       }));
 
   async function status(workflowId: string): Promise<WorkflowRunStatus | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    // Bounds the connection too: one opened while Temporal does not answer waits for its own timeout.
+    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Temporal did not describe ${workflowId} within ${STATUS_DEADLINE_MS} ms`)), STATUS_DEADLINE_MS)));
+    const described = connect().then((temporal) => temporal.workflow.getHandle(workflowId).describe());
+    described.catch(() => {});
     try {
-      const description = await (await connect()).workflow.getHandle(workflowId).describe();
+      const description = await Promise.race([described, late]);
       return STATUS[description.status.name] ?? 'running';
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -475,7 +475,7 @@ describe('v4 storage', () => {
     }
   }
 
-  it('heartbeats a backend step while it waits, under a 30 s heartbeat timeout (after which the server retries a step whose worker went away)', async () => {
+  it('heartbeats a backend step while it waits, under a 20 s heartbeat timeout (after which the server retries a step whose worker went away)', async () => {
     const widget = `Widget_${suffix}`;
     await whileStepWaitsOnIndexLock(widget, 'code', async ({ lock, holder, handle, running }) => {
       await holder`select pg_advisory_unlock(hashtext(${lock}))`;
@@ -490,7 +490,7 @@ describe('v4 storage', () => {
       });
       expect(timeouts).toEqual([
         ['beginStorageProvisioning', 0],
-        ['ensureStorageBackend', 30],
+        ['ensureStorageBackend', 20],
       ]);
     });
   });

@@ -1,4 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { TestStack } from './stack.ts';
 
@@ -12,14 +15,18 @@ export function killProcessGroup(child: ChildProcess): void {
 }
 
 /**
- * A real `worker` process (`scripts/start.ts --role worker`) on the stack's database, task queue
- * and blob store, in a process group of its own (`killProcessGroup` ends it with its children).
+ * A real platform process of `role` (`scripts/start.ts --role <role>`) on the stack's database,
+ * Temporal task queue and blob store, with a state directory of its own (so that it is never
+ * taken for another test's process of the same role), in a process group of its own
+ * (`killProcessGroup` ends it with its children). `env` adds settings (the operator's kubeconfig).
  * Its stderr is printed when it ends other than by SIGKILL.
  */
-export function startWorkerProcess(stack: TestStack): ChildProcess {
-  const child = spawn('node_modules/.bin/tsx', ['scripts/start.ts', '--role', 'worker'], {
+export function startRoleProcess(stack: TestStack, role: 'worker' | 'operator', env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const stateDir = mkdtempSync(join(tmpdir(), `svc-${role}-`));
+  const child = spawn('node_modules/.bin/tsx', ['scripts/start.ts', '--role', role], {
     env: {
       ...process.env,
+      SVC_STATE_DIR: stateDir,
       DATABASE_URL: inject('databaseUrl'),
       TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
       TEMPORAL_ADDRESS: stack.temporal.address,
@@ -27,6 +34,7 @@ export function startWorkerProcess(stack: TestStack): ChildProcess {
       TEMPORAL_TASK_QUEUE: stack.temporal.taskQueue,
       SVC_BLOB_DIR: stack.blobRoot,
       HEALTH_PORT: '0',
+      ...env,
     },
     detached: true,
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -34,7 +42,11 @@ export function startWorkerProcess(stack: TestStack): ChildProcess {
   let errors = '';
   child.stderr.on('data', (chunk) => (errors += chunk));
   child.on('exit', (code, signal) => {
-    if (signal !== 'SIGKILL') process.stderr.write(`worker process exited (${code ?? signal}): ${errors.slice(-2000)}\n`);
+    rmSync(stateDir, { recursive: true, force: true });
+    if (signal !== 'SIGKILL') process.stderr.write(`${role} process exited (${code ?? signal}): ${errors.slice(-2000)}\n`);
   });
   return child;
 }
+
+/** A real `worker` process of the stack (see {@link startRoleProcess}). */
+export const startWorkerProcess = (stack: TestStack): ChildProcess => startRoleProcess(stack, 'worker');

@@ -2,18 +2,19 @@ import { CancellationScope, isCancellation, proxyActivities } from '@temporalio/
 import type { DocumentJobPlan } from '../../control-plane/documents/documents.schema.ts';
 import type { Activities } from '../activities/index.ts';
 
+// One statement each: a lost one is retried after seconds.
 const { beginDocumentJob, finishDocumentJob, failDocumentJob } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
+  startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 10, initialInterval: '1 second' },
 });
 
 // Long steps heartbeat every 5 s (workers/activities/documents.activities.ts): a worker that dies
-// is noticed within the heartbeat timeout. Reading a large file (PDF, spreadsheet) still holds the
-// worker's event loop for long stretches on a busy machine, hence the long timeout (the offline
-// embedding model, which held it for tens of seconds, now runs on a thread of its own).
+// is noticed within the heartbeat timeout, so its step runs again elsewhere seconds later. Parsers
+// and the offline embedding model run on threads of their own, so the worker's event loop stays
+// free to heartbeat while they work.
 const { extractDocumentText, classifyDocumentText, chunkDocumentText, storeDocumentChunks } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '2 minutes',
+  heartbeatTimeout: '20 seconds',
   retry: { maximumAttempts: 10, initialInterval: '1 second' },
 });
 

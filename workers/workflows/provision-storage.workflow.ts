@@ -9,10 +9,11 @@ import { ensureStorageBackends, localStorageSteps, STORAGE_STEP_RETRY } from './
  * A tenant that holds data may need minutes per step (an index built concurrently, every resource
  * projected or re-projected for search): each step a task on the server's queue, with time to
  * finish. Ensuring and planning a backend heartbeat, so a step whose worker went away is retried
- * after 30 s rather than after its 10 minutes; recording progress or a failure is one statement.
+ * after 20 s rather than after its 10 minutes; recording progress or a failure is one statement,
+ * retried after 30 s when its worker went away.
  */
-const recordingSteps = proxyActivities<Activities>({ startToCloseTimeout: '10 minutes', retry: STORAGE_STEP_RETRY });
-const backendStepOptions = { startToCloseTimeout: '10 minutes', heartbeatTimeout: '30 seconds', retry: STORAGE_STEP_RETRY } as const;
+const recordingSteps = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STORAGE_STEP_RETRY });
+const backendStepOptions = { startToCloseTimeout: '10 minutes', heartbeatTimeout: '20 seconds', retry: STORAGE_STEP_RETRY } as const;
 /** A cancelled backend step is waited for (it stops its statements at once) before the cancellation is recorded, so a late `ready` cannot follow it. */
 const backendSteps = proxyActivities<Activities>({ ...backendStepOptions, cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED });
 const backendStepsNotWaitedFor = proxyActivities<Activities>(backendStepOptions);

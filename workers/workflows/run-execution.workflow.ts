@@ -3,11 +3,12 @@ import type { ExecutionPlan } from '../../control-plane/orchestrate/orchestrate.
 import { delayMs } from '../../control-plane/orchestrate/templates.ts';
 import type { Activities } from '../activities/index.ts';
 
-const { runStep, recordStep, finishExecution } = proxyActivities<Activities>({
-  startToCloseTimeout: '2 minutes',
-  // A refusal by the tenant's plan (a capability it lacks, a daily limit spent) fails the execution at once.
-  retry: { maximumAttempts: 5, initialInterval: '1 second', nonRetryableErrorTypes: ['ForbiddenError', 'RateLimitError'] },
-});
+// A refusal by the tenant's plan (a capability it lacks, a daily limit spent) fails the execution at once.
+const STEP_RETRY = { maximumAttempts: 5, initialInterval: '1 second', nonRetryableErrorTypes: ['ForbiddenError', 'RateLimitError'] };
+/** A step may wait minutes for a model's answer; it heartbeats (workers/activities/orchestrate.activities.ts), so a lost one is retried after 20 s. */
+const { runStep } = proxyActivities<Activities>({ startToCloseTimeout: '5 minutes', heartbeatTimeout: '20 seconds', retry: STEP_RETRY });
+/** Recording a step's state is one statement. */
+const { recordStep, finishExecution } = proxyActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: STEP_RETRY });
 
 /**
  * Runs an execution's steps in order, each as an activity that records its state (a `delay` step
