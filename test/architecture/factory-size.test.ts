@@ -21,7 +21,6 @@ const MAX_LINES = 150;
 const STILL_OVER: Record<string, number> = {
   'control-plane/orchestrate/orchestrate.service.ts createOrchestrateService': 195,
   'control-plane/realtime/realtime-hub.ts createRealtimeHub': 241,
-  'control-plane/webhooks/webhooks.service.ts createWebhooksService': 238,
 };
 
 const files = execFileSync('git', ['ls-files', '-z', '--', 'control-plane/*.ts'], { cwd: ROOT, encoding: 'utf8' })
