@@ -176,7 +176,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       if (sealed) log(`sealed ${sealed} webhook secret${sealed === 1 ? '' : 's'} stored in plain text by an earlier version`);
     }
     if (options.seedDevelopmentData) {
-      for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
+      for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrateJobs.ensureExampleWorkflows(tenantId);
     }
     services.outbox.start();
     services.sweeps.start();

@@ -19,7 +19,6 @@ const MAX_LINES = 150;
  * declarations, the parts they share). An entry may only shrink, and goes once under the limit.
  */
 const STILL_OVER: Record<string, number> = {
-  'control-plane/orchestrate/orchestrate.service.ts createOrchestrateService': 195,
   'control-plane/realtime/realtime-hub.ts createRealtimeHub': 241,
 };
 

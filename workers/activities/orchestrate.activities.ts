@@ -1,7 +1,7 @@
-import type { OrchestrateService } from '../../control-plane/contracts.ts';
+import type { OrchestrateJobs } from '../../control-plane/contracts.ts';
 
-/** Execution steps, as activities over the orchestrate service. */
-export function createOrchestrateActivities(deps: { orchestrate: Pick<OrchestrateService, 'runStep' | 'recordStep' | 'finish'> }) {
+/** Execution steps, as activities over orchestrate's jobs. */
+export function createOrchestrateActivities(deps: { orchestrate: Pick<OrchestrateJobs, 'runStep' | 'recordStep' | 'finish'> }) {
   const { orchestrate } = deps;
   return {
     runStep: orchestrate.runStep,
