@@ -12,6 +12,7 @@ import type {
   UploadBody,
   UploadName,
 } from '../../control-plane/contracts.ts';
+import type { RateLimitGroup } from '../plugins/rate-limit.ts';
 import type { RequestCalls } from '../request-context.ts';
 import { renameBodyFields, withDocumentedField, withRenamedQuery, type FieldAliases } from './field-aliases.ts';
 
@@ -25,6 +26,9 @@ import { renameBodyFields, withDocumentedField, withRenamedQuery, type FieldAlia
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A rate-limit budget a route may declare (api-edge/plugins/rate-limit.ts); the rest spend `users`. */
+export type RouteBudget = Extract<RateLimitGroup, 'resources' | 'uploads'>;
 
 /**
  * Where a route's tenant comes from: the v3 `X-Tenant-Id` header (or the token), a v4 path
@@ -171,7 +175,12 @@ export interface RouteDeclaration<Path extends string, R extends ProcedureRef> {
   output: Record<number, ResponseDoc>;
   docs: RouteDocs;
   sample: RouteSample<Path>;
-  /** `none`: the handler reads the request's body itself, as a stream (a file, a form, bytes a signature covers). */
+  /**
+   * The rate-limit budget the route spends per tenant (or user): `resources` for the resource
+   * engine's routes, `uploads` for document uploads; without it, the budget every other API shares.
+   */
+  rateLimit?: RouteBudget;
+  /** `none`: the handler reads the request's body itself, as a stream (a file, a form, bytes a signature covers); the edge's JSON body limit does not apply. */
   parse?: 'none';
   /**
    * Request fields renamed to snake_case: each documented name with the camelCase name the route
@@ -191,6 +200,7 @@ export interface Route {
   output: Record<number, ResponseDoc>;
   docs: RouteDocs;
   sample: { params?: Record<string, string>; query?: string; body?: unknown };
+  rateLimit?: RouteBudget;
   parse?: 'none';
   aliases?: FieldAliases;
   handler(context: RouteContext<string, ProcedureRef>): unknown;

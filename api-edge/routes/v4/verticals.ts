@@ -44,6 +44,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType',
     procedure: 'verticals.listResources',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: verticalTypePath,
       query: {
@@ -77,6 +78,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.getResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifNoneMatchHeader },
     output: {
       200: { description: 'The resource', schema: ResourceSchema, etag: true },
@@ -100,6 +102,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType',
     procedure: 'verticals.createResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: verticalTypePath,
       query: verticalTenantQuery,
@@ -122,6 +125,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.replaceResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: verticalResourcePath,
       query: verticalTenantQuery,
@@ -150,6 +154,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.deleteResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifMatchHeader('Delete only at this version (`"3"`)') },
     output: { 204: { description: 'Deleted' } },
     docs: { operationId: 'deleteVerticalResource', summary: "Delete an app's resource", tag: 'Verticals', errors: [409] },
