@@ -43,7 +43,7 @@ const isDomainError = (error: unknown) => typeof (error as { toBody?: unknown } 
 function apiRoutes(controlPlane: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
   const app = new Elysia();
   for (const { base, routes } of Object.values(API_ROUTES)) {
-    const api = new Elysia({ prefix: base });
+    const api = new Elysia<string>({ prefix: base });
     mountRoutes(api, routes, { controlPlane, calls, options });
     app.use(api);
   }

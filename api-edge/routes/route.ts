@@ -1,5 +1,5 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AnyElysia, Context } from 'elysia';
+import type { Context, Elysia } from 'elysia';
 import type { z } from 'zod';
 import type {
   AppRouter,
@@ -229,7 +229,7 @@ function bind(controlPlane: ControlPlane, ref: ProcedureRef): BoundProcedure<Pro
  * parse, so a route's body is parsed only where it documents a JSON body, as each route's own
  * handler once asked for it.
  */
-export function mountRoutes(app: AnyElysia, routes: readonly Route[], deps: { controlPlane: ControlPlane; calls: RequestCalls; options?: RouteOptions }): void {
+export function mountRoutes(app: Elysia<string>, routes: readonly Route[], deps: { controlPlane: ControlPlane; calls: RequestCalls; options?: RouteOptions }): void {
   const { controlPlane, calls, options = {} } = deps;
   for (const route of routes) {
     const procedure = bind(controlPlane, route.procedure);
@@ -251,6 +251,6 @@ export function mountRoutes(app: AnyElysia, routes: readonly Route[], deps: { co
     const handler = readsJsonBody(route)
       ? ({ request, params, body, set }: Context) => run(request, params, set, body)
       : ({ request, params, set }: Context) => run(request, params, set, undefined);
-    app.route(route.method, route.path, handler as never, (route.parse ? { parse: route.parse } : undefined) as never);
+    app.route(route.method, route.path, handler, route.parse ? { parse: route.parse } : undefined);
   }
 }
