@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia';
 import { describe, expect, it } from 'vitest';
 import { RESERVED_WEBHOOK_SEGMENTS } from '../../control-plane/contracts.ts';
-import { publicRouteOf, webhookDeliveryOf } from '../plugins/public-routes.ts';
-import { isStreamedUpload, rateLimitGroupOf } from '../plugins/route-checks.ts';
+import { publicRouteOf, webhookDeliveryOf } from './public-routes.ts';
+import { isStreamedUpload, rateLimitGroupOf } from './route-checks.ts';
 import { V3_BASE, V4_BASE } from './bases.ts';
 import { DECLARED_ROUTES, routeOf, siblingSegments, type DeclaredRoute } from './route-lookup.ts';
 

@@ -1,5 +1,5 @@
-import { routeOf, siblingSegments } from '../routes/route-lookup.ts';
-import type { RouteDocs } from '../routes/route.ts';
+import { routeOf, siblingSegments } from './route-lookup.ts';
+import type { RouteDocs } from './route.ts';
 
 /**
  * API routes that outside callers reach without a bearer token of the identity provider: those

@@ -1,6 +1,6 @@
-import { routeOf } from '../routes/route-lookup.ts';
-import { BODY_METHODS } from './body-limit.ts';
-import type { RateLimitGroup } from './rate-limit.ts';
+import { BODY_METHODS } from '../plugins/body-limit.ts';
+import type { RateLimitGroup } from '../plugins/rate-limit.ts';
+import { routeOf } from './route-lookup.ts';
 
 /**
  * What the edge decides about a request before it is routed, read from the declaration of the
