@@ -5,12 +5,14 @@ import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
 import { insertDelivery, settleDelivery, type NewDelivery } from './webhooks.repo.ts';
 import type { Delivery } from './webhooks.schema.ts';
 
+export type DeliveryAcceptance = ReturnType<typeof createDeliveryAcceptance>;
+
 /**
  * Stores a verified delivery and, in the same transaction, the execution of its workflow, which
  * starts once that has committed. A workflow that cannot start (gone, or the tenant may not run
  * workflows) leaves the delivery `failed`, to be replayed. Undefined for a replay.
  */
-export function deliveryAcceptance(deps: { db: Db; orchestrate: Pick<OrchestrateService, 'prepareExecution'> }) {
+export function createDeliveryAcceptance(deps: { db: Db; orchestrate: Pick<OrchestrateService, 'prepareExecution'> }) {
   const { db } = deps;
   return async function accept(
     tenantId: string,

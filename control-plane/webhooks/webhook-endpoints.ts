@@ -4,7 +4,7 @@ import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '.
 import type { Actor } from '../identity/identity.schema.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
-import { secretContext, type webhookSecrets } from './webhook-secrets.ts';
+import { secretContext, type WebhookSecrets } from './webhook-secrets.ts';
 import { newWebhookSecret } from './webhook-signature.ts';
 import { countEndpoints, deleteEndpoint, findEndpoint, insertEndpoint, listEndpoints, plainSecrets, replaceSecret, sealSecret, updateEndpoint } from './webhooks.repo.ts';
 import type { CreateEndpointInput, Endpoint, EndpointWithSecret, RotatedEndpoint, UpdateEndpointInput } from './webhooks.schema.ts';
@@ -17,7 +17,7 @@ export function createWebhookEndpoints(deps: {
   db: Db;
   capabilities: Pick<CapabilitiesService, 'require'>;
   orchestrate: Pick<OrchestrateService, 'listWorkflows'>;
-  secrets: ReturnType<typeof webhookSecrets>;
+  secrets: WebhookSecrets;
 }) {
   const { db } = deps;
   const { box, sealed } = deps.secrets;

@@ -3,8 +3,8 @@ import type { Db } from '../db/client.ts';
 import { ConflictError, DomainError, ForbiddenError, NotFoundError, PayloadTooLargeError, UnauthorizedError, ValidationError } from '../errors.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import { createLruMap } from '../lru-map.ts';
-import type { deliveryAcceptance } from './webhook-acceptance.ts';
-import type { webhookSecrets } from './webhook-secrets.ts';
+import type { DeliveryAcceptance } from './webhook-acceptance.ts';
+import type { WebhookSecrets } from './webhook-secrets.ts';
 import { parseSignature, parseTimestamp, signatureMatches, WEBHOOK_HEADERS } from './webhook-signature.ts';
 import { receivingEndpoint, recordRefusal, type ReceivingEndpoint } from './webhooks.repo.ts';
 import { MAX_WEBHOOK_BODY_BYTES, REFUSED_SAMPLE_SIZE, type BudgetKeyInput, type DeliveryReason, type ReceiveMeta, type Received } from './webhooks.schema.ts';
@@ -52,8 +52,8 @@ function jsonObjectOf(bytes: Buffer): Record<string, unknown> | undefined {
 export function createWebhookIntake(deps: {
   db: Db;
   capabilities: Pick<CapabilitiesService, 'require'>;
-  opened: ReturnType<typeof webhookSecrets>['opened'];
-  accept: ReturnType<typeof deliveryAcceptance>;
+  opened: WebhookSecrets['opened'];
+  accept: DeliveryAcceptance;
 }) {
   const { db, opened, accept } = deps;
   const budgetKeys = createLruMap<{ key: string | null; until: number }>(BUDGET_KEYS);

@@ -4,8 +4,10 @@ import { secretHintOf, type ReceivingEndpoint } from './webhooks.repo.ts';
 /** What a sealed secret is bound to: its endpoint (the tenant and the source, which never change). */
 export const secretContext = (tenantId: string, source: string) => `webhook_endpoints.secret:${tenantId}:${source}`;
 
+export type WebhookSecrets = ReturnType<typeof createWebhookSecrets>;
+
 /** Endpoint secrets sealed with the operator's key (`secrets`), bound to their endpoint; a process without the key refuses to touch them. */
-export function webhookSecrets(secrets: SecretBox | undefined) {
+export function createWebhookSecrets(secrets: SecretBox | undefined) {
   function box(): SecretBox {
     if (!secrets) throw new Error('webhook secrets need the operator key (SECRETS_KEY), which this process was not given');
     return secrets;

@@ -4,10 +4,10 @@ import { ConflictError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
 import type { OrchestrateService } from '../orchestrate/orchestrate.service.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import { deliveryAcceptance } from './webhook-acceptance.ts';
+import { createDeliveryAcceptance } from './webhook-acceptance.ts';
 import { createWebhookEndpoints } from './webhook-endpoints.ts';
 import { createWebhookIntake } from './webhook-intake.ts';
-import { webhookSecrets } from './webhook-secrets.ts';
+import { createWebhookSecrets } from './webhook-secrets.ts';
 import { findDelivery, listDeliveries, listRefusalWindows, REFUSAL_WINDOW_SECONDS } from './webhooks.repo.ts';
 import type { Delivery, DeliveryDetail, DeliveryPage, ListDeliveriesInput, ListRefusalsInput, RefusalPage } from './webhooks.schema.ts';
 
@@ -28,8 +28,8 @@ export function createWebhooksService(deps: {
   secrets?: SecretBox;
 }) {
   const { db } = deps;
-  const secrets = webhookSecrets(deps.secrets);
-  const accept = deliveryAcceptance(deps);
+  const secrets = createWebhookSecrets(deps.secrets);
+  const accept = createDeliveryAcceptance(deps);
   const endpoints = createWebhookEndpoints({ ...deps, secrets });
   const { endpointOrThrow } = endpoints;
   const intake = createWebhookIntake({ db, capabilities: deps.capabilities, opened: secrets.opened, accept });
