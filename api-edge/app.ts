@@ -5,10 +5,11 @@ import { errorBody, toErrorResponse } from './errors.ts';
 import { apiReferenceRoutes, isOpenApiDocument } from './openapi/reference.ts';
 import { requestTrace } from './observability.ts';
 import { authenticate, type BrowserSessions, type VerifyToken } from './plugins/auth.ts';
-import { assertBodyWithinLimit, assertJsonBody, isDocumentUpload, isStreamedUpload } from './plugins/body-limit.ts';
+import { assertBodyWithinLimit, assertJsonBody } from './plugins/body-limit.ts';
 import { clientAddressOf, type TrustedProxies } from './plugins/client-address.ts';
-import { publicRouteOf, webhookDeliveryOf } from './plugins/public-routes.ts';
+import { publicRouteOf, webhookDeliveryOf } from './routes/public-routes.ts';
 import type { ConsumeRateLimit, RateLimitGroup } from './plugins/rate-limit.ts';
+import { isStreamedUpload, rateLimitGroupOf } from './routes/route-checks.ts';
 import { RequestCalls } from './request-context.ts';
 import { bunRuntime } from './server.ts';
 import { V3_BASE, V4_BASE } from './routes/bases.ts';
@@ -35,19 +36,6 @@ export interface EdgeDeps {
   sseHeartbeatMs?: number;
 }
 
-/**
- * The resources budget covers v3 resources, v4 data and verticals' resources; document uploads
- * (v3 and v4) have their own; every other API shares the last budget.
- */
-function groupOf(method: string, pathname: string): RateLimitGroup {
-  if (method === 'POST' && isDocumentUpload(pathname)) return 'uploads';
-  const resources =
-    pathname.startsWith(`${V3_BASE}/resources`) ||
-    pathname.startsWith(`${V4_BASE}/data/resources`) ||
-    (pathname.startsWith(`${V4_BASE}/verticals/`) && pathname.includes('/resources/'));
-  return resources ? 'resources' : 'users';
-}
-
 /** An error the control plane threw (it renders itself), as opposed to one of Elysia's own. */
 const isDomainError = (error: unknown) => typeof (error as { toBody?: unknown } | null)?.toBody === 'function';
 
@@ -55,7 +43,7 @@ const isDomainError = (error: unknown) => typeof (error as { toBody?: unknown } 
 function apiRoutes(controlPlane: ControlPlane, calls: RequestCalls, options: { sseHeartbeatMs?: number } = {}) {
   const app = new Elysia();
   for (const { base, routes } of Object.values(API_ROUTES)) {
-    const api = new Elysia({ prefix: base });
+    const api = new Elysia<string>({ prefix: base });
     mountRoutes(api, routes, { controlPlane, calls, options });
     app.use(api);
   }
@@ -131,7 +119,7 @@ export function createEdgeApp(deps: EdgeDeps) {
       trace.user = call.identity.sub;
       trace.tenant = call.identity.tenant ?? call.tenantHint;
       calls.set(request, { ...call, requestId: trace.requestId, traceparent: trace.traceparent });
-      await limit(groupOf(request.method, pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
+      await limit(rateLimitGroupOf(request.method, pathname), call.identity.tenant ? `tenant:${call.identity.tenant}` : `user:${call.identity.sub}`);
       if (!isStreamedUpload(request)) {
         assertBodyWithinLimit(request);
         assertJsonBody(request);

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { toFetchHandler, toNodeHandler } from 'srvx/node';
 import type { createEdgeApp } from './app.ts';
 import { mountRoute, observedFetch, observeNodeRequest, PAGE_CSP, type AccessLog } from './observability.ts';
-import { BODY_METHODS, hasUnmeasuredBody, isStreamedUpload, withMeasuredBody } from './plugins/body-limit.ts';
+import { BODY_METHODS, withMeasuredBody } from './plugins/body-limit.ts';
+import { hasUnmeasuredBody, isStreamedUpload } from './routes/route-checks.ts';
 import { drainableNodeServer, ServedStreams, withinGrace } from './drain.ts';
 
 /** Requests that the identity provider answers instead of the REST app (its own Node handler). */

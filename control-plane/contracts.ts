@@ -6,7 +6,7 @@
  */
 export type { AppRouter } from './app/root-router.ts';
 export type { DocumentJobs } from './documents/documents.jobs.ts';
-export type { OrchestrateService } from './orchestrate/orchestrate.service.ts';
+export type { OrchestrateJobs } from './orchestrate/orchestrate.jobs.ts';
 export type { StorageJobs } from './storage/storage.jobs.ts';
 export type { TenantJobs } from './tenants/tenants.jobs.ts';
 export type { Identity } from './identity/identity.schema.ts';

@@ -1,6 +1,4 @@
 import { PayloadTooLargeError, ValidationError } from '../../control-plane/contracts.ts';
-import { publicRouteOf } from './public-routes.ts';
-import { V3_BASE } from '../routes/bases.ts';
 
 /** The largest request body the REST APIs read: every v3 and v4 body is a JSON document. */
 export const MAX_BODY_BYTES = 1_048_576;
@@ -10,29 +8,6 @@ export const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Requests whose chunked body went over the limit: their body was dropped unread past it. */
 const overLimit = new WeakSet<Request>();
-
-/** A file upload (`POST /v4/data/resources/{tenantId}/{objectType}/{id}/files/{property}`): streamed to its procedure, which sets its limits. */
-const STREAMED_UPLOAD = /^\/v4\/data\/resources\/[^/]+\/[^/]+\/[^/]+\/files\/[^/]+\/?$/;
-/** Document uploads (v3 `POST /documents`, v4 `POST /v4/data/documents/upload|classify`): multipart forms whose files are streamed. */
-const DOCUMENT_UPLOAD = new RegExp(`^(?:${V3_BASE}/documents|/v4/data/documents/(?:upload|classify))/?$`);
-
-/** Whether a POST to `pathname` uploads documents (a form with files, limited per tenant on its own budget). */
-export const isDocumentUpload = (pathname: string) => DOCUMENT_UPLOAD.test(pathname);
-
-/**
- * Whether the request's body is streamed to its procedure rather than a JSON document: a file, or
- * an inbound webhook delivery, whose exact bytes its signature covers and whose endpoint sets its limit.
- */
-export function isStreamedUpload(request: Request): boolean {
-  if (request.method !== 'POST') return false;
-  const { pathname } = new URL(request.url);
-  return STREAMED_UPLOAD.test(pathname) || isDocumentUpload(pathname) || publicRouteOf(request.method, pathname) === 'webhook-delivery';
-}
-
-/** Whether the request sends a JSON body of undeclared length (chunked), which must be read to be measured. */
-export function hasUnmeasuredBody(request: Request): boolean {
-  return BODY_METHODS.has(request.method) && !request.headers.has('content-length') && request.headers.has('transfer-encoding') && !isStreamedUpload(request);
-}
 
 /** `to`, carrying the client address the server put on `from` (the anonymous rate-limit key). */
 function withAddressOf(from: Request, to: Request): Request {

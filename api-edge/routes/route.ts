@@ -1,5 +1,5 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AnyElysia, Context } from 'elysia';
+import type { Context, Elysia } from 'elysia';
 import type { z } from 'zod';
 import type {
   AppRouter,
@@ -12,6 +12,7 @@ import type {
   UploadBody,
   UploadName,
 } from '../../control-plane/contracts.ts';
+import type { RateLimitGroup } from '../plugins/rate-limit.ts';
 import type { RequestCalls } from '../request-context.ts';
 import { renameBodyFields, withDocumentedField, withRenamedQuery, type FieldAliases } from './field-aliases.ts';
 
@@ -25,6 +26,9 @@ import { renameBodyFields, withDocumentedField, withRenamedQuery, type FieldAlia
  */
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** A rate-limit budget a route may declare (api-edge/plugins/rate-limit.ts); the rest spend `users`. */
+export type RouteBudget = Extract<RateLimitGroup, 'resources' | 'uploads'>;
 
 /**
  * Where a route's tenant comes from: the v3 `X-Tenant-Id` header (or the token), a v4 path
@@ -171,7 +175,12 @@ export interface RouteDeclaration<Path extends string, R extends ProcedureRef> {
   output: Record<number, ResponseDoc>;
   docs: RouteDocs;
   sample: RouteSample<Path>;
-  /** `none`: the handler reads the request's body itself, as a stream (a file, a form, bytes a signature covers). */
+  /**
+   * The rate-limit budget the route spends per tenant (or user): `resources` for the resource
+   * engine's routes, `uploads` for document uploads; without it, the budget every other API shares.
+   */
+  rateLimit?: RouteBudget;
+  /** `none`: the handler reads the request's body itself, as a stream (a file, a form, bytes a signature covers); the edge's JSON body limit does not apply. */
   parse?: 'none';
   /**
    * Request fields renamed to snake_case: each documented name with the camelCase name the route
@@ -191,6 +200,7 @@ export interface Route {
   output: Record<number, ResponseDoc>;
   docs: RouteDocs;
   sample: { params?: Record<string, string>; query?: string; body?: unknown };
+  rateLimit?: RouteBudget;
   parse?: 'none';
   aliases?: FieldAliases;
   handler(context: RouteContext<string, ProcedureRef>): unknown;
@@ -219,7 +229,7 @@ function bind(controlPlane: ControlPlane, ref: ProcedureRef): BoundProcedure<Pro
  * parse, so a route's body is parsed only where it documents a JSON body, as each route's own
  * handler once asked for it.
  */
-export function mountRoutes(app: AnyElysia, routes: readonly Route[], deps: { controlPlane: ControlPlane; calls: RequestCalls; options?: RouteOptions }): void {
+export function mountRoutes(app: Elysia<string>, routes: readonly Route[], deps: { controlPlane: ControlPlane; calls: RequestCalls; options?: RouteOptions }): void {
   const { controlPlane, calls, options = {} } = deps;
   for (const route of routes) {
     const procedure = bind(controlPlane, route.procedure);
@@ -241,6 +251,6 @@ export function mountRoutes(app: AnyElysia, routes: readonly Route[], deps: { co
     const handler = readsJsonBody(route)
       ? ({ request, params, body, set }: Context) => run(request, params, set, body)
       : ({ request, params, set }: Context) => run(request, params, set, undefined);
-    app.route(route.method, route.path, handler as never, (route.parse ? { parse: route.parse } : undefined) as never);
+    app.route(route.method, route.path, handler, route.parse ? { parse: route.parse } : undefined);
   }
 }

@@ -194,7 +194,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       }
     }
     if (options.seedDevelopmentData) {
-      for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrate.ensureExampleWorkflows(tenantId);
+      for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrateJobs.ensureExampleWorkflows(tenantId);
     }
     services.outbox.start();
     services.sweeps.start();

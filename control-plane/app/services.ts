@@ -21,6 +21,7 @@ import { appClientBindingOf, createIdpAppsService, type IdentityProviderSettings
 import { createCapabilitiesService, type CapabilitiesService } from '../capabilities/capabilities.service.ts';
 import { tenantPlanSetter } from '../tenants/tenant-ports.ts';
 import type { Plan } from '../capabilities/capabilities.schema.ts';
+import { createOrchestrateJobs, type OrchestrateJobs } from '../orchestrate/orchestrate.jobs.ts';
 import { createOrchestrateService, type OrchestrateService } from '../orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import { createIdentityService, type IdentityService } from '../identity/identity.service.ts';
@@ -65,6 +66,7 @@ export interface Services {
   users: UsersService;
   sessions: SessionsService;
   orchestrate: OrchestrateService;
+  orchestrateJobs: OrchestrateJobs;
   capabilities: CapabilitiesService;
   storage: StorageService;
   storageJobs: StorageJobs;
@@ -168,7 +170,7 @@ export function createServices(
     readDocument: documents.passages,
   });
   const chat = createChatService({ db: deps.db, answering, capabilities, resources, streams: deps.chatStreams });
-  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, outbox, resources, answering, capabilities, chat });
+  const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, outbox, capabilities, chat });
   const identity = createIdentityService({ ...deps, appClient: appClientBindingOf(deps.db) });
   const declarations = createDeclarationsService();
   const tenantsDeps = { db: deps.db, workflows: deps.workflows, identity, declarations };
@@ -196,6 +198,7 @@ export function createServices(
     users: createUsersService({ db: deps.db, identity }),
     sessions: createSessionsService(deps),
     orchestrate,
+    orchestrateJobs: createOrchestrateJobs({ db: deps.db, resources, answering, chat }),
     capabilities,
     storage,
     storageJobs: createStorageJobs({ db: deps.db, backends: storageBackends }),
@@ -233,7 +236,7 @@ export function createServices(
 
 /** What the worker's activities are given: each domain's functions for workflows, nothing of the API. */
 export function workerServicesOf(services: Services): WorkerServices {
-  return { documents: services.documentJobs, orchestrate: services.orchestrate, storage: services.storageJobs, tenants: services.tenantJobs };
+  return { documents: services.documentJobs, orchestrate: services.orchestrateJobs, storage: services.storageJobs, tenants: services.tenantJobs };
 }
 
 /** What the operator is given: the declarations of tenants and apps, storage readiness, and tenant status changes. */

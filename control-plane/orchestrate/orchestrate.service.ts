@@ -1,33 +1,14 @@
-import type { AnsweringService } from '../chat/answering.ts';
-import type { Db, Tx } from '../db/client.ts';
-import { DomainError, NotFoundError, RateLimitError } from '../errors.ts';
+import type { Db } from '../db/client.ts';
+import { DomainError, NotFoundError } from '../errors.ts';
 import type { Actor } from '../identity/identity.schema.ts';
-import { systemActor } from '../identity/system-actor.ts';
-import type { ResourcesService } from '../resources/resources.service.ts';
 import { RUN_EXECUTION } from '../temporal/workflow-contract.ts';
 import type { WorkflowRunStatus, WorkflowsPort } from '../temporal/workflows.port.ts';
 import type { Outbox } from '../outbox/outbox.service.ts';
-import { EXAMPLE_WORKFLOWS } from './examples.ts';
-import {
-  closeExecution,
-  countRunningExecutions,
-  findDefinition,
-  findExecution,
-  insertExecution,
-  listDefinitions,
-  listExecutions,
-  lockTenantStarts,
-  upsertDefinition,
-  writeSteps,
-} from './orchestrate.repo.ts';
+import { createExecutionStarts } from './execution-starts.ts';
+import { closeExecution, findDefinition, findExecution, insertExecution, listDefinitions, listExecutions } from './orchestrate.repo.ts';
 import type { Execution, ExecutionPlan, ExecutionState, StepState, WorkflowDefinition } from './orchestrate.schema.ts';
-import { runStepOf } from './steps.ts';
 import type { CapabilitiesService } from '../capabilities/capabilities.service.ts';
-import type { Decision } from '../capabilities/capabilities.schema.ts';
 import type { ChatService } from '../chat/chat.service.ts';
-
-/** Seconds a start refused at the concurrency limit is told to wait before trying again. */
-const RETRY_START_AFTER_S = 5;
 
 /** How long a synchronous execute waits for the run to finish before answering "still running". */
 const SYNC_WAIT_MS = 10_000;
@@ -51,11 +32,9 @@ export function createOrchestrateService(deps: {
   workflows?: WorkflowsPort;
   /** Where an execution's workflow start is written in the execution's transaction (control-plane/outbox). */
   outbox?: Pick<Outbox, 'enqueue' | 'dispatch'>;
-  resources: ResourcesService;
-  answering: Pick<AnsweringService, 'complete'>;
   /** Refuses a tenant without the `workflows.runtime` capability (403 naming it). */
   capabilities?: Pick<CapabilitiesService, 'require'>;
-  /** The `ai.chat` capability and daily messages that an `ai_chat` step answers under, as chat does. */
+  /** The `ai.chat` capability and daily messages that a workflow with an `ai_chat` step starts under, as chat does. */
   chat?: Pick<ChatService, 'allowance'>;
 }) {
   const { db } = deps;
@@ -64,14 +43,8 @@ export function createOrchestrateService(deps: {
     return deps.workflows;
   };
 
-  const outbox = () => {
-    if (!deps.outbox) throw new DomainError('INTERNAL_ERROR', 'workflow engine is not configured');
-    return deps.outbox;
-  };
-
-  /** Writes the start of the execution's run in its transaction `tx`: the workflow outbox starts it once `tx` has committed, exactly once. */
-  const queueRun = (tx: Tx, plan: ExecutionPlan, workflowKey: string) =>
-    outbox().enqueue(tx, { workflowType: RUN_EXECUTION.type, workflowId: RUN_EXECUTION.workflowId(plan.executionId), workflowKey, args: [plan] });
+  const starts = createExecutionStarts(deps);
+  const { outbox, queueRun, admit } = starts;
 
   /**
    * Closes a `running` execution whose run Temporal already closed (a run ended without recording
@@ -92,34 +65,6 @@ export function createOrchestrateService(deps: {
     });
   }
 
-  /** Sets one step's state and duration on a running execution; returns who started the execution. */
-  async function recordStep(plan: ExecutionPlan, index: number, state: 'running' | 'completed', duration: number): Promise<string | null> {
-    return db.inTenant(plan.tenantId, async (tx) => {
-      const execution = await findExecution(tx, plan.executionId, true);
-      if (!execution) throw new NotFoundError('execution');
-      await writeSteps(tx, plan.executionId, execution.steps.map((s, i) => (i === index ? { ...s, state, duration } : s)));
-      return execution.createdBy;
-    });
-  }
-
-  /**
-   * In the start's transaction: refuses (429) a start beyond the tenant's `maxConcurrentExecutions`
-   * (workflows.runtime), and a workflow with an `ai_chat` step when the tenant may not chat or has
-   * spent today's messages (403, 429; counted only when the step answers).
-   */
-  async function admit(tx: Tx, tenantId: string, decision: Decision | undefined, definition: WorkflowDefinition): Promise<void> {
-    if (definition.steps.some((s) => s.type === 'ai_chat')) await deps.chat?.allowance(tenantId, { charge: false });
-    const max = decision?.limits.maxConcurrentExecutions;
-    if (max === undefined) return;
-    await lockTenantStarts(tx);
-    if ((await countRunningExecutions(tx)) >= max) {
-      throw new RateLimitError(
-        RETRY_START_AFTER_S,
-        `capability workflows.runtime allows ${max} concurrent executions for this tenant; wait for one to finish or cancel one`,
-      );
-    }
-  }
-
   async function get(actor: Actor, id: string): Promise<Execution> {
     const execution = await db.inTenant(actor.tenantId, (tx) => findExecution(tx, id));
     if (!execution) throw new NotFoundError('execution');
@@ -130,13 +75,6 @@ export function createOrchestrateService(deps: {
   return {
     async listWorkflows(actor: Actor): Promise<WorkflowDefinition[]> {
       return db.inTenant(actor.tenantId, (tx) => listDefinitions(tx));
-    },
-
-    /** Gives a tenant the example workflows; idempotent. */
-    async ensureExampleWorkflows(tenantId: string): Promise<void> {
-      await db.inTenant(tenantId, async (tx) => {
-        for (const definition of EXAMPLE_WORKFLOWS) await upsertDefinition(tx, definition);
-      });
     },
 
     /** Starts an execution; unless `async`, waits a bounded time for it. `settled` tells which. */
@@ -168,29 +106,7 @@ export function createOrchestrateService(deps: {
       return { execution: current, settled: closed !== undefined && current.state !== 'running' };
     },
 
-    /**
-     * Records an execution in the caller's transaction `tx` (of the actor's tenant; 404 for an
-     * unknown workflow) and returns its id with `start`, to be called once that transaction has
-     * committed: no run starts for a transaction that rolled back, and one that committed always
-     * starts (the workflow outbox tries again while the engine refuses); `start` itself does not
-     * throw. Starting twice starts one run.
-     */
-    async prepareExecution(
-      tx: Tx,
-      actor: Actor,
-      request: { workflowId: string; input: Record<string, unknown>; metadata: Record<string, unknown> },
-    ): Promise<{ executionId: string; start: () => Promise<void> }> {
-      const decision = await deps.capabilities?.require(actor.tenantId, 'workflows.runtime');
-      const definition = await findDefinition(tx, request.workflowId);
-      if (!definition) throw new NotFoundError(`workflow "${request.workflowId}"`);
-      await admit(tx, actor.tenantId, decision, definition);
-      const steps: StepState[] = definition.steps.map((s) => ({ stepId: s.id, name: s.name, state: 'pending', duration: 0 }));
-      const execution = await insertExecution(tx, { workflowId: definition.id, version: definition.version, input: request.input, metadata: request.metadata, steps, createdBy: actor.userId });
-      const plan: ExecutionPlan = { tenantId: actor.tenantId, executionId: execution.id, input: request.input, steps: definition.steps };
-      const queued = await queueRun(tx, plan, definition.id);
-      const start = () => outbox().dispatch(queued);
-      return { executionId: execution.id, start };
-    },
+    prepareExecution: starts.prepareExecution,
 
     get,
 
@@ -207,37 +123,5 @@ export function createOrchestrateService(deps: {
       await workflows().waitForClose(RUN_EXECUTION.workflowId(id), 5_000);
     },
 
-    /** Activity: runs step `index` of a plan, recording its state and duration; safe to retry. */
-    async runStep(plan: ExecutionPlan, index: number, outputs: Record<string, unknown>): Promise<Record<string, unknown>> {
-      const createdBy = await recordStep(plan, index, 'running', 0);
-      const actor = systemActor(plan.tenantId, { onBehalfOf: createdBy ?? undefined });
-      const started = Date.now();
-      const step = plan.steps[index]!;
-      if (step.type === 'ai_chat') await deps.chat?.allowance(plan.tenantId, { charge: true, step: { executionId: plan.executionId, stepId: step.id } });
-      const output = await runStepOf(deps, actor, step, plan.input, outputs, plan.executionId);
-      await recordStep(plan, index, 'completed', Date.now() - started);
-      return output;
-    },
-
-    /** Activity: records a step's state (for steps the workflow itself runs, such as a delay). */
-    async recordStep(plan: ExecutionPlan, index: number, state: 'running' | 'completed', duration: number): Promise<void> {
-      await recordStep(plan, index, state, duration);
-    },
-
-    /** Activity: closes the execution row with its final state; idempotent. */
-    async finish(outcome: { tenantId: string; executionId: string; state: ExecutionState; output?: Record<string, unknown>; error?: string }): Promise<void> {
-      await db.inTenant(outcome.tenantId, async (tx) => {
-        const execution = await findExecution(tx, outcome.executionId, true);
-        if (!execution) return;
-        const stepEnd = outcome.state === 'completed' || outcome.state === 'failed' ? outcome.state : 'cancelled';
-        const steps = execution.steps.map((s) => (s.state === 'completed' ? s : { ...s, state: stepEnd }));
-        await closeExecution(tx, outcome.executionId, {
-          state: outcome.state,
-          steps: steps as StepState[],
-          output: outcome.output,
-          error: outcome.error ? { message: outcome.error } : undefined,
-        });
-      });
-    },
   };
 }

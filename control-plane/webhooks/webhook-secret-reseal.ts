@@ -1,10 +1,8 @@
 import type { Db } from '../db/client.ts';
 import { emptyResealReport, resealed, type ResealReport } from '../secrets/reseal.ts';
 import { sealedUnderPattern, type SecretBox } from '../secrets/secret-box.ts';
+import { secretContext } from './webhook-secrets.ts';
 import { resealSecrets, secretsNotSealedLike } from './webhooks.repo.ts';
-
-/** What a sealed secret is bound to: its endpoint (the tenant and the source, which never change). */
-export const secretContext = (tenantId: string, source: string) => `webhook_endpoints.secret:${tenantId}:${source}`;
 
 /**
  * Seals again, under the current operator key, the endpoint secrets (current and previous) an

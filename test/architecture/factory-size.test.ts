@@ -19,12 +19,7 @@ const MAX_LINES = 150;
  * declarations, the parts they share). An entry may only shrink, and goes once under the limit.
  */
 const STILL_OVER: Record<string, number> = {
-  'control-plane/chat/answer-streams.ts createAnswerStreams': 188,
-  'control-plane/chat/chat.service.ts createChatService': 269,
-  'control-plane/orchestrate/orchestrate.service.ts createOrchestrateService': 195,
   'control-plane/realtime/realtime-hub.ts createRealtimeHub': 241,
-  'control-plane/search/search.service.ts createSearchService': 276,
-  'control-plane/webhooks/webhooks.service.ts createWebhooksService': 238,
 };
 
 const files = execFileSync('git', ['ls-files', '-z', '--', 'control-plane/*.ts'], { cwd: ROOT, encoding: 'utf8' })

@@ -1,18 +1,18 @@
 import { Context } from '@temporalio/activity';
-import type { OrchestrateService } from '../../control-plane/contracts.ts';
+import type { OrchestrateJobs } from '../../control-plane/contracts.ts';
 
 /** How often an execution step tells Temporal it is alive; its heartbeat timeout is a few times this. */
 export const STEP_HEARTBEAT_MS = 5_000;
 
 /**
- * Execution steps, as activities over the orchestrate service. A step heartbeats while it runs (an
+ * Execution steps, as activities over orchestrate's jobs. A step heartbeats while it runs (an
  * `ai_chat` step waits for a model's answer), so a step whose worker went away is retried after
  * its heartbeat timeout, not its start-to-close timeout.
  */
-export function createOrchestrateActivities(deps: { orchestrate: Pick<OrchestrateService, 'runStep' | 'recordStep' | 'finish'> }) {
+export function createOrchestrateActivities(deps: { orchestrate: Pick<OrchestrateJobs, 'runStep' | 'recordStep' | 'finish'> }) {
   const { orchestrate } = deps;
   return {
-    runStep: async (...args: Parameters<OrchestrateService['runStep']>) => {
+    runStep: async (...args: Parameters<OrchestrateJobs['runStep']>) => {
       const context = Context.current();
       context.heartbeat();
       const timer = setInterval(() => context.heartbeat(), STEP_HEARTBEAT_MS);

@@ -1,9 +1,9 @@
-import type { OrchestrateService, TenantJobs } from '../../control-plane/contracts.ts';
+import type { OrchestrateJobs, TenantJobs } from '../../control-plane/contracts.ts';
 
 /** Tenant provisioning steps, as activities over the tenants and orchestrate services; each is idempotent. */
 export function createTenantsActivities(deps: {
   tenants: TenantJobs;
-  orchestrate: Pick<OrchestrateService, 'ensureExampleWorkflows'>;
+  orchestrate: Pick<OrchestrateJobs, 'ensureExampleWorkflows'>;
 }) {
   const { tenants, orchestrate } = deps;
   return {

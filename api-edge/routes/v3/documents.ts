@@ -54,6 +54,7 @@ export const v3DocumentRoutes = [
     path: '/documents',
     procedure: 'documents.create',
     tenant: 'header',
+    rateLimit: 'uploads',
     input: {
       body: { multipart: UploadFormSchema, files: { file: { description: 'The document', required: true } }, description: 'The file and its description' },
     },

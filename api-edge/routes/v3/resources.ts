@@ -28,6 +28,7 @@ export const v3ResourceRoutes = [
     path: '/resources',
     procedure: 'resources.list',
     tenant: 'header',
+    rateLimit: 'resources',
     input: {
       query: {
         type: param(ListResourcesInputSchema.shape.type, { required: true }),
@@ -69,6 +70,7 @@ export const v3ResourceRoutes = [
     path: '/resources/:type/:id',
     procedure: 'resources.get',
     tenant: 'header',
+    rateLimit: 'resources',
     input: { path: ResourceRefSchema.shape },
     output: { 200: { description: 'The resource', schema: V3ResourceSchema } },
     docs: { operationId: 'getResource', summary: 'Get a resource', tag: 'Resources' },
@@ -80,6 +82,7 @@ export const v3ResourceRoutes = [
     path: '/resources/:type',
     procedure: 'resources.create',
     tenant: 'header',
+    rateLimit: 'resources',
     input: {
       path: { type: ResourceRefSchema.shape.type },
       headers: idempotencyHeader,
@@ -99,6 +102,7 @@ export const v3ResourceRoutes = [
     path: '/resources/:type/:id',
     procedure: 'resources.replace',
     tenant: 'header',
+    rateLimit: 'resources',
     input: {
       path: ResourceRefSchema.shape,
       body: { schema: ResourceDataSchema, description: "The resource's new fields (the server's own, as on create, are ignored)" },
@@ -114,6 +118,7 @@ export const v3ResourceRoutes = [
     path: '/resources/:type/:id',
     procedure: 'resources.update',
     tenant: 'header',
+    rateLimit: 'resources',
     input: {
       path: ResourceRefSchema.shape,
       body: { schema: ResourceDataSchema, description: 'A JSON merge patch (RFC 7386): objects merge, `null` removes a field' },
@@ -129,6 +134,7 @@ export const v3ResourceRoutes = [
     path: '/resources/:type/:id',
     procedure: 'resources.delete',
     tenant: 'header',
+    rateLimit: 'resources',
     input: { path: ResourceRefSchema.shape },
     output: { 204: { description: 'Deleted' } },
     docs: { operationId: 'deleteResource', summary: 'Delete a resource', tag: 'Resources', errors: [409] },

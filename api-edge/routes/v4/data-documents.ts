@@ -96,6 +96,7 @@ export const v4DocumentRoutes = [
     path: '/data/documents/upload',
     procedure: 'documents.create',
     tenant: 'query',
+    rateLimit: 'uploads',
     input: { query: tenantQuery, body: uploadForm('full') },
     output: { 201: { description: 'The documents, each with its job (`jobId`)', schema: listOf(DocumentSchema) } },
     docs: {
@@ -121,6 +122,7 @@ export const v4DocumentRoutes = [
     path: '/data/documents/classify',
     procedure: 'documents.classify',
     tenant: 'query',
+    rateLimit: 'uploads',
     input: { query: tenantQuery, body: uploadForm('classification') },
     output: { 201: { description: 'The documents with their classification', schema: listOf(DocumentSchema) } },
     docs: {

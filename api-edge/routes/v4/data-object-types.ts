@@ -16,6 +16,7 @@ export const v4ObjectTypeRoutes = [
     path: '/data/resources/object-types',
     procedure: 'objectTypes.list',
     tenant: 'query',
+    rateLimit: 'resources',
     input: { query: tenantQuery },
     output: { 200: { description: 'Object types', schema: listOf(ObjectTypeSchema) } },
     docs: { operationId: 'listObjectTypes', summary: "The tenant's object types", tag: 'Object types' },
@@ -30,6 +31,7 @@ export const v4ObjectTypeRoutes = [
     path: '/data/resources/object-types',
     procedure: 'objectTypes.create',
     tenant: 'query',
+    rateLimit: 'resources',
     input: { query: tenantQuery, body: { schema: CreateObjectTypeInputSchema.extend(tenantField) } },
     output: { 201: { description: 'The object type', schema: ObjectTypeSchema } },
     docs: {
@@ -53,6 +55,7 @@ export const v4ObjectTypeRoutes = [
     path: '/data/resources/object-types/:objectTypeId',
     procedure: 'objectTypes.update',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: { objectTypeId: UpdateObjectTypeInputSchema.shape.objectTypeId },
       query: tenantQuery,
@@ -78,6 +81,7 @@ export const v4ObjectTypeRoutes = [
     path: '/data/resources/schema/:tenantId',
     procedure: 'objectTypes.published',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: tenantPath },
     output: { 200: { description: 'Published object types', schema: listOf(ObjectTypeSchema) } },
     docs: { operationId: 'listPublishedObjectTypes', summary: "A tenant's published object types", tag: 'Object types' },

@@ -41,6 +41,7 @@ export const v4ResourceBatchRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id/history',
     procedure: 'resources.history',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: resourcePath, query: { page: ResourceHistoryInputSchema.shape.page, limit: ResourceHistoryInputSchema.shape.limit } },
     output: { 200: { description: 'A page of version entries', schema: ResourceHistoryPageSchema.omit({ items: true }).extend({ data: ResourceHistoryPageSchema.shape.items }) } },
     docs: {
@@ -66,6 +67,7 @@ export const v4ResourceBatchRoutes = [
     path: '/data/resources/:tenantId/:objectType/batch/create',
     procedure: 'resources.batchCreate',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: typePath,
       headers: idempotencyHeader,
@@ -95,6 +97,7 @@ export const v4ResourceBatchRoutes = [
     path: '/data/resources/:tenantId/:objectType/batch/update',
     procedure: 'resources.batchUpdate',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: typePath,
       headers: idempotencyHeader,
@@ -117,6 +120,7 @@ export const v4ResourceBatchRoutes = [
     path: '/data/resources/:tenantId/:objectType/batch/delete',
     procedure: 'resources.batchDelete',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: typePath,
       headers: idempotencyHeader,

@@ -15,6 +15,7 @@ export const v4ResourceFileRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id/files/:propertyName',
     procedure: 'resources.uploadFile',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: filePath,
       query: { filename: param(UploadMetaSchema.shape.filename, { required: true }) },
@@ -53,6 +54,7 @@ export const v4ResourceFileRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id/files/:propertyName',
     procedure: 'resources.readFile',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: filePath },
     output: { 200: { description: "The file, with its media type, size and name (Content-Disposition)", binary: true } },
     docs: { operationId: 'downloadResourceFile', summary: "Download a resource's file", tag: 'Files' },
@@ -67,6 +69,7 @@ export const v4ResourceFileRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id/files/:propertyName',
     procedure: 'resources.deleteFile',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: filePath },
     output: { 204: { description: 'Removed' } },
     docs: { operationId: 'deleteResourceFile', summary: "Remove a resource's file", tag: 'Files', errors: [409] },

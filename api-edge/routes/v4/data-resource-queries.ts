@@ -24,6 +24,7 @@ export const v4ResourceQueryRoutes = [
     path: '/data/resources/:tenantId/query',
     procedure: 'resources.query',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: tenantPath, body: { schema: QueryResourcesInputSchema } },
     output: { 200: { description: 'A page of resources', schema: ResourceQueryPageSchema.omit({ items: true }).extend({ data: z.array(ResourceSchema) }) } },
     docs: {
@@ -43,6 +44,7 @@ export const v4ResourceQueryRoutes = [
     path: '/data/resources/:tenantId/:objectType/aggregate',
     procedure: 'resources.aggregate',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: typePath, body: { schema: AggregateResourcesInputSchema.omit({ type: true }) } },
     output: { 200: { description: 'The groups', schema: AggregateResultSchema.omit({ items: true }).extend({ data: AggregateResultSchema.shape.items }) } },
     docs: {
@@ -63,6 +65,7 @@ export const v4ResourceQueryRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id/actions/:action',
     procedure: 'resources.applyAction',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: { ...resourcePath, action: param(ApplyActionInputSchema.shape.action, { description: 'An action the object type declares' }) },
       headers: ifMatchHeader('Apply only at this version (`"3"`)'),

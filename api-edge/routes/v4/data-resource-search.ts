@@ -14,6 +14,7 @@ export const v4ResourceSearchRoutes = [
     path: '/data/resources/:tenantId/search',
     procedure: 'search.resources',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: tenantPath, body: { schema: ResourceSearchInputSchema } },
     output: { 200: { description: 'The best matches, best first', schema: ResourceSearchResultSchema } },
     docs: {

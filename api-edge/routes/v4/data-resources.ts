@@ -26,6 +26,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType',
     procedure: 'resources.listPage',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: typePath,
       query: {
@@ -68,6 +69,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id',
     procedure: 'resources.get',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: resourcePath, headers: ifNoneMatchHeader },
     output: {
       200: { description: 'The resource', schema: ResourceSchema, etag: true },
@@ -91,6 +93,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType',
     procedure: 'resources.create',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: typePath, headers: idempotencyHeader, body: { schema: CreateResourceInputSchema.omit({ type: true }) } },
     output: { 201: { description: 'The created resource', schema: ResourceSchema, etag: true } },
     docs: { operationId: 'createTenantResource', summary: 'Create a resource', tag: 'Resources', errors: [409] },
@@ -107,6 +110,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id',
     procedure: 'resources.replaceAtVersion',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: resourcePath,
       headers: ifMatchHeader('The version replaced (`"3"`), or `*`'),
@@ -134,6 +138,7 @@ export const v4ResourceRoutes = [
     path: '/data/resources/:tenantId/:objectType/:id',
     procedure: 'resources.delete',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: resourcePath, headers: ifMatchHeader('Delete only at this version (`"3"`)') },
     output: { 204: { description: 'Deleted' } },
     docs: { operationId: 'deleteTenantResource', summary: 'Delete a resource', tag: 'Resources', errors: [409] },

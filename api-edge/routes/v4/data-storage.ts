@@ -24,6 +24,7 @@ export const v4StorageRoutes = [
     path: '/data/resources/:tenantId/storage',
     procedure: 'storage.status',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: tenantPath },
     output: { 200: { description: 'Storage status', schema: StorageStatusSchema } },
     docs: { operationId: 'getStorageStatus', summary: "The tenant's storage backends", tag: 'Storage' },
@@ -35,6 +36,7 @@ export const v4StorageRoutes = [
     path: '/data/resources/:tenantId/storage/doctor',
     procedure: 'storage.doctor',
     tenant: 'path',
+    rateLimit: 'resources',
     input: { path: tenantPath },
     output: { 200: { description: 'The checks', schema: DoctorReportSchema } },
     docs: { operationId: 'checkStorage', summary: "Check the tenant's storage", tag: 'Storage' },
@@ -46,6 +48,7 @@ export const v4StorageRoutes = [
     path: '/data/resources/:tenantId/storage/provision',
     procedure: 'storage.provision',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: tenantPath,
       query: { backend: param(ProvisionInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags, rebuild_search: ProvisionInputSchema.shape.rebuildSearch },
@@ -69,6 +72,7 @@ export const v4StorageRoutes = [
     path: '/data/resources/:tenantId/storage/sync-schema',
     procedure: 'storage.syncSchema',
     tenant: 'path',
+    rateLimit: 'resources',
     input: {
       path: tenantPath,
       query: { backend: param(SyncSchemaInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags },

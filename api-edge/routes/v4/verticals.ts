@@ -45,6 +45,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType',
     procedure: 'verticals.listResources',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: verticalTypePath,
       query: {
@@ -78,6 +79,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.getResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifNoneMatchHeader },
     output: {
       200: { description: 'The resource', schema: ResourceSchema, etag: true },
@@ -101,6 +103,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType',
     procedure: 'verticals.createResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: verticalTypePath,
       query: verticalTenantQuery,
@@ -123,6 +126,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.replaceResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: verticalResourcePath,
       query: verticalTenantQuery,
@@ -179,6 +183,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.deleteResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: { path: verticalResourcePath, query: verticalTenantQuery, headers: ifMatchHeader('Delete only at this version (`"3"`)') },
     output: { 204: { description: 'Deleted' } },
     docs: { operationId: 'deleteVerticalResource', summary: "Delete an app's resource", tag: 'Verticals', errors: [409] },
