@@ -155,6 +155,7 @@ export const v4VerticalRoutes = [
     path: '/verticals/:key/resources/:objectType/:id',
     procedure: 'verticals.updateResource',
     tenant: 'query',
+    rateLimit: 'resources',
     input: {
       path: verticalResourcePath,
       query: verticalTenantQuery,
