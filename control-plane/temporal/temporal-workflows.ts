@@ -1,4 +1,5 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { Client, Connection, isGrpcServiceError, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import { ServiceUnavailableError } from '../errors.ts';
 import { workflowStarts } from '../telemetry/metrics.ts';
 import { activeTrace } from '../telemetry/trace-context.ts';
 import { TENANT_ID, WORKFLOW_KEY } from './workflow-contract.ts';
@@ -26,6 +27,42 @@ const STATUS: Record<string, WorkflowRunStatus> = {
 /** How long asking for a run's status may take: a caller that cannot wait longer has an answer of its own (the recorded state). */
 const STATUS_DEADLINE_MS = 2_000;
 
+/** How long a start or a cancel a request waits on may take before the caller is told to retry. */
+const CALL_DEADLINE_MS = 5_000;
+
+/** gRPC status codes of a server that is away or did not answer: UNAVAILABLE and DEADLINE_EXCEEDED. */
+const UNREACHABLE_CODES = new Set([14, 4]);
+
+/** Temporal could not be reached, or did not answer within a deadline of ours. */
+class TemporalUnreachable extends Error {}
+
+/** Whether `error` says Temporal is away (rather than that the call itself was wrong). */
+function isUnreachable(error: unknown): boolean {
+  if (error instanceof TemporalUnreachable) return true;
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  return [error, cause].some((e) => isGrpcServiceError(e) && UNREACHABLE_CODES.has(e.code));
+}
+
+/**
+ * Runs a call a request waits on: one that takes longer than `deadlineMs` (the connection
+ * included), or meets a Temporal that is away, is a 503 with `Retry-After` that names the workflow
+ * engine, so the caller retries rather than hangs or reads an internal error.
+ */
+async function withinDeadline<T>(what: string, deadlineMs: number, call: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TemporalUnreachable(`Temporal did not ${what} within ${deadlineMs} ms`)), deadlineMs)));
+  const called = call();
+  called.catch(() => {});
+  try {
+    return await Promise.race([called, late]);
+  } catch (error) {
+    if (isUnreachable(error)) throw new ServiceUnavailableError('the workflow engine is unavailable for a moment: retry shortly', 2);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** The innermost message of a workflow failure: what the workflow or its activity reported. */
 function failureMessage(error: unknown): string {
   let current = error as { message?: string; cause?: unknown } | undefined;
@@ -41,25 +78,21 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
       .then((connection) => new Client({ connection, namespace: settings.namespace }))
       .catch((error) => {
         client = undefined;
-        throw error;
+        throw new TemporalUnreachable(`Temporal at ${settings.address} could not be reached`, { cause: error });
       }));
 
   async function status(workflowId: string): Promise<WorkflowRunStatus | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    // Bounds the connection too: one opened while Temporal does not answer waits for its own timeout.
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`Temporal did not describe ${workflowId} within ${STATUS_DEADLINE_MS} ms`)), STATUS_DEADLINE_MS)));
-    const described = connect().then((temporal) => temporal.workflow.getHandle(workflowId).describe());
-    described.catch(() => {});
     try {
-      const description = await Promise.race([described, late]);
+      const description = await withinDeadline(`describe ${workflowId}`, STATUS_DEADLINE_MS, async () => (await connect()).workflow.getHandle(workflowId).describe());
       return STATUS[description.status.name] ?? 'running';
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return undefined;
       throw error;
-    } finally {
-      clearTimeout(timer);
     }
   }
+
+  /** A run's handle, once connected (a request waiting on the connection is told to retry after the deadline). */
+  const handleOf = (workflowId: string) => withinDeadline(`connect for ${workflowId}`, CALL_DEADLINE_MS, async () => (await connect()).workflow.getHandle(workflowId));
 
   return {
     taskQueue: settings.taskQueue,
@@ -69,7 +102,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
     async start(workflowType, options) {
       const trace = activeTrace();
       try {
-        await (await connect()).workflow.start(workflowType, {
+        await withinDeadline(`start ${options.workflowId}`, CALL_DEADLINE_MS, async () => (await connect()).workflow.start(workflowType, {
           taskQueue: settings.taskQueue,
           workflowId: options.workflowId,
           args: options.args,
@@ -79,7 +112,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
             { key: WORKFLOW_KEY, value: options.workflowKey },
           ],
           ...(trace.requestId || trace.traceparent ? { memo: { ...trace } } : {}),
-        });
+        }));
         workflowStarts.inc({ workflow: workflowType, outcome: 'started' });
         return 'started';
       } catch (error) {
@@ -91,7 +124,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
     },
 
     async waitForClose(workflowId, timeoutMs) {
-      const handle = (await connect()).workflow.getHandle(workflowId);
+      const handle = await handleOf(workflowId);
       const closed = handle.result().then(
         () => true,
         () => true,
@@ -101,7 +134,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
     },
 
     async result<T>(workflowId: string, timeoutMs: number) {
-      const handle = (await connect()).workflow.getHandle(workflowId);
+      const handle = await handleOf(workflowId);
       const settled = handle.result().then(
         (value: T) => ({ value }),
         (error: unknown) => ({ error: failureMessage(error) }),
@@ -114,7 +147,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
 
     async cancel(workflowId) {
       try {
-        await (await connect()).workflow.getHandle(workflowId).cancel();
+        await withinDeadline(`cancel ${workflowId}`, CALL_DEADLINE_MS, async () => (await connect()).workflow.getHandle(workflowId).cancel());
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }

@@ -85,6 +85,35 @@ describe('the platform while Temporal is unreachable or restarted', () => {
     }, 180_000);
   }
 
+  it('answers a cancel 503 with Retry-After while Temporal is reset, and cancels when it is back', async () => {
+    const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
+    toxiproxy = await startToxiproxy();
+    const proxy = await toxiproxy.proxy('temporal', temporal.address);
+    const stack = await startTestStack({ temporal: { address: proxy.listen, namespace: temporal.namespace } });
+    stacks.push(stack);
+    const started = await intake(stack, `Temporal cancel ${randomUUID()}`, 60_000);
+    expect(started.status, JSON.stringify(started.body)).toBe(202);
+    const execution = () => stack.request('GET', `${V3}/orchestrate/executions/${started.body.id}`, { as: ADMIN });
+    await until(execution, (r) => r.body.steps[1].state === 'running');
+    const cancel = () => stack.request('POST', `${V3}/orchestrate/executions/${started.body.id}/cancel`, { as: ADMIN });
+
+    await proxy.add('fault', { type: 'reset_peer', attributes: { timeout: 0 } });
+    const asked = Date.now();
+    const refused = await cancel();
+    const refusedMs = Date.now() - asked;
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('workflow engine'), retryAfter: expect.any(Number) });
+    expect(refused.headers.get('retry-after')).toBeTruthy();
+    expect((await execution()).body.state).toBe('running');
+
+    await proxy.remove('fault');
+    const accepted = await cancel();
+    expect(accepted.status, JSON.stringify(accepted.body)).toBeLessThan(300);
+    const done = await until(execution, (r) => r.body.state !== 'running', 60_000);
+    process.stderr.write(`[temporal-faults] cancel while Temporal is reset: 503 in ${refusedMs} ms\n`);
+    expect(done.body.state).toBe('cancelled');
+  }, 180_000);
+
   describe('its process killed and started again', () => {
     let server: TemporalDevServer | undefined;
     afterAll(async () => {
