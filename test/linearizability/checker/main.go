@@ -1,0 +1,424 @@
+// Command linearizability-checker reads a recorded history of operations on versioned resources
+// (JSON lines, see README.md) and checks with porcupine that some order of them, each taking effect
+// at one instant between its call and its return, explains every answer.
+//
+// Exit codes: 0 linearizable; 1 not linearizable (the explanation on stderr); 2 unreadable input;
+// 3 the check did not finish within -timeout.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// Kinds of operation.
+const (
+	opRead  = "read"
+	opWrite = "write"
+	opBatch = "batch"
+)
+
+// Outcomes an answer can have.
+const (
+	statusOK       = "ok"
+	statusConflict = "conflict"
+	// The client cannot tell whether the operation took effect (a timeout, a 5xx, a reset connection).
+	statusUnknown = "unknown"
+)
+
+// Item is one resource's part of a write or batch: replace its data at Version (0: at any version).
+type Item struct {
+	ID      string `json:"id"`
+	Version int    `json:"version,omitempty"`
+	Data    string `json:"data"`
+}
+
+// Input is what a client asked: a read of ID, a write of one item, or an all-or-nothing batch.
+type Input struct {
+	Op      string `json:"op"`
+	ID      string `json:"id,omitempty"`
+	Version int    `json:"version,omitempty"`
+	Data    string `json:"data,omitempty"`
+	Items   []Item `json:"items,omitempty"`
+}
+
+// Output is what the client saw: for a read the version and data; for a write or batch the new versions.
+type Output struct {
+	Status   string `json:"status"`
+	Version  int    `json:"version,omitempty"`
+	Data     string `json:"data,omitempty"`
+	Versions []int  `json:"versions,omitempty"`
+}
+
+// Record is one line of the history: an operation, or (once, first) the resources' initial state.
+type Record struct {
+	Initial map[string]Resource `json:"initial,omitempty"`
+	Client  int                 `json:"client"`
+	Call    int64               `json:"call"`
+	Return  int64               `json:"return"`
+	Input   *Input              `json:"input,omitempty"`
+	Output  *Output             `json:"output,omitempty"`
+}
+
+// Resource is a resource's version and data.
+type Resource struct {
+	Version int    `json:"version"`
+	Data    string `json:"data"`
+}
+
+// State maps resource ids to their current version and data. Never modified: steps copy it.
+type State map[string]Resource
+
+func (s State) with(items []Item) State {
+	next := make(State, len(s))
+	for id, r := range s {
+		next[id] = r
+	}
+	for _, item := range items {
+		next[item.ID] = Resource{Version: s[item.ID].Version + 1, Data: item.Data}
+	}
+	return next
+}
+
+// applies says whether every item's expected version is the current one.
+func (s State) applies(items []Item) bool {
+	for _, item := range items {
+		current, exists := s[item.ID]
+		if !exists || (item.Version != 0 && item.Version != current.Version) {
+			return false
+		}
+	}
+	return true
+}
+
+func (s State) ids() []string {
+	ids := make([]string, 0, len(s))
+	for id := range s {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func (in Input) items() []Item {
+	if in.Op == opBatch {
+		return in.Items
+	}
+	return []Item{{ID: in.ID, Version: in.Version, Data: in.Data}}
+}
+
+// step is the sequential specification of a versioned resource store.
+//
+// An operation whose outcome is unknown takes effect when its versions match and does nothing
+// otherwise. That covers both "it happened" and "it did not": its return time is infinite, so the
+// checker may always place it after every other operation, where it changes nothing observed.
+func step(state State, in Input, out Output) (bool, State) {
+	if in.Op == opRead {
+		if out.Status == statusUnknown {
+			return true, state
+		}
+		current, exists := state[in.ID]
+		return exists && out.Status == statusOK && current == Resource{Version: out.Version, Data: out.Data}, state
+	}
+	items := in.items()
+	applies := state.applies(items)
+	switch out.Status {
+	case statusUnknown:
+		if applies {
+			return true, state.with(items)
+		}
+		return true, state
+	case statusConflict:
+		return !applies, state
+	case statusOK:
+		if !applies || len(out.Versions) != len(items) {
+			return false, state
+		}
+		for i, item := range items {
+			if out.Versions[i] != state[item.ID].Version+1 {
+				return false, state
+			}
+		}
+		return true, state.with(items)
+	}
+	return false, state
+}
+
+func equalStates(a, b State) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, r := range a {
+		if other, exists := b[id]; !exists || other != r {
+			return false
+		}
+	}
+	return true
+}
+
+func hashState(state State) uint64 {
+	h := fnv.New64a()
+	for _, id := range state.ids() {
+		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", id, state[id].Version, state[id].Data)
+	}
+	return h.Sum64()
+}
+
+func describeState(state State) string {
+	parts := make([]string, 0, len(state))
+	for _, id := range state.ids() {
+		parts = append(parts, fmt.Sprintf("%s: v%d %q", short(id), state[id].Version, state[id].Data))
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func describeOperation(in Input, out Output) string {
+	var call string
+	switch in.Op {
+	case opRead:
+		call = fmt.Sprintf("read(%s)", short(in.ID))
+	case opWrite:
+		call = "write(" + describeItem(Item{ID: in.ID, Version: in.Version, Data: in.Data}) + ")"
+	default:
+		parts := make([]string, len(in.Items))
+		for i, item := range in.Items {
+			parts[i] = describeItem(item)
+		}
+		call = "batch(" + strings.Join(parts, "; ") + ")"
+	}
+	switch {
+	case out.Status != statusOK:
+		return call + " -> " + out.Status
+	case in.Op == opRead:
+		return fmt.Sprintf("%s -> v%d %q", call, out.Version, out.Data)
+	default:
+		return fmt.Sprintf("%s -> ok %v", call, out.Versions)
+	}
+}
+
+func describeItem(item Item) string {
+	at := "any version"
+	if item.Version != 0 {
+		at = fmt.Sprintf("at v%d", item.Version)
+	}
+	return fmt.Sprintf("%s %s := %q", short(item.ID), at, item.Data)
+}
+
+// short is the first 8 characters of an id: enough to tell a history's few resources apart.
+func short(id string) string {
+	if len(id) > 8 {
+		return id[:8]
+	}
+	return id
+}
+
+func model(initial State) porcupine.Model {
+	return porcupine.Model{
+		Init: func() interface{} { return initial },
+		Step: func(state, input, output interface{}) (bool, interface{}) {
+			return step(state.(State), input.(Input), output.(Output))
+		},
+		Equal: func(a, b interface{}) bool { return equalStates(a.(State), b.(State)) },
+		Hash:  func(state interface{}) uint64 { return hashState(state.(State)) },
+		DescribeOperation: func(input, output interface{}) string {
+			return describeOperation(input.(Input), output.(Output))
+		},
+		DescribeState:             func(state interface{}) string { return describeState(state.(State)) },
+		DescribeOperationMetadata: func(line interface{}) string { return fmt.Sprintf("history line %d", line) },
+	}
+}
+
+// readHistory parses the JSON lines and checks each record names what the model needs.
+func readHistory(r io.Reader) (State, []porcupine.Operation, error) {
+	var initial State
+	var ops []porcupine.Operation
+	scanner := bufio.NewScanner(r)
+	scanner.Buffer(make([]byte, 1<<20), 16<<20)
+	for line := 1; scanner.Scan(); line++ {
+		text := strings.TrimSpace(scanner.Text())
+		if text == "" {
+			continue
+		}
+		decoder := json.NewDecoder(strings.NewReader(text))
+		decoder.DisallowUnknownFields()
+		var record Record
+		if err := decoder.Decode(&record); err != nil {
+			return nil, nil, fmt.Errorf("line %d: %v", line, err)
+		}
+		if record.Initial != nil {
+			if initial != nil || len(ops) > 0 {
+				return nil, nil, fmt.Errorf("line %d: the initial state must come once, before the operations", line)
+			}
+			initial = State(record.Initial)
+			continue
+		}
+		if err := validate(record); err != nil {
+			return nil, nil, fmt.Errorf("line %d: %v", line, err)
+		}
+		ret := record.Return
+		if record.Output.Status == statusUnknown {
+			// It may take effect at any time after its call, even after the client gave up.
+			ret = math.MaxInt64
+		}
+		ops = append(ops, porcupine.Operation{ClientId: record.Client, Input: *record.Input, Call: record.Call, Output: *record.Output, Return: ret, Metadata: line})
+	}
+	if err := scanner.Err(); err != nil {
+		return nil, nil, err
+	}
+	if initial == nil {
+		return nil, nil, fmt.Errorf("no initial state: the first line must be {\"initial\": {id: {version, data}}}")
+	}
+	for i, op := range ops {
+		for _, item := range op.Input.(Input).items() {
+			if _, known := initial[item.ID]; !known {
+				return nil, nil, fmt.Errorf("operation %d names resource %q, which the initial state lacks", i+1, item.ID)
+			}
+		}
+	}
+	return initial, ops, nil
+}
+
+func validate(record Record) error {
+	in, out := record.Input, record.Output
+	if in == nil || out == nil {
+		return fmt.Errorf("an operation needs both input and output")
+	}
+	if record.Client < 0 {
+		return fmt.Errorf("client must not be negative")
+	}
+	switch out.Status {
+	case statusOK, statusConflict, statusUnknown:
+	default:
+		return fmt.Errorf("output status %q is none of ok, conflict, unknown", out.Status)
+	}
+	if out.Status != statusUnknown && record.Return < record.Call {
+		return fmt.Errorf("returns (%d) before its call (%d)", record.Return, record.Call)
+	}
+	switch in.Op {
+	case opRead:
+		if in.ID == "" {
+			return fmt.Errorf("a read needs an id")
+		}
+		if out.Status == statusConflict {
+			return fmt.Errorf("a read cannot conflict")
+		}
+	case opWrite:
+		if in.ID == "" {
+			return fmt.Errorf("a write needs an id")
+		}
+	case opBatch:
+		if len(in.Items) == 0 {
+			return fmt.Errorf("a batch needs items")
+		}
+		seen := map[string]bool{}
+		for _, item := range in.Items {
+			if item.ID == "" || seen[item.ID] {
+				return fmt.Errorf("each batch item needs an id of its own")
+			}
+			seen[item.ID] = true
+		}
+	default:
+		return fmt.Errorf("op %q is none of read, write, batch", in.Op)
+	}
+	return nil
+}
+
+// explain names the longest order found that explains a prefix of the history, the state it ends
+// in, and the operations that could have come next but whose answers that state contradicts.
+func explain(info porcupine.LinearizationInfo, ops []porcupine.Operation, initial State) string {
+	var longest []porcupine.Operation
+	for _, partition := range info.PartialLinearizationsOperations() {
+		for _, order := range partition {
+			if len(order) > len(longest) {
+				longest = order
+			}
+		}
+	}
+	state := initial
+	done := map[int]bool{}
+	for _, op := range longest {
+		_, state = step(state, op.Input.(Input), op.Output.(Output))
+		done[op.Metadata.(int)] = true
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "not linearizable: no order of the %d operations explains every answer.\n", len(ops))
+	fmt.Fprintf(&b, "The longest explained prefix has %d operations and ends in state %s.\n", len(longest), describeState(state))
+	// The candidates to come next: every operation left that was called before the earliest return among those left.
+	firstReturn := int64(math.MaxInt64)
+	for _, op := range ops {
+		if !done[op.Metadata.(int)] && op.Return < firstReturn {
+			firstReturn = op.Return
+		}
+	}
+	b.WriteString("None of these, which could come next, fits that state:\n")
+	for _, op := range ops {
+		if done[op.Metadata.(int)] || op.Call > firstReturn || op.Output.(Output).Status == statusUnknown {
+			continue
+		}
+		fmt.Fprintf(&b, "  line %d: client %d, %s (called %d, returned %d)\n", op.Metadata, op.ClientId, describeOperation(op.Input.(Input), op.Output.(Output)), op.Call, op.Return)
+	}
+	return b.String()
+}
+
+func main() {
+	visualization := flag.String("visualize", "", "on a violation, write porcupine's HTML visualisation to this file")
+	timeout := flag.Duration("timeout", time.Minute, "give up (exit code 3) after this long")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "Usage: %s [-visualize file.html] [-timeout 1m] [history.jsonl]\nReads standard input without a file.\n", os.Args[0])
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if flag.NArg() > 1 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	input := io.Reader(os.Stdin)
+	name := "standard input"
+	if flag.NArg() == 1 {
+		name = flag.Arg(0)
+		file, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "cannot read the history: %v\n", err)
+			os.Exit(2)
+		}
+		defer file.Close()
+		input = file
+	}
+	initial, ops, err := readHistory(input)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cannot read the history in %s: %v\n", name, err)
+		os.Exit(2)
+	}
+	m := model(initial)
+	started := time.Now()
+	result, info := porcupine.CheckOperationsVerbose(m, ops, *timeout)
+	elapsed := time.Since(started).Round(time.Millisecond)
+	switch result {
+	case porcupine.Ok:
+		fmt.Printf("linearizable: %d operations on %d resources, checked in %s\n", len(ops), len(initial), elapsed)
+	case porcupine.Unknown:
+		fmt.Fprintf(os.Stderr, "undecided: %d operations not checked within %s\n", len(ops), *timeout)
+		os.Exit(3)
+	default:
+		fmt.Fprint(os.Stderr, explain(info, ops, initial))
+		if *visualization != "" {
+			if err := porcupine.VisualizePath(m, info, *visualization); err != nil {
+				fmt.Fprintf(os.Stderr, "could not write the visualisation: %v\n", err)
+			} else {
+				fmt.Fprintf(os.Stderr, "Visualisation: %s\n", *visualization)
+			}
+		}
+		os.Exit(1)
+	}
+}
