@@ -38,7 +38,7 @@ describe('the linearizability checker', () => {
       visualization,
     );
     expect(result.verdict).toBe('violation');
-    expect(result.message).toMatch(/^not linearizable: no order of the 3 operations explains every answer/);
+    expect(result.message).toMatch(/^not linearizable: no order of the 3 operations on a explains every answer/);
     expect(result.message).toMatch(/write\(a at v1 := "[xy]"\) -> ok \[2\]/);
     expect(existsSync(visualization)).toBe(true);
     expect(readFileSync(visualization, 'utf8')).toContain('<html');

@@ -234,6 +234,7 @@ func model(initial State) porcupine.Model {
 		DescribeOperation: func(input, output interface{}) string {
 			return describeOperation(input.(Input), output.(Output))
 		},
+		Partition:                 partition,
 		DescribeState:             func(state interface{}) string { return describeState(state.(State)) },
 		DescribeOperationMetadata: func(line interface{}) string { return fmt.Sprintf("history line %d", line) },
 	}
@@ -268,7 +269,8 @@ func readHistory(r io.Reader) (State, []porcupine.Operation, error) {
 		}
 		ret := record.Return
 		if record.Output.Status == statusUnknown {
-			// It may take effect at any time after its call, even after the client gave up.
+			// It may take effect at any time after its call, even after the client gave up
+			// (boundAmbiguous narrows that where the history allows).
 			ret = math.MaxInt64
 		}
 		ops = append(ops, porcupine.Operation{ClientId: record.Client, Input: *record.Input, Call: record.Call, Output: *record.Output, Return: ret, Metadata: line})
@@ -286,7 +288,57 @@ func readHistory(r io.Reader) (State, []porcupine.Operation, error) {
 			}
 		}
 	}
-	return initial, ops, nil
+	return initial, boundAmbiguous(ops), nil
+}
+
+// boundAmbiguous ends the interval of an ambiguous write or batch at versions named (each item's
+// expected version) once an answer has shown one of its resources past that version: from then on
+// it can only do nothing, so it must be placed by then either way. Without these bounds every
+// ambiguous operation stays open to the end, and the search grows with their number.
+func boundAmbiguous(ops []porcupine.Operation) []porcupine.Operation {
+	type seen struct {
+		at      int64
+		version int
+	}
+	observed := map[string][]seen{}
+	for _, op := range ops {
+		in, out := op.Input.(Input), op.Output.(Output)
+		if out.Status != statusOK {
+			continue
+		}
+		if in.Op == opRead {
+			observed[in.ID] = append(observed[in.ID], seen{op.Return, out.Version})
+			continue
+		}
+		for i, item := range in.items() {
+			observed[item.ID] = append(observed[item.ID], seen{op.Return, out.Versions[i]})
+		}
+	}
+	for i, op := range ops {
+		in := op.Input.(Input)
+		if op.Output.(Output).Status != statusUnknown || in.Op == opRead {
+			continue
+		}
+		bound := int64(math.MaxInt64)
+		for _, item := range in.items() {
+			if item.Version == 0 {
+				// At any version it can take effect whenever it is placed: only the end is safe.
+				bound = math.MaxInt64
+				break
+			}
+			for _, s := range observed[item.ID] {
+				if s.version > item.Version && s.at < bound {
+					bound = s.at
+				}
+			}
+		}
+		if bound == math.MaxInt64 {
+			continue
+		}
+		// One past the answer, so that the answer can be placed first even at an equal time.
+		ops[i].Return = max(bound+1, op.Call)
+	}
+	return ops
 }
 
 func validate(record Record) error {
@@ -334,39 +386,103 @@ func validate(record Record) error {
 	return nil
 }
 
-// explain names the longest order found that explains a prefix of the history, the state it ends
-// in, and the operations that could have come next but whose answers that state contradicts.
-func explain(info porcupine.LinearizationInfo, ops []porcupine.Operation, initial State) string {
-	var longest []porcupine.Operation
-	for _, partition := range info.PartialLinearizationsOperations() {
-		for _, order := range partition {
+// partition splits the history into groups of resources no batch joins, each checked on its own
+// (porcupine's P-compositionality): an operation belongs to the group of the resources it names.
+func partition(ops []porcupine.Operation) [][]porcupine.Operation {
+	parent := map[string]string{}
+	var find func(id string) string
+	find = func(id string) string {
+		if p, ok := parent[id]; ok && p != id {
+			root := find(p)
+			parent[id] = root
+			return root
+		}
+		parent[id] = id
+		return id
+	}
+	for _, op := range ops {
+		items := op.Input.(Input).items()
+		if op.Input.(Input).Op == opRead {
+			items = []Item{{ID: op.Input.(Input).ID}}
+		}
+		for _, item := range items[1:] {
+			parent[find(item.ID)] = find(items[0].ID)
+		}
+	}
+	index := map[string]int{}
+	var groups [][]porcupine.Operation
+	for _, op := range ops {
+		root := find(resourceOf(op))
+		i, known := index[root]
+		if !known {
+			i = len(groups)
+			index[root] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], op)
+	}
+	return groups
+}
+
+func resourceOf(op porcupine.Operation) string {
+	in := op.Input.(Input)
+	if in.Op == opBatch {
+		return in.Items[0].ID
+	}
+	return in.ID
+}
+
+// explain names, for a group of resources whose operations no order explains, the longest order
+// found that explains some of them, the state it ends in, and the operations that could have come
+// next but whose answers that state contradicts.
+func explain(info porcupine.LinearizationInfo, groups [][]porcupine.Operation, initial State) string {
+	var b strings.Builder
+	for g, partials := range info.PartialLinearizationsOperations() {
+		ops := groups[g]
+		var longest []porcupine.Operation
+		for _, order := range partials {
 			if len(order) > len(longest) {
 				longest = order
 			}
 		}
-	}
-	state := initial
-	done := map[int]bool{}
-	for _, op := range longest {
-		_, state = step(state, op.Input.(Input), op.Output.(Output))
-		done[op.Metadata.(int)] = true
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "not linearizable: no order of the %d operations explains every answer.\n", len(ops))
-	fmt.Fprintf(&b, "The longest explained prefix has %d operations and ends in state %s.\n", len(longest), describeState(state))
-	// The candidates to come next: every operation left that was called before the earliest return among those left.
-	firstReturn := int64(math.MaxInt64)
-	for _, op := range ops {
-		if !done[op.Metadata.(int)] && op.Return < firstReturn {
-			firstReturn = op.Return
-		}
-	}
-	b.WriteString("None of these, which could come next, fits that state:\n")
-	for _, op := range ops {
-		if done[op.Metadata.(int)] || op.Call > firstReturn || op.Output.(Output).Status == statusUnknown {
+		if len(longest) == len(ops) {
 			continue
 		}
-		fmt.Fprintf(&b, "  line %d: client %d, %s (called %d, returned %d)\n", op.Metadata, op.ClientId, describeOperation(op.Input.(Input), op.Output.(Output)), op.Call, op.Return)
+		state := initial
+		done := map[int]bool{}
+		for _, op := range longest {
+			_, state = step(state, op.Input.(Input), op.Output.(Output))
+			done[op.Metadata.(int)] = true
+		}
+		mine := State{}
+		for _, op := range ops {
+			for _, item := range op.Input.(Input).items() {
+				mine[item.ID] = state[item.ID]
+			}
+			if op.Input.(Input).Op == opRead {
+				mine[op.Input.(Input).ID] = state[op.Input.(Input).ID]
+			}
+		}
+		names := make([]string, 0, len(mine))
+		for _, id := range mine.ids() {
+			names = append(names, short(id))
+		}
+		fmt.Fprintf(&b, "not linearizable: no order of the %d operations on %s explains every answer.\n", len(ops), strings.Join(names, ", "))
+		fmt.Fprintf(&b, "The longest explained prefix has %d operations and ends in state %s.\n", len(longest), describeState(mine))
+		// The candidates to come next: every operation left that was called before the earliest return among those left.
+		firstReturn := int64(math.MaxInt64)
+		for _, op := range ops {
+			if !done[op.Metadata.(int)] && op.Return < firstReturn {
+				firstReturn = op.Return
+			}
+		}
+		b.WriteString("None of these, which could come next, fits that state:\n")
+		for _, op := range ops {
+			if done[op.Metadata.(int)] || op.Call > firstReturn || op.Output.(Output).Status == statusUnknown {
+				continue
+			}
+			fmt.Fprintf(&b, "  line %d: client %d, %s (called %d, returned %d)\n", op.Metadata, op.ClientId, describeOperation(op.Input.(Input), op.Output.(Output)), op.Call, op.Return)
+		}
 	}
 	return b.String()
 }
@@ -411,7 +527,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "undecided: %d operations not checked within %s\n", len(ops), *timeout)
 		os.Exit(3)
 	default:
-		fmt.Fprint(os.Stderr, explain(info, ops, initial))
+		fmt.Fprint(os.Stderr, explain(info, partition(ops), initial))
 		if *visualization != "" {
 			if err := porcupine.VisualizePath(m, info, *visualization); err != nil {
 				fmt.Fprintf(os.Stderr, "could not write the visualisation: %v\n", err)
