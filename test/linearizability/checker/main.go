@@ -1,6 +1,8 @@
 // Command linearizability-checker reads a recorded history of operations on versioned resources
-// (JSON lines, see README.md) and checks with porcupine that some order of them, each taking effect
-// at one instant between its call and its return, explains every answer.
+// and checks with porcupine that some order of them, each taking effect at one instant between its
+// call and its return, explains every answer. The history is JSON lines: first
+// {"initial": {id: {"version", "data"}}}, then one {"client", "call", "return", "input", "output"}
+// per operation (the types below; test/linearizability/checker.ts writes them).
 //
 // Exit codes: 0 linearizable; 1 not linearizable (the explanation on stderr); 2 unreadable input;
 // 3 the check did not finish within -timeout.
