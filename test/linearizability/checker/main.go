@@ -79,16 +79,30 @@ type Resource struct {
 	Data    string `json:"data"`
 }
 
-// State maps resource ids to their current version and data. Never modified: steps copy it.
-type State map[string]Resource
+// State is every resource's current version and data: those written since the initial state in
+// changed, the others as in base (shared by all states, never modified). Steps copy changed only,
+// so a state costs what its own group of resources costs, however many the history holds.
+type State struct {
+	base    map[string]Resource
+	changed map[string]Resource
+}
+
+func (s State) get(id string) (Resource, bool) {
+	if r, ok := s.changed[id]; ok {
+		return r, true
+	}
+	r, ok := s.base[id]
+	return r, ok
+}
 
 func (s State) with(items []Item) State {
-	next := make(State, len(s))
-	for id, r := range s {
-		next[id] = r
+	next := State{base: s.base, changed: make(map[string]Resource, len(s.changed)+len(items))}
+	for id, r := range s.changed {
+		next.changed[id] = r
 	}
 	for _, item := range items {
-		next[item.ID] = Resource{Version: s[item.ID].Version + 1, Data: item.Data}
+		current, _ := s.get(item.ID)
+		next.changed[item.ID] = Resource{Version: current.Version + 1, Data: item.Data}
 	}
 	return next
 }
@@ -96,7 +110,7 @@ func (s State) with(items []Item) State {
 // applies says whether every item's expected version is the current one.
 func (s State) applies(items []Item) bool {
 	for _, item := range items {
-		current, exists := s[item.ID]
+		current, exists := s.get(item.ID)
 		if !exists || (item.Version != 0 && item.Version != current.Version) {
 			return false
 		}
@@ -104,9 +118,9 @@ func (s State) applies(items []Item) bool {
 	return true
 }
 
-func (s State) ids() []string {
-	ids := make([]string, 0, len(s))
-	for id := range s {
+func sortedIDs(resources map[string]Resource) []string {
+	ids := make([]string, 0, len(resources))
+	for id := range resources {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
@@ -130,7 +144,7 @@ func step(state State, in Input, out Output) (bool, State) {
 		if out.Status == statusUnknown {
 			return true, state
 		}
-		current, exists := state[in.ID]
+		current, exists := state.get(in.ID)
 		return exists && out.Status == statusOK && current == Resource{Version: out.Version, Data: out.Data}, state
 	}
 	items := in.items()
@@ -148,7 +162,7 @@ func step(state State, in Input, out Output) (bool, State) {
 			return false, state
 		}
 		for i, item := range items {
-			if out.Versions[i] != state[item.ID].Version+1 {
+			if current, _ := state.get(item.ID); out.Versions[i] != current.Version+1 {
 				return false, state
 			}
 		}
@@ -157,12 +171,13 @@ func step(state State, in Input, out Output) (bool, State) {
 	return false, state
 }
 
+// equalStates compares what was written: two states of one history share their base.
 func equalStates(a, b State) bool {
-	if len(a) != len(b) {
+	if len(a.changed) != len(b.changed) {
 		return false
 	}
-	for id, r := range a {
-		if other, exists := b[id]; !exists || other != r {
+	for id, r := range a.changed {
+		if other, exists := b.changed[id]; !exists || other != r {
 			return false
 		}
 	}
@@ -171,16 +186,28 @@ func equalStates(a, b State) bool {
 
 func hashState(state State) uint64 {
 	h := fnv.New64a()
-	for _, id := range state.ids() {
-		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", id, state[id].Version, state[id].Data)
+	for _, id := range sortedIDs(state.changed) {
+		r := state.changed[id]
+		h.Write([]byte(id))
+		h.Write([]byte{0, byte(r.Version), byte(r.Version >> 8), byte(r.Version >> 16), byte(r.Version >> 24), 0})
+		h.Write([]byte(r.Data))
+		h.Write([]byte{0})
 	}
 	return h.Sum64()
 }
 
+// describeState names the resources written so far; the others are as the history began.
 func describeState(state State) string {
-	parts := make([]string, 0, len(state))
-	for _, id := range state.ids() {
-		parts = append(parts, fmt.Sprintf("%s: v%d %q", short(id), state[id].Version, state[id].Data))
+	if len(state.changed) == 0 {
+		return "{as initially}"
+	}
+	return describeResources(state.changed)
+}
+
+func describeResources(resources map[string]Resource) string {
+	parts := make([]string, 0, len(resources))
+	for _, id := range sortedIDs(resources) {
+		parts = append(parts, fmt.Sprintf("%s: v%d %q", short(id), resources[id].Version, resources[id].Data))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -225,9 +252,9 @@ func short(id string) string {
 	return id
 }
 
-func model(initial State) porcupine.Model {
+func model(initial map[string]Resource) porcupine.Model {
 	return porcupine.Model{
-		Init: func() interface{} { return initial },
+		Init: func() interface{} { return State{base: initial, changed: map[string]Resource{}} },
 		Step: func(state, input, output interface{}) (bool, interface{}) {
 			return step(state.(State), input.(Input), output.(Output))
 		},
@@ -243,8 +270,8 @@ func model(initial State) porcupine.Model {
 }
 
 // readHistory parses the JSON lines and checks each record names what the model needs.
-func readHistory(r io.Reader) (State, []porcupine.Operation, error) {
-	var initial State
+func readHistory(r io.Reader) (map[string]Resource, []porcupine.Operation, error) {
+	var initial map[string]Resource
 	var ops []porcupine.Operation
 	scanner := bufio.NewScanner(r)
 	scanner.Buffer(make([]byte, 1<<20), 16<<20)
@@ -263,7 +290,7 @@ func readHistory(r io.Reader) (State, []porcupine.Operation, error) {
 			if initial != nil || len(ops) > 0 {
 				return nil, nil, fmt.Errorf("line %d: the initial state must come once, before the operations", line)
 			}
-			initial = State(record.Initial)
+			initial = record.Initial
 			continue
 		}
 		if err := validate(record); err != nil {
@@ -437,7 +464,7 @@ func resourceOf(op porcupine.Operation) string {
 // explain names, for a group of resources whose operations no order explains, the longest order
 // found that explains some of them, the state it ends in, and the operations that could have come
 // next but whose answers that state contradicts.
-func explain(info porcupine.LinearizationInfo, groups [][]porcupine.Operation, initial State) string {
+func explain(info porcupine.LinearizationInfo, groups [][]porcupine.Operation, initial map[string]Resource) string {
 	var b strings.Builder
 	for g, partials := range info.PartialLinearizationsOperations() {
 		ops := groups[g]
@@ -450,27 +477,24 @@ func explain(info porcupine.LinearizationInfo, groups [][]porcupine.Operation, i
 		if len(longest) == len(ops) {
 			continue
 		}
-		state := initial
+		state := State{base: initial, changed: map[string]Resource{}}
 		done := map[int]bool{}
 		for _, op := range longest {
 			_, state = step(state, op.Input.(Input), op.Output.(Output))
 			done[op.Metadata.(int)] = true
 		}
-		mine := State{}
+		mine := map[string]Resource{}
 		for _, op := range ops {
 			for _, item := range op.Input.(Input).items() {
-				mine[item.ID] = state[item.ID]
-			}
-			if op.Input.(Input).Op == opRead {
-				mine[op.Input.(Input).ID] = state[op.Input.(Input).ID]
+				mine[item.ID], _ = state.get(item.ID)
 			}
 		}
 		names := make([]string, 0, len(mine))
-		for _, id := range mine.ids() {
+		for _, id := range sortedIDs(mine) {
 			names = append(names, short(id))
 		}
 		fmt.Fprintf(&b, "not linearizable: no order of the %d operations on %s explains every answer.\n", len(ops), strings.Join(names, ", "))
-		fmt.Fprintf(&b, "The longest explained prefix has %d operations and ends in state %s.\n", len(longest), describeState(mine))
+		fmt.Fprintf(&b, "The longest explained prefix has %d operations and ends in state %s.\n", len(longest), describeResources(mine))
 		// The candidates to come next: every operation left that was called before the earliest return among those left.
 		firstReturn := int64(math.MaxInt64)
 		for _, op := range ops {
