@@ -6,6 +6,7 @@ import { keyedResources } from '../resources/keyed-resources.ts';
 import { createAnsweringService, retrieveFromSearch, type AnsweringService, type Retrieve } from '../chat/answering.ts';
 import type { AnswerStreamSettings } from '../chat/answer-streams.ts';
 import { createChatService, type ChatService } from '../chat/chat.service.ts';
+import { deletePastStepCharges } from '../chat/chat.repo.ts';
 import { createConfigStoreService, type ConfigStoreService } from '../config-store/config-store.service.ts';
 import { createRuntimeService, type RuntimeService } from '../runtime/runtime.service.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
@@ -37,7 +38,7 @@ import { createSessionsService, type SessionsService } from '../sessions/session
 import { createStorageBackends } from '../storage/storage-backends.ts';
 import { createStorageJobs, type StorageJobs } from '../storage/storage.jobs.ts';
 import { createStorageService, type StorageService } from '../storage/storage.service.ts';
-import { createStorageUsage, meteredBlobStore } from '../capabilities/storage-usage.ts';
+import { createStorageUsage, deleteExpiredStorageReservations, meteredBlobStore } from '../capabilities/storage-usage.ts';
 import { createTenantLifecycle } from '../tenants/tenant-lifecycle.ts';
 import { createTenantsDeclared, type TenantsDeclared } from '../tenants/tenants.declared.ts';
 import { createTenantJobs, type TenantJobs } from '../tenants/tenants.jobs.ts';
@@ -51,7 +52,7 @@ import type { SecretBox } from '../secrets/secret-box.ts';
 import { resealWebhookSecrets } from '../webhooks/webhook-secret-reseal.ts';
 import { createOutbox, type Outbox } from '../outbox/outbox.service.ts';
 import { sweepExpiredIdempotencyKeys } from '../resources/idempotency-keys.ts';
-import { createSweeps, staleUploadsSweep, type Sweeps } from '../sweeps/sweeps.service.ts';
+import { createSweeps, deleteInBatches, staleUploadsSweep, type Sweeps } from '../sweeps/sweeps.service.ts';
 import type { Callers } from '../trpc/context.ts';
 import type { OperatorServices } from '../operator/operator.ts';
 import type { WorkerServices } from '../../workers/activities/index.ts';
@@ -228,6 +229,8 @@ export function createServices(
       sweeps: [
         staleUploadsSweep(deps.db, (tenantId) => documents.sweepStaleUploads(tenantId), SWEEP_EVERY_MS),
         { name: 'expired-idempotency-keys', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredIdempotencyKeys(deps.db) },
+        { name: 'past-chat-step-charges', everyMs: SWEEP_EVERY_MS, run: () => deleteInBatches(deps.db, deletePastStepCharges) },
+        { name: 'expired-storage-reservations', everyMs: SWEEP_EVERY_MS, run: () => deleteInBatches(deps.db, deleteExpiredStorageReservations) },
       ],
     }),
     close: documentFiles.close,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { BlobStore } from '../blobs/blob-store.ts';
 import type { CapabilitiesService } from './capabilities.service.ts';
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { StorageQuotaError } from '../errors.ts';
 import { systemActor } from '../identity/system-actor.ts';
 
@@ -26,6 +26,20 @@ export interface StorageReservation {
 const RESERVATION_STEP_BYTES = 8 * 1024 * 1024;
 /** A reservation of a process that ended stops counting after this long. */
 const RESERVATION_TTL = '1 hour';
+
+/**
+ * Platform work: removes up to `limit` reservations of every tenant past their expiry, left by
+ * processes that ended mid-upload (they no longer count against the quota). Answers how many.
+ */
+export async function deleteExpiredStorageReservations(tx: Tx, limit: number): Promise<number> {
+  const rows = await tx.unsafe(
+    `delete from tenant_storage_reservations where id = any(array(
+       select id from tenant_storage_reservations where expires_at < now() limit $1::int for update skip locked))
+     returning 1`,
+    [limit],
+  );
+  return rows.length;
+}
 
 export type StorageUsage = ReturnType<typeof createStorageUsage>;
 

@@ -241,6 +241,20 @@ export async function recordStepCharge(tx: Tx, step: { executionId: string; step
   return rows.length === 1;
 }
 
+/**
+ * Platform work: removes up to `limit` step charges of every tenant made before today (UTC): a
+ * charge only keeps a retried step from being counted twice in the day it counts for. Answers how many.
+ */
+export async function deletePastStepCharges(tx: Tx, limit: number): Promise<number> {
+  const rows = await tx.unsafe(
+    `delete from chat_step_charges where ctid = any(array(
+       select ctid from chat_step_charges where charged_at < date_trunc('day', now(), 'UTC') limit $1::int for update skip locked))
+     returning 1`,
+    [limit],
+  );
+  return rows.length;
+}
+
 export async function messagesToday(tx: Tx): Promise<number> {
   const [row] = await tx<[{ messages: number } | undefined]>`
     select messages from chat_daily_usage where tenant_id = current_tenant_id() and day = (now() at time zone 'UTC')::date`;

@@ -146,8 +146,8 @@ export function createDocumentFiles(deps: DocumentsDeps) {
     requireReadable,
     extraction,
     classificationOf,
-    /** Checks a ZIP package (DOCX, XLSX) on the extractor's reading threads within its limits; throws the reading's `ExtractionError` for one past them. */
-    checkPackage: async (bytes: Uint8Array, filename: string) => void (await extractorOf().check({ bytes, filename })),
+    /** Checks a file (a DOCX or XLSX package, a PDF's page tree) on the extractor's reading threads within its limits; throws the reading's `ExtractionError` for one past them. */
+    checkFile: async (bytes: Uint8Array, filename: string) => void (await extractorOf().check({ bytes, filename })),
     /** Ends the extractor's OCR worker, if one started. */
     async close(): Promise<void> {
       await extractor?.close();

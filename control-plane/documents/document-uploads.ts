@@ -12,8 +12,15 @@ import { findDocument, findDocuments } from './documents.repo.ts';
 import type { StagedUpload } from './documents.schema.ts';
 import { CompoundFileScanner, HEAD_BYTES, judgeHead } from './upload-type.ts';
 
-/** Office formats that are ZIP packages, which a few kilobytes can make unpack to gigabytes. */
-const ZIP_PACKAGES = new Set(['application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet']);
+/**
+ * Formats checked against the extraction limits before they are kept: office ZIP packages, which a
+ * few kilobytes can make unpack to gigabytes, and PDFs, whose page tree can keep a reader busy.
+ */
+const CHECKED_AT_UPLOAD = new Set([
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/pdf',
+]);
 
 /** A staged upload this old that is no document was left by a process that ended between staging and creating it. */
 export const STALE_UPLOAD_MS = 60 * 60 * 1000;
@@ -71,8 +78,9 @@ export function createDocumentUploads(deps: DocumentsDeps, files: DocumentFiles)
      * Streams a file into the tenant's blob area under a new upload id, judged by its content (415
      * for a type outside seed 000's list, before anything is stored when the leading bytes tell)
      * and measured against the plan's limit (413 as soon as it is passed, leaving nothing behind).
-     * A DOCX or XLSX is checked on the extractor's reading threads before it is kept: one past the
-     * extraction limits (files, bytes or ratio it unpacks to) is 400 on `file`, leaving nothing behind.
+     * A DOCX, XLSX or PDF is checked on the extractor's reading threads before it is kept: one past
+     * the extraction limits (files, bytes or ratio a package unpacks to; the time a PDF's page tree
+     * takes to walk) is 400 on `file`, leaving nothing behind.
      * The upload becomes a document with `create`, or goes with `discard`.
      */
     async stage(actor: Actor, meta: UploadMeta, body: AsyncIterable<Uint8Array>): Promise<StagedUpload> {
@@ -113,10 +121,10 @@ export function createDocumentUploads(deps: DocumentsDeps, files: DocumentFiles)
         await blobs.delete(at.original);
         throw error;
       }
-      if (ZIP_PACKAGES.has(contentType)) {
-        // Its directory sits at its end: a package past the extraction limits is refused now, before it is kept.
+      if (CHECKED_AT_UPLOAD.has(contentType)) {
+        // A ZIP package's directory and a PDF's cross-reference table sit at the end: a file past the extraction limits is refused now, before it is kept.
         try {
-          await files.checkPackage((await blobs.get(at.original))!, meta.filename);
+          await files.checkFile((await blobs.get(at.original))!, meta.filename);
         } catch (error) {
           await blobs.delete(at.original);
           throw error;

@@ -209,15 +209,30 @@ describe('extract', () => {
     await bySize.close();
   });
 
-  it('checks a ZIP package within the limits without reading its text, and lets other files through', async () => {
+  it('checks a ZIP package and a PDF within the limits without reading their text, and lets other files through', async () => {
     await expect(extractor.check({ filename: 'charter.docx', bytes: understatedDocx(16) })).rejects.toMatchObject({
       message: 'file unpacks to more than 100 times its own size',
       details: { field: 'file', format: 'docx', limit: 100 },
     });
     await expect(extractor.check({ filename: 'sample.docx', bytes: fixture('sample.docx') })).resolves.toBe('docx');
     await expect(extractor.check({ filename: 'sample.xlsx', bytes: fixture('sample.xlsx') })).resolves.toBe('xlsx');
-    await expect(extractor.check({ filename: 'pages.pdf', bytes: widePageTreePdf(200_000) })).resolves.toBe('pdf');
+    await expect(extractor.check({ filename: 'sample.pdf', bytes: fixture('sample.pdf') })).resolves.toBe('pdf');
+    // A damaged PDF is no limit passed: its reading says what is wrong with it.
+    const damaged = new Uint8Array([...new TextEncoder().encode('%PDF-1.7\n'), ...new Uint8Array(300).fill(7)]);
+    await expect(extractor.check({ filename: 'damaged.pdf', bytes: damaged })).resolves.toBe('pdf');
+    await expect(extractor.check({ filename: 'sample.txt', bytes: fixture('sample.txt') })).resolves.toBe('text');
   });
+
+  it('stops the check of a PDF whose page tree keeps the reader busy at the time limit, and checks the next PDF', async () => {
+    const small = createExtractor({ limits: { timeoutMs: 2_000 } });
+    await expect(small.check({ filename: 'pages.pdf', bytes: widePageTreePdf(200_000) })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'file took longer than 2 s to read',
+      details: { field: 'file', issue: 'took longer than 2 s to read', format: 'pdf', limit: 2_000 },
+    });
+    await expect(small.check({ filename: 'sample.pdf', bytes: fixture('sample.pdf') })).resolves.toBe('pdf');
+    await small.close();
+  }, 60_000);
 
   it('refuses a ZIP package of more files than the limit', async () => {
     const small = createExtractor({ limits: { maxEntries: 10 } });

@@ -41,9 +41,10 @@ export interface Extractor {
    */
   extract(input: ExtractInput): Promise<Extraction>;
   /**
-   * Checks the file within the same limits without reading its text: a DOCX or XLSX is inflated
-   * on a reading thread, counting what its entries really give. Answers the format; throws the
-   * `ExtractionError` a reading would throw for a package past a limit (or not a ZIP package).
+   * Checks the file within the same limits without reading its text, on a reading thread: a DOCX
+   * or XLSX is inflated, counting what its entries really give; a PDF's page tree is walked to the
+   * pages a reading would read. Answers the format; throws the `ExtractionError` a reading would
+   * throw for a file past a limit (time, heap, what a package unpacks to) or a package that is not a ZIP.
    */
   check(input: ExtractInput): Promise<ExtractFormat>;
   /** Ends the OCR worker, if one started; later calls to `extract` fail. Idempotent. */

@@ -24,6 +24,28 @@ export async function readPdf(bytes: Uint8Array, collector: SegmentCollector, li
   }
 }
 
+/**
+ * Opens the PDF and walks its page tree to each page a reading would read (up to `maxPages`),
+ * reading no page's content: a page tree that keeps the reader busy costs the same here, so the
+ * caller's time limit stops it. A file pdf.js cannot open or walk passes: its reading says why.
+ */
+export async function checkPdf(bytes: Uint8Array, limits: ExtractionLimits): Promise<void> {
+  let pdf: PdfDocument;
+  try {
+    pdf = await getDocumentProxy(new Uint8Array(bytes), { verbosity: 0, isEvalSupported: false });
+  } catch {
+    return;
+  }
+  try {
+    const pages = Math.min(pdf.numPages, limits.maxPages);
+    for (let n = 1; n <= pages; n++) await pdf.getPage(n);
+  } catch {
+    // A damaged page tree is not a limit passed: the reading reports it, as before.
+  } finally {
+    await pdf.destroy();
+  }
+}
+
 type PdfDocument = Awaited<ReturnType<typeof getDocumentProxy>>;
 
 /** One page's text as unpdf's `extractText` joins it. */

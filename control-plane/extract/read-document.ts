@@ -84,12 +84,20 @@ export async function readDocument(
 
 /**
  * Checks what can be checked of a document without reading its text: a ZIP package (DOCX, XLSX)
- * is inflated within the limits, counting what it gives and keeping nothing. Answers the format;
- * throws what `readDocument` would throw for a package past a limit.
+ * is inflated within the limits, counting what it gives and keeping nothing; a PDF's page tree is
+ * walked (the caller's time limit stops one that keeps the reader busy). Answers the format;
+ * throws what `readDocument` would throw for a package past a limit. `onFormat` as for `readDocument`.
  */
-export async function checkDocument(bytes: Uint8Array, filename: string, limits: ExtractionLimits): Promise<ExtractFormat> {
+export async function checkDocument(
+  bytes: Uint8Array,
+  filename: string,
+  limits: ExtractionLimits,
+  onFormat: (format: ExtractFormat) => void = () => {},
+): Promise<ExtractFormat> {
   const { format } = await detectFormat(bytes, filename);
+  onFormat(format);
   if (format === 'docx' || format === 'xlsx') checkZip(bytes, format, limits);
+  if (format === 'pdf') await (await readers.pdf()).checkPdf(bytes, limits);
   return format;
 }
 
@@ -138,8 +146,9 @@ export async function serveReader(port: { postMessage(message: ReaderMessage): v
   const { id } = job;
   port.postMessage({ id, started: true });
   try {
-    if (job.check) return port.postMessage({ id, checked: await checkDocument(job.bytes, job.filename, job.limits) });
-    port.postMessage({ id, result: await readDocument(job.bytes, job.filename, job.limits, (format) => port.postMessage({ id, format })) });
+    const onFormat = (format: ExtractFormat) => port.postMessage({ id, format });
+    if (job.check) return port.postMessage({ id, checked: await checkDocument(job.bytes, job.filename, job.limits, onFormat) });
+    port.postMessage({ id, result: await readDocument(job.bytes, job.filename, job.limits, onFormat) });
   } catch (error) {
     port.postMessage({ id, error: failureOf(error) });
   }

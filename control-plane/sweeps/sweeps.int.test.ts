@@ -11,7 +11,9 @@ import { createDb, type Db } from '../db/client.ts';
 import { createDocumentsService, type DocumentsService } from '../documents/documents.service.ts';
 import { systemActor } from '../identity/system-actor.ts';
 import { sweepExpiredIdempotencyKeys } from '../resources/idempotency-keys.ts';
-import { createSweeps, staleUploadsSweep } from './sweeps.service.ts';
+import { deleteExpiredStorageReservations } from '../capabilities/storage-usage.ts';
+import { deletePastStepCharges } from '../chat/chat.repo.ts';
+import { createSweeps, deleteInBatches, staleUploadsSweep } from './sweeps.service.ts';
 
 /** Sweeps on a schedule: what a tenant left behind goes though the tenant never comes back, and one process runs each sweep per interval. */
 describe('scheduled sweeps', () => {
@@ -61,6 +63,41 @@ describe('scheduled sweeps', () => {
       await sweeps.stop();
     }
     expect((await db.sql<{ key: string }[]>`select key from idempotency_keys where tenant_id = ${tenantId}::uuid`).map((r) => r.key)).toEqual(['live']);
+  });
+
+  it("removes chat step charges of days before today and expired storage reservations, keeping today's charges and live reservations", async () => {
+    const tenantId = await insertActiveTenant(db.sql, `sweep-rows-${suite}`);
+    const execution = randomUUID();
+    // Yesterday's charge (a minute before today's UTC midnight) no longer counts; today's keeps a retried step from counting twice.
+    await db.sql`insert into chat_step_charges (tenant_id, execution_id, step_id, charged_at) values
+      (${tenantId}::uuid, ${execution}::uuid, 'yesterday', date_trunc('day', now(), 'UTC') - interval '1 minute'),
+      (${tenantId}::uuid, ${execution}::uuid, 'today', now())`;
+    // A reservation of a process that ended mid-upload, past its expiry, and one of an upload under way.
+    const [ended, streaming] = [randomUUID(), randomUUID()];
+    await db.sql`insert into tenant_storage_reservations (id, tenant_id, bytes, expires_at) values
+      (${ended}::uuid, ${tenantId}::uuid, 1000, now() - interval '1 minute'),
+      (${streaming}::uuid, ${tenantId}::uuid, 2000, now() + interval '1 hour')`;
+    const charges = () => db.sql<{ step: string }[]>`select step_id as step from chat_step_charges where tenant_id = ${tenantId}::uuid order by step_id`;
+    const reservations = () => db.sql<{ id: string }[]>`select id::text as id from tenant_storage_reservations where tenant_id = ${tenantId}::uuid`;
+
+    const sweeps = createSweeps({
+      db,
+      checkMs: 50,
+      sweeps: [
+        { name: `past-chat-step-charges-${suite}`, everyMs: 60_000, run: () => deleteInBatches(db, deletePastStepCharges) },
+        { name: `expired-storage-reservations-${suite}`, everyMs: 60_000, run: () => deleteInBatches(db, deleteExpiredStorageReservations) },
+      ],
+      log: () => {},
+    });
+    sweeps.start();
+    try {
+      await until(charges, (rows) => rows.length === 1, 30_000);
+      await until(reservations, (rows) => rows.length === 1, 30_000);
+    } finally {
+      await sweeps.stop();
+    }
+    expect((await charges()).map((r) => r.step)).toEqual(['today']);
+    expect((await reservations()).map((r) => r.id)).toEqual([streaming]);
   });
 
   it('runs a sweep in one process per interval however many processes ask', async () => {

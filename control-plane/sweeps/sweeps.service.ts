@@ -1,4 +1,4 @@
-import type { Db } from '../db/client.ts';
+import type { Db, Tx } from '../db/client.ts';
 import { allTenantIds, claimSweep } from './sweeps.repo.ts';
 
 /** Periodic clean-up that no request is waiting for. */
@@ -79,4 +79,14 @@ export function staleUploadsSweep(db: Db, sweepTenant: (tenantId: string) => Pro
       return removed;
     },
   };
+}
+
+/** Runs `deleteBatch` (a thousand rows per transaction, on the owner pool) until a batch comes back short; answers how many it removed. */
+export async function deleteInBatches(db: Db, deleteBatch: (tx: Tx, limit: number) => Promise<number>): Promise<number> {
+  let removed = 0;
+  for (;;) {
+    const deleted = await db.system((tx) => deleteBatch(tx, 1000));
+    removed += deleted;
+    if (deleted < 1000) return removed;
+  }
 }

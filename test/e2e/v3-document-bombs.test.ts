@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -11,9 +11,10 @@ import { startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
 
 /**
- * Decompression and parser bombs uploaded through v3: each is refused by a limit the reason names,
- * a ZIP package at upload (nothing stored), a PDF when it is read by an indexing job or inside a
- * request, and the platform serves the next document, another tenant's, as before.
+ * Decompression and parser bombs uploaded through v3: each is refused at upload by a limit the
+ * reason names, with nothing stored; a PDF bomb already stored is stopped at the time limit when it
+ * is read by an indexing job or inside a request; and the platform serves the next document,
+ * another tenant's, as before.
  */
 const READ_TIMEOUT_MS = 5_000;
 const samplePdf = () => new Uint8Array(readFileSync(new URL('../../control-plane/extract/fixtures/sample.pdf', import.meta.url)));
@@ -57,13 +58,13 @@ describe('v3 documents: decompression and parser bombs', () => {
     bytes: (await sql<{ bytes: string }[]>`select bytes::text as bytes from tenant_storage_usage where tenant_id = ${who.id}::uuid`)[0]?.bytes ?? '0',
   });
   /** Uploads a bomb and expects it refused at upload: 400 on `file` naming the limit, with nothing kept. */
-  const refusedAtUpload = async (filename: string, bytes: Uint8Array, format: 'docx' | 'xlsx', fields: Array<[string, string]> = []) => {
+  const refusedAtUpload = async (filename: string, bytes: Uint8Array, format: 'docx' | 'xlsx' | 'pdf', fields: Array<[string, string]> = []) => {
     const before = await kept(attacker);
     const refused = await postForm(stack, `${V3}/documents`, await stack.token(attacker.admin.email), form([{ filename, bytes }, ...fields]));
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'file', format, limit: expect.any(Number) } });
     expect(await kept(attacker)).toEqual(before);
-    return refused.body.error as { message: string; details: { issue: string } };
+    return refused.body.error as { code: string; message: string; details: { issue: string } };
   };
 
   it('refuses at upload a DOCX whose ZIP directory understates its size, naming the limit and storing nothing, and indexes the next tenant’s document', async () => {
@@ -89,9 +90,26 @@ describe('v3 documents: decompression and parser bombs', () => {
     expect(answer.body.category).toEqual(expect.any(String));
   }, 120_000);
 
-  it('stops a PDF whose page tree keeps the reader busy at the time limit, in its indexing job and inside a request, and reads the next PDF', async () => {
+  it('refuses at upload a PDF whose page tree keeps the reader busy past the time limit (400 naming it, nothing stored), and indexes the next PDF', async () => {
     // One page listed 200 000 times: each page opened walks the whole list, for minutes.
-    const bomb = await upload(attacker, 'pages.pdf', widePageTreePdf(200_000), [['autoIndex', 'true']]);
+    const error = await refusedAtUpload('pages.pdf', widePageTreePdf(200_000), 'pdf', [['autoIndex', 'true']]);
+    expect(error).toEqual({
+      code: 'VALIDATION_ERROR',
+      message: `file took longer than ${READ_TIMEOUT_MS / 1000} s to read`,
+      details: { field: 'file', issue: `took longer than ${READ_TIMEOUT_MS / 1000} s to read`, format: 'pdf', limit: READ_TIMEOUT_MS },
+    });
+
+    const ordinary = await upload(neighbour, 'report.pdf', samplePdf(), [['autoIndex', 'true']]);
+    expect((await settled(neighbour, ordinary.id)).body).toMatchObject({ status: 'ready', indexed: true, failureReason: null });
+  }, 240_000);
+
+  it('stops a stored PDF whose page tree keeps the reader busy at the time limit, in its indexing job and inside a request, and reads the next PDF', async () => {
+    // A file kept before uploads were checked: an ordinary PDF whose stored bytes are then the bomb's.
+    const bomb = await upload(attacker, 'pages.pdf', samplePdf());
+    const [stored] = (await kept(attacker)).files.filter((file) => file.endsWith(join(bomb.id, 'original')));
+    await writeFile(stored!, widePageTreePdf(200_000));
+    const indexing = await stack.request('POST', `${V3}/documents/${bomb.id}/index`, { as: attacker.admin.email, body: {} });
+    expect([200, 202], JSON.stringify(indexing.body)).toContain(indexing.status);
     const failed = await settled(attacker, bomb.id);
     expect(failed.body).toMatchObject({ status: 'failed', indexed: false, failureReason: `file took longer than ${READ_TIMEOUT_MS / 1000} s to read` });
 
