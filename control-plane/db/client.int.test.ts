@@ -202,4 +202,31 @@ describe('db client tenant scoping', () => {
       await single.close();
     }
   });
+
+  it("refuses a statement a transaction makes after its connection was lost, never sending it in the next transaction on that connection or on its closed socket", async () => {
+    // One tenant connection: the transaction that waits for it gets the same one, opened again.
+    const single = createDb(inject('databaseUrl'), { max: 1, tenantDatabaseUrl: inject('tenantDatabaseUrl') });
+    try {
+      let lateStatement: Promise<unknown> | undefined;
+      const killed = single.inTenant(tenants[0], async (tx) => {
+        const [{ pid }] = await tx<[{ pid: number }]>`select pg_backend_pid() as pid`;
+        await db.sql`select pg_terminate_backend(${pid})`;
+        // Still at work when its transaction ended (as a request awaiting something else is).
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        lateStatement = (async () => tx.unsafe<WhoAmI>(whoAmI))();
+        return lateStatement;
+      });
+      await expect(killed).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+      // The next transaction, on the connection opened again, runs while the late statement is made.
+      const [next] = await single.inTenant(tenants[1], async (tx) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return tx.unsafe<WhoAmI>(whoAmI);
+      });
+      expect(next).toMatchObject({ tenant: tenants[1] });
+      expect(lateStatement).toBeDefined();
+      await expect(lateStatement).rejects.toMatchObject({ code: 'CONNECTION_CLOSED', message: expect.stringContaining('transaction already ended') });
+    } finally {
+      await single.close();
+    }
+  });
 });

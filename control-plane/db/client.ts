@@ -153,6 +153,37 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
   });
 }
 
+/** The methods of a connection that make statements (the rest build fragments and values). */
+const STATEMENT_METHODS = new Set<PropertyKey>(['unsafe', 'file', 'savepoint', 'begin', 'notify', 'listen', 'subscribe']);
+
+/**
+ * `connection` as a transaction's work sees it, until `end()`: a statement made after that is
+ * refused. postgres.js sends a reserved connection's statements to whatever that connection is by
+ * then: after it lost its server, work still running (awaiting something else) would write to its
+ * closed socket, which crashes the process, or, once the pool opened it again for another
+ * transaction, run inside that transaction with its tenant.
+ */
+function untilEnded(connection: postgres.ReservedSql): { tx: Tx; end(): void } {
+  let ended = false;
+  const refuse = (): never => {
+    throw Object.assign(new Error('the transaction already ended: its connection to PostgreSQL closed'), { code: 'CONNECTION_CLOSED' });
+  };
+  const tx = new Proxy(connection, {
+    apply: (target, thisArg, args) => (ended ? refuse() : Reflect.apply(target, thisArg, args)),
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property);
+      if (typeof value !== 'function' || !STATEMENT_METHODS.has(property)) return value;
+      return (...args: unknown[]) => (ended ? refuse() : Reflect.apply(value, target, args));
+    },
+  });
+  return {
+    tx: tx as unknown as Tx,
+    end: () => {
+      ended = true;
+    },
+  };
+}
+
 /**
  * Runs `fn` as an `inTenant` transaction on a reserved tenant connection, then hands the connection
  * back (unless it lost its server). `closeWatchers` is where the pool's `onclose` finds who waits on it.
@@ -162,8 +193,15 @@ async function inReserved<T>(connection: postgres.ReservedSql, closeWatchers: Ma
   // postgres.js never settles statements queued on a reserved connection whose server went away:
   // the transaction then fails when the pool reports that connection closed.
   let connectionId: number | undefined;
+  const work = untilEnded(connection);
   let died: () => void = () => {};
-  const closed = new Promise<never>((_, reject) => (died = () => reject(Object.assign(new Error('the connection to PostgreSQL closed during the transaction'), { code: 'CONNECTION_CLOSED' }))));
+  const closed = new Promise<never>(
+    (_, reject) =>
+      (died = () => {
+        work.end();
+        reject(Object.assign(new Error('the connection to PostgreSQL closed during the transaction'), { code: 'CONNECTION_CLOSED' }));
+      }),
+  );
   closed.catch(() => {});
   const watched = <V>(work: Promise<V>) => Promise.race([work, closed]);
   try {
@@ -177,9 +215,9 @@ async function inReserved<T>(connection: postgres.ReservedSql, closeWatchers: Ma
     const setup = Promise.all([connection.unsafe('begin', [], { onexecute } as never), connection.unsafe(SET_TENANT_SQL, [tenantId, APP_ROLE], { prepare: true })]);
     setup.catch(() => {});
     const pending: Array<Promise<unknown>> = [];
-    inFlightAtCommit.set(connection, pending);
+    inFlightAtCommit.set(work.tx, pending);
     try {
-      const result = await watched(fn(connection as unknown as Tx));
+      const result = await watched(fn(work.tx));
       // Behind the statements still in flight (the setup's too): if one failed, the transaction
       // is aborted and this commit rolls it back, and that statement's failure is thrown below.
       const commit = connection.unsafe('commit');
@@ -198,8 +236,9 @@ async function inReserved<T>(connection: postgres.ReservedSql, closeWatchers: Ma
       throw error;
     }
   } finally {
+    work.end();
     if (connectionId !== undefined && closeWatchers.get(connectionId) === died) closeWatchers.delete(connectionId);
-    inFlightAtCommit.delete(connection);
+    inFlightAtCommit.delete(work.tx);
     if (!lost) connection.release();
   }
 }
