@@ -229,4 +229,28 @@ describe('db client tenant scoping', () => {
       await single.close();
     }
   });
+
+  it("refuses a statement an owner transaction makes after its connection was lost, never sending it in the next one on that connection", async () => {
+    const single = createDb(inject('databaseUrl'), { systemMax: 1 });
+    try {
+      let lateStatement: Promise<unknown> | undefined;
+      const killed = single.system(async (tx) => {
+        const [{ pid }] = await tx<[{ pid: number }]>`select pg_backend_pid() as pid`;
+        await db.sql`select pg_terminate_backend(${pid})`;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        lateStatement = (async () => tx`select txid_current_if_assigned() as txid`)();
+        return lateStatement;
+      });
+      await expect(killed).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+      const next = await single.system(async (tx) => {
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        return (await tx<[{ n: number }]>`select 1 as n`)[0]!.n;
+      });
+      expect(next).toBe(1);
+      expect(lateStatement).toBeDefined();
+      await expect(lateStatement).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    } finally {
+      await single.close();
+    }
+  });
 });

@@ -163,7 +163,7 @@ const STATEMENT_METHODS = new Set<PropertyKey>(['unsafe', 'file', 'savepoint', '
  * closed socket, which crashes the process, or, once the pool opened it again for another
  * transaction, run inside that transaction with its tenant.
  */
-function untilEnded(connection: postgres.ReservedSql): { tx: Tx; end(): void } {
+function untilEnded(connection: postgres.ReservedSql | postgres.TransactionSql): { tx: Tx; end(): void } {
   let ended = false;
   const refuse = (): never => {
     throw Object.assign(new Error('the transaction already ended: its connection to PostgreSQL closed'), { code: 'CONNECTION_CLOSED' });
@@ -353,12 +353,18 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
     begun[pool].inc();
     try {
       // A transaction that gets its connection after its caller was refused is rolled back unrun.
-      return await withinAcquireTimeout(timeouts.acquireMs, async (claim) =>
-        (await owner.begin((tx) => {
-          if (!claim()) throw databaseUnavailable();
-          return fn(tx as unknown as Tx);
-        })) as T,
-      );
+      return await withinAcquireTimeout(timeouts.acquireMs, async (claim) => {
+        let work: ReturnType<typeof untilEnded> | undefined;
+        try {
+          return (await owner.begin((tx) => {
+            if (!claim()) throw databaseUnavailable();
+            work = untilEnded(tx);
+            return fn(work.tx);
+          })) as T;
+        } finally {
+          work?.end();
+        }
+      });
     } finally {
       inFlight[pool].dec();
     }
