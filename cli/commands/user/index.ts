@@ -1,5 +1,6 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from '../_top-level.ts';
 import { command as invite } from './invite.ts';
 import { command as provisionMe } from './provision-me.ts';
 
-export const command = new Command('user').description('Users of a tenant: invite, provision yourself').addCommand(invite).addCommand(provisionMe);
+export const command = new Command('user').description(TOP_LEVEL.user.description).addCommand(invite).addCommand(provisionMe);
