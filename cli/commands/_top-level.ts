@@ -76,7 +76,7 @@ export const TOP_LEVEL: Record<TopLevelName, TopLevelCommand> = {
     load: () => import('./tenant/index.ts'),
   },
   user: {
-    description: 'Users of a tenant: invite, provision yourself',
+    description: 'Users of a tenant: invite, remove; join as invited, or decline',
     load: () => import('./user/index.ts'),
   },
   provision: {
