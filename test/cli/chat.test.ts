@@ -89,10 +89,13 @@ describe('svc chat', { timeout: 120_000 }, () => {
   });
 
   it('continues a conversation named by any name of 1-200 characters, as v4 accepts', async () => {
-    const name = `ticket 4711 / ${randomBytes(3).toString('hex')}`;
+    const hex = randomBytes(3).toString('hex');
+    const name = `O'Brien's ticket / ${hex}`;
     for (const [verb, message] of [['send', 'My printer is on fire'], ['stream', 'Still burning']] as const) {
       const sent = await svc(['chat', verb, message, '--workflow', 'assistant', '--conversation-id', name, '--format', 'json'], env);
       expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
+      // The hint quotes the name as a shell takes it back.
+      expect(sent.stderr, verb).toContain(`(continue it with --conversation-id 'O'\\''Brien'\\''s ticket / ${hex}')`);
     }
     const stored = await stack.request('GET', `${V3}/chat/conversations/${encodeURIComponent(name)}`, { as: alice.email });
     expect(stored.status, JSON.stringify(stored.body)).toBe(200);

@@ -9,6 +9,9 @@ import { DEFAULT_STAGE } from '../../services/chat.constants.ts';
 /** A conversation's name, as v4 chat takes it. */
 const CONVERSATION_NAME_MAX = 200;
 
+/** The conversation's name as the shell takes it back in `--conversation-id` (quoted when it has spaces or symbols). */
+export const shellWord = (name: string) => (/^[\w.:@/+-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`);
+
 /** `--param key=value`: a number, `true`, `false` or `null` as that JSON value, anything else as text. */
 function paramValue(text: string): string | number | boolean | null {
   if (text === 'true' || text === 'false' || text === 'null') return JSON.parse(text) as boolean | null;
