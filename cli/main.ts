@@ -1,11 +1,9 @@
 import { realpathSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { CommanderError, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { latestContext } from './context.ts';
-import { describeProgram } from './describe.ts';
 import { CliError } from './errors.ts';
 import { Output, type Format } from './output.ts';
-import { buildProgram } from './program.ts';
+import { buildProgram, commandNamed } from './program.ts';
 
 /** Commander's parse failures as the client's codes. */
 function fromCommander(error: CommanderError): CliError {
@@ -45,8 +43,12 @@ function commandAt(program: CommandUnknownOpts, argv: string[]): CommandUnknownO
 
 /** Runs the client with `argv` (without node and the script); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram() as unknown as CommandUnknownOpts;
-  if (argv.includes('--describe')) {
+  const describing = argv.includes('--describe');
+  const named = commandNamed(argv);
+  // Only the command that runs is loaded; a description covers every command.
+  const program = (await buildProgram(describing ? undefined : named ? [named] : [])) as unknown as CommandUnknownOpts;
+  if (describing) {
+    const { describeProgram } = await import('./describe.ts');
     const description = describeProgram(program);
     const target = commandAt(program, argv);
     const path = target === program ? undefined : commandPath(target);
@@ -70,6 +72,8 @@ export async function main(argv: string[]): Promise<number> {
       if (error.code === 'commander.executeSubCommandAsync') return error.exitCode;
     }
     const failure = error instanceof CliError ? error : error instanceof CommanderError ? fromCommander(error) : undefined;
+    // The running command's context, when it built one (its module is loaded by then).
+    const { latestContext } = await import('./context.ts');
     const out = latestContext()?.out ?? fallbackOutput(argv);
     if (!failure) {
       const unexpected = new CliError('E203', { details: (error as Error)?.message ?? String(error) });

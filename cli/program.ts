@@ -1,27 +1,5 @@
 import { Command, Option, type CommandUnknownOpts } from '@commander-js/extra-typings';
-import { command as blocks } from './commands/blocks/index.ts';
-import { command as chat } from './commands/chat/index.ts';
-import { command as deploy } from './commands/deploy/index.ts';
-import { command as docs } from './commands/docs.ts';
-import { command as doctor } from './commands/doctor.ts';
-import { command as env } from './commands/env/index.ts';
-import { command as agent } from './commands/agent/index.ts';
-import { command as dev } from './commands/dev.ts';
-import { command as init } from './commands/init.ts';
-import { command as login } from './commands/login.ts';
-import { command as logout } from './commands/logout.ts';
-import { command as provision } from './commands/provision/index.ts';
-import { command as publicapi } from './commands/publicapi/index.ts';
-import { command as resources } from './commands/resources/index.ts';
-import { command as template } from './commands/template/index.ts';
-import { command as tenant } from './commands/tenant/index.ts';
-import { command as types } from './commands/types/index.ts';
-import { command as update } from './commands/update.ts';
-import { command as user } from './commands/user/index.ts';
-import { command as verify } from './commands/verify/index.ts';
-import { command as vertical } from './commands/vertical/index.ts';
-import { command as whoami } from './commands/whoami.ts';
-import { command as workflow } from './commands/workflow/index.ts';
+import { TOP_LEVEL, type TopLevelName } from './commands/_top-level.ts';
 import { clientPackage } from './package-info.ts';
 
 export const VERSION: string = clientPackage().version;
@@ -45,11 +23,39 @@ const OUTPUT = { writeOut: (s: string) => process.stdout.write(s), writeErr: (s:
 const leaves = (command: CommandUnknownOpts): CommandUnknownOpts[] =>
   command.commands.length === 0 ? [command] : [command, ...command.commands.flatMap(leaves)];
 
+const isTopLevel = (name: string | undefined): name is TopLevelName => name !== undefined && Object.hasOwn(TOP_LEVEL, name);
+
 /**
- * The whole command tree. Program options must come before a command name (so a command's
- * own `--version` is its own); the global options are also on every command, so they work anywhere.
+ * The top-level command `argv` runs or asks help for (`svc resources list`, `svc help resources`),
+ * read as the program reads it: its options come before the command's name. Undefined when it
+ * names none (`svc --help`, `svc --version`, an unknown word: the program answers those itself).
  */
-export function buildProgram(): Command {
+export function commandNamed(argv: string[]): TopLevelName | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--profile') i++;
+    else if (!word.startsWith('-')) return isTopLevel(word) ? word : word === 'help' && isTopLevel(argv[i + 1]) ? argv[i + 1] as TopLevelName : undefined;
+  }
+  return undefined;
+}
+
+/** A stand-in for a command that is not loaded: what the program's help lists of it. */
+function placeholder(name: TopLevelName): CommandUnknownOpts {
+  const { description, usage } = TOP_LEVEL[name];
+  const command = new Command(name).description(description);
+  if (usage) command.arguments(usage);
+  return command.action(() => {
+    throw new Error(`the command ${name} was not loaded`);
+  });
+}
+
+/**
+ * The command tree. Program options must come before a command name (so a command's own
+ * `--version` is its own); the global options are also on every command, so they work anywhere.
+ * Only the modules of the commands in `load` are imported (all of them by default); the others
+ * are placeholders that list in the program's help as the commands themselves do.
+ */
+export async function buildProgram(load: readonly TopLevelName[] = Object.keys(TOP_LEVEL) as TopLevelName[]): Promise<Command> {
   const program = new Command('svc')
     .description('Command-line client of the platform API v4')
     .version(VERSION, '-V, --version', 'print the client version')
@@ -57,7 +63,9 @@ export function buildProgram(): Command {
     .showSuggestionAfterError()
     .configureOutput(OUTPUT);
   for (const option of globalOptions()) program.addOption(option);
-  for (const command of [init, dev, resources, types, tenant, user, provision, env, workflow, chat, docs, vertical, publicapi, verify, agent, template, login, whoami, logout, deploy, blocks, update, doctor]) program.addCommand(command);
+  const names = Object.keys(TOP_LEVEL) as TopLevelName[];
+  const loaded = new Map(await Promise.all(load.map(async (name) => [name, (await TOP_LEVEL[name].load()).command] as const)));
+  for (const name of names) program.addCommand(loaded.get(name) ?? placeholder(name));
   for (const command of leaves(program)) {
     if (command === (program as unknown as CommandUnknownOpts)) continue;
     for (const option of globalOptions()) command.addOption(option.hideHelp());

@@ -1,4 +1,5 @@
 import { Command, Option } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from './_top-level.ts';
 import { intOption, withMeta } from '../command.ts';
 import { contextOf } from '../context.ts';
 import type { DevCheck } from '../services/dev.service.ts';
@@ -6,13 +7,7 @@ import { runnableProject } from './_project.ts';
 
 export const command = withMeta(
   new Command('dev')
-    .description(
-      "Run the app's dev server (the project's `dev` script, with PORT set). First, unless --skip-checks: the variables svc.config.ts " +
-        'requires are set in .env.local or the environment (E002 names the first missing, E003 when .env.local is missing too), the ' +
-        'platform at BASE_URL_PUBLIC_API answers GET /health (E201), the client is logged in (E101, E102; no call), and the port is free. ' +
-        'E001 outside a project, E005 when svc.config.ts, svc.project.json or package.json (with a "dev" script) is missing or invalid. ' +
-        'Ctrl-C stops the server and its processes (exit 0); a server that stops by itself passes on its exit code.',
-    )
+    .description(TOP_LEVEL.dev.description)
     .addOption(intOption('--port <port>', 'port to serve on', 3000))
     .addOption(new Option('--turbo', 'restart the server when a file it loaded changes (node --watch; SVC_DEV_TURBO=1)').default(true))
     .addOption(new Option('--no-turbo', 'run the server once, without watching (SVC_DEV_TURBO=0)'))

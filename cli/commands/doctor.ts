@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from './_top-level.ts';
 import { withMeta } from '../command.ts';
 import { contextOf } from '../context.ts';
 import { EXIT_CODES } from '../errors.ts';
@@ -31,15 +32,7 @@ function renderReport(report: DoctorReport, style: { colors: Colors; simple: boo
 
 export const command = withMeta(
   new Command('doctor')
-    .description(
-      'Check the project and the client, one line per check, every check run: the project (E001 outside one), its scaffold files ' +
-        "against the client's template (a missing one fails, outdated or edited ones warn), its structure (svc.config.ts, " +
-        'svc.project.json, package.json with a "dev" script; E005), svc.config.ts loads (E006), the variables it requires are set in ' +
-        '.env.local or the environment (E003, E002), .env.local is ignored by git and readable by its owner only, the object types are valid (E004, E301), the ' +
-        'platform answers GET /health (E201), the client is logged in and its token accepted (GET /v4/identity/me; E101, E102, ' +
-        'E103), and ~/.svc/tokens.json is readable by its owner only (E006). --fix repairs what can be repaired on this machine; ' +
-        '--check-updates also reads the release registry as svc update --check does. Plain text; exit 9 when a check failed.',
-    )
+    .description(TOP_LEVEL.doctor.description)
     .option('--fix', "write missing and outdated unedited scaffold files from the template, add BASE_URL_PUBLIC_API (the client's) to .env.local, add .env.local to .gitignore, chmod 600 .env.local and the tokens file")
     .option('--check-updates', 'also report whether a newer release of the client exists (a warning when it does)')
     .action(async (options, cmd) => {

@@ -1,4 +1,5 @@
 import { Command, Option } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from './_top-level.ts';
 import { relative } from 'node:path';
 import { withMeta } from '../command.ts';
 import { readTenantContext, resolveBaseUrl } from '../config.ts';
@@ -103,16 +104,7 @@ async function askName(ctx: CommandContext, initial: string): Promise<string> {
 
 export const command = withMeta(
   new Command('init')
-    .description(
-      'Scaffold an app: a small web app that signs users in through its own backend-for-frontend (authorization code with PKCE at the ' +
-        "platform's identity provider, the token kept on the server) and lists the tenant's resources over REST v3; with svc.config.ts, " +
-        'src/svc.config/object-types.ts, the manifest svc.project.json (app, company and child tenant, package profile), .env.local and ' +
-        'the agent assets (AGENTS.md, .agents/). Then a git repository with a first commit (none inside an existing work tree) and ' +
-        '`npm install`. When logged in, enrolls the app in the company tenant (or binds to the app it has under the same key) and ' +
-        'evaluates the capabilities of the tenant the app runs in (a child tenant once it is provisioned); not logged in, the app is ' +
-        'enrolled by a later `svc init --current-dir`. The app signs users in with its own client at the identity provider: ' +
-        '`svc provision idp` registers it and writes SVC_IDP_CLIENT_ID and SVC_IDP_CLIENT_SECRET to .env.local.',
-    )
+    .description(TOP_LEVEL.init.description)
     .argument('[name]', 'app name: the folder to create and, in kebab-case, the app key (letters, digits, spaces, ".", "_", "-")')
     .option(
       '--from <source>',

@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from './_top-level.ts';
 import { wholeNumber, withMeta } from '../command.ts';
 import { resolveBaseUrl, writeTenantContext } from '../config.ts';
 import { contextOf } from '../context.ts';
@@ -6,9 +7,7 @@ import { CliError, invalidInput } from '../errors.ts';
 
 export const command = withMeta(
   new Command('login')
-    .description(
-      'Log in through the browser (authorization code with PKCE), or with a code entered on another device where no browser can open here (SSH, no display), and save the tokens to ~/.svc/tokens.json',
-    )
+    .description(TOP_LEVEL.login.description)
     .option('--tenant-name <name>', 'select this tenant (name or slug) after logging in')
     .option('--tenant-id <id>', 'select this tenant (id or slug) after logging in')
     .option('--scope <scopes>', 'space-separated scopes to ask for (default "openid email profile offline_access api")')

@@ -1,11 +1,12 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from './_top-level.ts';
 import { withMeta } from '../command.ts';
 import { clearLocalSession, readAllTokens } from '../config.ts';
 import { contextOf } from '../context.ts';
 
 export const command = withMeta(
   new Command('logout')
-    .description('Revoke the saved tokens at the identity provider, then delete the tokens file and clear the tenant context')
+    .description(TOP_LEVEL.logout.description)
     .action(async (_options, cmd) => {
       const { revokeTokens } = await import('../services/login.service.ts');
       const ctx = contextOf(cmd);

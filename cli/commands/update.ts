@@ -1,16 +1,11 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from './_top-level.ts';
 import { withMeta } from '../command.ts';
 import { contextOf } from '../context.ts';
 
 export const command = withMeta(
   new Command('update')
-    .description(
-      "Check for a newer release of the client and install it. Reads the release registry over the npm registry protocol: " +
-        '`GET <registry>/<package>` and its `dist-tags.latest`, where the registry is SVC_REGISTRY_URL, else npm\'s registry setting ' +
-        "(the client's scope's, then `registry`). A newer release is installed with npm where the client is installed (`npm install -g` " +
-        'into the same prefix, or into the project that depends on it); a client run from a source checkout is not updated (E305). ' +
-        'E201 when the registry does not answer, E202 when it has no such package.',
-    )
+    .description(TOP_LEVEL.update.description)
     .option('--check', 'only report whether a newer release exists; install nothing')
     .action(async (options, cmd) => {
       const { releaseStatus, updatableLocation, updateClient } = await import('../services/release.service.ts');

@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from './_top-level.ts';
 import { withMeta } from '../command.ts';
 import { readTenantContext, readTokens } from '../config.ts';
 import { contextOf } from '../context.ts';
@@ -6,7 +7,7 @@ import { fields } from '../output.ts';
 
 export const command = withMeta(
   new Command('whoami')
-    .description('Show the login status, active tenant, profile and token expiry (no API call)')
+    .description(TOP_LEVEL.whoami.description)
     .action(async (_options, cmd) => {
       const { jwtClaims } = await import('../services/api-client.ts');
       const ctx = contextOf(cmd);

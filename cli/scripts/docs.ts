@@ -87,7 +87,7 @@ export function renderDocs(d: ProgramDescription): string {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const text = renderDocs(describeProgram(buildProgram()));
+  const text = renderDocs(describeProgram(await buildProgram()));
   if (process.argv.includes('--check')) {
     const current = readFileSync(DOCS_PATH, 'utf8');
     if (current !== text) {

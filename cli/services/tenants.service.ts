@@ -94,5 +94,16 @@ export function createUsersService(api: ApiClient) {
       const body: RequestBody<'provisionMe'> = { tenant_id: tenantId };
       return (await api.request<Membership>('POST', '/v4/identity/me/provision', { body, subject: `Tenant ${tenantId}` })).body;
     },
+
+    /** Removes the user's membership of the tenant, or their invitation. */
+    async remove(tenantId: string, userId: string): Promise<void> {
+      await api.request('DELETE', `/v4/platform/tenants/${seg(tenantId)}/users/${seg(userId)}`, { subject: `Member ${userId} of tenant ${tenantId}` });
+    },
+
+    /** Declines the caller's invitation to the tenant. */
+    async declineInvitation(tenantId: string): Promise<void> {
+      const body: RequestBody<'declineInvitation'> = { tenant_id: tenantId };
+      await api.request('POST', '/v4/identity/me/decline', { body, subject: `Invitation to tenant ${tenantId}` });
+    },
   };
 }

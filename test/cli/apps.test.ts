@@ -160,7 +160,7 @@ describe('svc vertical and provision idp', { timeout: 180_000 }, () => {
 
   const envOf = async (dir: string) => Object.fromEntries((await readFile(join(dir, '.env.local'), 'utf8')).split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
 
-  it("registers the project's app with the identity provider, writes the client to .env.local, and rotates its secret", async () => {
+  it("registers the project's app with the identity provider, writes the client to .env.local, rotates its secret and sets its scopes", async () => {
     const key = `idp-${run}`;
     expect((await svc(['vertical', 'create', `Idp ${run}`, '--tenant-id', company.id, '--key', key, '--format', 'json'], env)).exitCode).toBe(0);
     const dir = await project();
@@ -196,6 +196,18 @@ describe('svc vertical and provision idp', { timeout: 180_000 }, () => {
     const second = await envOf(dir);
     expect(second.SVC_IDP_CLIENT_SECRET).not.toBe(first.SVC_IDP_CLIENT_SECRET);
     expect(await signInWith(second.SVC_IDP_CLIENT_ID!, second.SVC_IDP_CLIENT_SECRET!, redirectUri)).toBe(200);
+
+    // --scopes grants the app's tokens these permissions (asking the platform though .env.local has a client id); they stay until named again.
+    const scoped = await svc(['provision', 'idp', '--scopes', 'resources.read,chat.access', '--display-name', 'Idp app', '--format', 'json'], tenantEnv, undefined, dir);
+    expect(scoped.exitCode, scoped.stdout + scoped.stderr).toBe(0);
+    expect(scoped.json).toMatchObject({ clientId: first.SVC_IDP_CLIENT_ID, checked: true, created: false, written: [] });
+    expect([...scoped.json.scopes].sort()).toEqual(['chat.access', 'resources.read']);
+    const kept = await svc(['provision', 'idp', '--force', '--display-name', 'Idp app', '--format', 'json'], tenantEnv, undefined, dir);
+    expect([...kept.json.scopes].sort()).toEqual(['chat.access', 'resources.read']);
+    for (const bad of ['resources.write', '']) {
+      const refused = await svc(['provision', 'idp', '--scopes', bad, '--format', 'json'], { ...tenantEnv, BASE_URL_PUBLIC_API: OFFLINE }, undefined, dir);
+      expect(refused.json.error, bad).toMatchObject({ code: 'E305', exitCode: 2, message: expect.stringContaining('--scopes') });
+    }
 
     // Another folder of the same app: the client is confirmed, its secret cannot be shown again.
     const clone = await project();

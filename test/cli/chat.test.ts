@@ -88,6 +88,20 @@ describe('svc chat', { timeout: 120_000 }, () => {
     ]);
   });
 
+  it('continues a conversation named by any name of 1-200 characters, as v4 accepts', async () => {
+    const hex = randomBytes(3).toString('hex');
+    const name = `O'Brien's ticket / ${hex}`;
+    for (const [verb, message] of [['send', 'My printer is on fire'], ['stream', 'Still burning']] as const) {
+      const sent = await svc(['chat', verb, message, '--workflow', 'assistant', '--conversation-id', name, '--format', 'json'], env);
+      expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
+      // The hint quotes the name as a shell takes it back.
+      expect(sent.stderr, verb).toContain(`(continue it with --conversation-id 'O'\\''Brien'\\''s ticket / ${hex}')`);
+    }
+    const stored = await stack.request('GET', `${V3}/chat/conversations/${encodeURIComponent(name)}`, { as: alice.email });
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+    expect(stored.body.messages.map((m: any) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant']);
+  });
+
   it('streams the answer, printing each piece as it arrives, and ends at data: [DONE]', async () => {
     const child = spawnSvc(['chat', 'stream', 'Where is Apollo? [hold:cli-stream]', '--workflow', 'assistant'], env);
     let stdout = '';
@@ -133,12 +147,14 @@ describe('svc chat', { timeout: 120_000 }, () => {
     }
   });
 
-  it('refuses bad input before any call: no --workflow, a conversation id that is not a UUID, a --param without =', async () => {
+  it('refuses bad input before any call: no --workflow, an empty conversation name or one over 200 characters, a --param without =', async () => {
     const offline = { ...env, BASE_URL_PUBLIC_API: 'http://127.0.0.1:9' };
     const noWorkflow = await svc(['chat', 'send', 'Hello', '--format', 'json'], offline);
     expect(noWorkflow.json.error).toMatchObject({ code: 'E303', message: 'Required field missing: --workflow', exitCode: 2 });
-    const badId = await svc(['chat', 'stream', 'Hello', '--workflow', 'assistant', '--conversation-id', 'not-a-uuid', '--format', 'json'], offline);
-    expect(badId.json.error).toMatchObject({ code: 'E305', exitCode: 2, message: expect.stringContaining('--conversation-id must be a UUID') });
+    for (const badId of ['', 'x'.repeat(201)]) {
+      const refused = await svc(['chat', 'stream', 'Hello', '--workflow', 'assistant', '--conversation-id', badId, '--format', 'json'], offline);
+      expect(refused.json.error).toMatchObject({ code: 'E305', exitCode: 2, message: expect.stringContaining('--conversation-id must be 1-200 characters') });
+    }
     const badParam = await svc(['chat', 'send', 'Hello', '--workflow', 'assistant', '--param', 'customer', '--format', 'json'], offline);
     expect(badParam.json.error).toMatchObject({ code: 'E305', exitCode: 2 });
   });

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { buildProgram } from '../../cli/program.ts';
 import { DOCS_PATH, renderDocs } from '../../cli/scripts/docs.ts';
 import { svc } from './svc.ts';
 
@@ -77,6 +78,27 @@ describe('svc --describe', () => {
   it('keeps docs/cli.md generated from the command tree', async () => {
     const tree = (await svc(['--describe'])).json;
     expect(readFileSync(DOCS_PATH, 'utf8'), 'docs/cli.md is out of date: run npx tsx cli/scripts/docs.ts').toBe(renderDocs(tree));
+  });
+
+  it('lists the top-level commands from their table as their modules define them', async () => {
+    // svc --help loads no command module: the table's placeholders must list as the commands do.
+    const placeholders = await buildProgram([]);
+    const commands = await buildProgram();
+    expect(placeholders.helpInformation()).toBe(commands.helpInformation());
+    expect(placeholders.commands.map((c) => c.name())).toEqual(commands.commands.map((c) => c.name()));
+  });
+
+  it('loads the command a start names, after the program options or after help', async () => {
+    const afterOptions = await svc(['--profile', 'other', '--no-color', 'resources', '--help']);
+    expect(afterOptions.exitCode).toBe(0);
+    expect(afterOptions.stdout).toContain('Usage: svc resources [options] [command]');
+    expect(afterOptions.stdout).toContain('batch-create [options] <type>');
+    const viaHelp = await svc(['help', 'init']);
+    expect(viaHelp.stdout).toContain('Usage: svc init [options] [name]');
+    expect(viaHelp.stdout).toContain('--current-dir');
+    const unknown = await svc(['resourcs', 'list']);
+    expect(unknown.exitCode).not.toBe(0);
+    expect(unknown.stderr).toContain('resources');
   });
 
   it('prints the version with -V and help on stdout', async () => {

@@ -261,6 +261,12 @@ describe('svc errors and exit codes', { timeout: 180_000 }, () => {
         stillThere: async () => expect(await status(`/v4/data/resources/${fx.acme}/${type.key}/${memo.id}/files/notes`)).toBe(200),
       };
     },
+    'user remove': async () => {
+      const member = await api('GET', `/v4/platform/users/by-email?email=${encodeURIComponent(MEMBER)}`);
+      const memberships = async () => JSON.stringify(await api('GET', `/v4/platform/users/${member.id}/memberships`));
+      expect(await memberships()).toContain(fx.acme);
+      return { args: ['user', 'remove', '--email', MEMBER, '--tenant', fx.acme], stillThere: async () => expect(await memberships()).toContain(fx.acme) };
+    },
     'tenant delete': async () => {
       const child = await api('POST', `/v4/platform/tenants/${fx.acme}/children`, { name: 'Keep', slug: `keep-${run}` });
       await api('POST', `/v4/platform/tenants/${fx.acme}/children/${child.id}/bootstrap-admin`);

@@ -165,7 +165,7 @@ describe('svc batches, files, storage, tenants, users and verify', { timeout: 12
     expect(chatWithout.json.error).toMatchObject({ code: 'E305' });
   });
 
-  it('creates a child tenant, waits until it is usable and selects it, invites a user, and deletes it', async () => {
+  it('creates a child tenant, waits until it is usable and selects it, invites, removes a user and an invitation declined, and deletes it', async () => {
     const slug = `cli-${run}`;
     const created = await svc(['tenant', 'create', '--name', `CLI ${run}`, '--slug', slug, '--parent', 'acme', '--domain', 'acme.test', '--format', 'json'], env);
     expect(created.exitCode, created.stdout + created.stderr).toBe(0);
@@ -182,6 +182,25 @@ describe('svc batches, files, storage, tenants, users and verify', { timeout: 12
     expect(unknown.json.error).toMatchObject({ code: 'E202' });
     const me = await svc(['user', 'provision-me', '--tenant', childId, '--format', 'json'], { ...env, SVC_TOKEN: await stack.token(MEMBER) });
     expect(me.exitCode, me.stdout + me.stderr).toBe(0);
+
+    // The member is removed, invited again, and declines; a second decline finds no invitation.
+    const memberId: string = invited.json.userId ?? (await stack.request('GET', `/v4/platform/users/by-email?email=${encodeURIComponent(MEMBER)}`, { as: ADMIN })).body.id;
+    const memberOf = async () => (await stack.request('GET', `/v4/platform/users/${memberId}/memberships`, { as: ADMIN })).body;
+    expect(JSON.stringify(await memberOf())).toContain(childId);
+    const removed = await svc(['user', 'remove', '--email', MEMBER, '--tenant', childId, '--force', '--format', 'json'], env);
+    expect(removed.exitCode, removed.stdout + removed.stderr).toBe(0);
+    expect(removed.json).toEqual({ tenantId: childId, userId: memberId, email: MEMBER, removed: true });
+    expect(JSON.stringify(await memberOf())).not.toContain(childId);
+    const removedAgain = await svc(['user', 'remove', '--email', MEMBER, '--tenant', childId, '--force', '--format', 'json'], env);
+    expect(removedAgain.json.error).toMatchObject({ code: 'E202' });
+    expect((await svc(['user', 'invite', '--email', MEMBER, '--tenant', childId], env)).exitCode).toBe(0);
+    const memberEnv = { ...env, SVC_TOKEN: await stack.token(MEMBER) };
+    const declined = await svc(['user', 'decline', '--tenant', childId], memberEnv);
+    expect(declined.exitCode, declined.stdout + declined.stderr).toBe(0);
+    expect(declined.stdout).toBe(`Declined the invitation to ${childId}\n`);
+    expect(JSON.stringify(await memberOf())).not.toContain(childId);
+    const declinedAgain = await svc(['user', 'decline', '--tenant', childId, '--format', 'json'], memberEnv);
+    expect(declinedAgain.json.error).toMatchObject({ code: 'E202' });
 
     const badSlug = await svc(['tenant', 'create', '--name', 'Bad', '--slug', 'Not Kebab', '--parent', 'acme'], env);
     expect(badSlug.exitCode).toBe(2);

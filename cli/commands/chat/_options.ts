@@ -6,7 +6,12 @@ import { invalidInput } from '../../errors.ts';
 import type { ChatRequest } from '../../services/chat.service.ts';
 import { DEFAULT_STAGE } from '../../services/chat.constants.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** A conversation's name, as v4 chat takes it. */
+const CONVERSATION_NAME_MAX = 200;
+
+/** The conversation's name as the shell takes it back in `--conversation-id` (quoted when it has spaces or symbols). */
+export const shellWord = (name: string) => (/^[\w.:@/+-]+$/.test(name) ? name : `'${name.replace(/'/g, `'\\''`)}'`);
+
 /** `--param key=value`: a number, `true`, `false` or `null` as that JSON value, anything else as text. */
 function paramValue(text: string): string | number | boolean | null {
   if (text === 'true' || text === 'false' || text === 'null') return JSON.parse(text) as boolean | null;
@@ -21,20 +26,23 @@ export function chatCommand(name: 'send' | 'stream', description: string) {
     .argument('<message>', 'the message to send')
     .requiredOption('--workflow <id>', 'the workflow key to chat with')
     .option('--stage <stage>', 'the stage of the workflow', DEFAULT_STAGE)
-    .option('--conversation-id <id>', 'continue this conversation (a UUID); a new one is generated when omitted and printed on stderr')
+    .option('--conversation-id <id>', `continue this conversation, or start one under this name (1-${CONVERSATION_NAME_MAX} characters); a new one named by a generated UUID when omitted, printed on stderr`)
     .option('--param <key=value>', 'a value for the stage prompt\'s {{key}}, or temperature / max_tokens (repeatable; numbers, true, false and null are sent as JSON)', collect, [] as string[])
     .addOption(tenantIdOption())
     .addOption(formatOption())
     .addOption(jsonOption());
 }
 
-/** The request of the command's message and options; a conversation id that is not a UUID is E305 before any call. */
+/** The request of the command's message and options; a conversation name empty or too long is E305 before any call. */
 export async function chatRequest(
   ctx: CommandContext,
   message: string,
   options: { workflow: string; stage: string; conversationId?: string; param: string[]; tenantId?: string },
 ): Promise<ChatRequest> {
-  if (options.conversationId !== undefined && !UUID.test(options.conversationId)) throw invalidInput(`--conversation-id must be a UUID, not "${options.conversationId}"`);
+  const name = options.conversationId;
+  if (name !== undefined && (name.length === 0 || name.length > CONVERSATION_NAME_MAX)) {
+    throw invalidInput(`--conversation-id must be 1-${CONVERSATION_NAME_MAX} characters, not ${name.length}`);
+  }
   if (!message.trim()) throw invalidInput('the message is empty');
   const { parseParam } = await import('../../services/publicapi.service.ts');
   const params = Object.fromEntries(options.param.map((p) => parseParam(p)).map(([key, value]) => [key, paramValue(value)]));

@@ -3,7 +3,7 @@ import { contextOf } from '../../context.ts';
 import { CliError } from '../../errors.ts';
 import type { ChatEvent } from '../../services/chat.service.ts';
 import { renderCitations } from './_render.ts';
-import { chatCommand, chatRequest } from './_options.ts';
+import { chatCommand, chatRequest, shellWord } from './_options.ts';
 
 export const command = withMeta(
   chatCommand(
@@ -34,7 +34,7 @@ export const command = withMeta(
       if (written) process.stdout.write('\n');
       if (citations.length) out.data(citations, renderCitations);
     }
-    out.info(out.errColors.dim(`conversation ${started.conversationId} (continue it with --conversation-id ${started.conversationId})`));
+    out.info(out.errColors.dim(`conversation ${started.conversationId} (continue it with --conversation-id ${shellWord(started.conversationId)})`));
     if (failure) throw new CliError('E203', { details: `the answer failed: ${failure.code} ${failure.message}` });
   }),
   { calls: ['POST /v4/ai/chat/stream/{tenantId}/{workflowId}/{stage}'] },

@@ -1,10 +1,11 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from '../_top-level.ts';
 import { command as list } from './list.ts';
 import { command as pull } from './pull.ts';
 import { command as push } from './push.ts';
 
 export const command = new Command('env')
-  .description("The project's .env.local and the app's configuration in the platform's store: list, pull, push")
+  .description(TOP_LEVEL.env.description)
   .addCommand(list)
   .addCommand(pull)
   .addCommand(push);

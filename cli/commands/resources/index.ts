@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from '../_top-level.ts';
 import { command as aggregate } from './aggregate.ts';
 import { command as batchCreate } from './batch-create.ts';
 import { command as batchDelete } from './batch-delete.ts';
@@ -17,7 +18,7 @@ import { command as syncSchema } from './sync-schema.ts';
 import { command as update } from './update.ts';
 
 export const command = new Command('resources')
-  .description("A tenant's resources: list, read, write, query, aggregate, search, batches, files and storage")
+  .description(TOP_LEVEL.resources.description)
   .addCommand(list)
   .addCommand(get)
   .addCommand(create)

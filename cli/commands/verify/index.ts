@@ -1,4 +1,5 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from '../_top-level.ts';
 import { tenantIdOption, withMeta } from '../../command.ts';
 import { contextOf } from '../../context.ts';
 import { renderCheck } from './_render.ts';
@@ -7,7 +8,7 @@ import { command as storage } from './storage.ts';
 
 export const command = withMeta(
   new Command('verify')
-    .description("Check the platform's health, the object types and the tenant's schema (read-only); see also verify storage and verify calls")
+    .description(TOP_LEVEL.verify.description)
     .addOption(tenantIdOption())
     // `verify storage --tenant-id x`: the option after a subcommand's name is the subcommand's.
     .enablePositionalOptions()

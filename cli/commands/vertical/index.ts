@@ -1,11 +1,12 @@
 import { Command } from '@commander-js/extra-typings';
+import { TOP_LEVEL } from '../_top-level.ts';
 import { command as create } from './create.ts';
 import { command as list } from './list.ts';
 import { command as provision } from './provision.ts';
 import { command as select } from './select.ts';
 
 export const command = new Command('vertical')
-  .description("Apps (vertical enrollments) of the company tenant: list, create, select for the project, provision their storage")
+  .description(TOP_LEVEL.vertical.description)
   .addCommand(list)
   .addCommand(create)
   .addCommand(select)
