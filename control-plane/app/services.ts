@@ -174,7 +174,7 @@ export function createServices(
   const orchestrate = createOrchestrateService({ db: deps.db, workflows: deps.workflows, outbox, capabilities, chat });
   const identity = createIdentityService({ ...deps, appClient: appClientBindingOf(deps.db) });
   const declarations = createDeclarationsService();
-  const tenantsDeps = { db: deps.db, workflows: deps.workflows, identity, declarations };
+  const tenantsDeps = { db: deps.db, workflows: deps.workflows, outbox, identity, declarations };
   const lifecycle = createTenantLifecycle(tenantsDeps);
   const tenants = createTenantsService({ ...tenantsDeps, lifecycle, invitationTtlMs: deps.invitationTtlMs });
   const tenantsDeclared = createTenantsDeclared({ ...tenantsDeps, lifecycle });

@@ -12,19 +12,44 @@ export interface OutboxRow {
   attempts: number;
 }
 
-/** Writes a start in the caller's tenant transaction, due `graceMs` from now (the writer starts it itself before then). */
+/**
+ * Writes a start in the caller's transaction, due `graceMs` from now (the writer starts it itself
+ * before then): for the transaction's tenant, or for `tenantId` in a platform transaction. With
+ * `unlessWaiting`, nothing is written (undefined) while a start of the same workflow id waits.
+ */
 export async function insertOutboxRow(
   tx: Tx,
-  row: { taskQueue: string; workflowType: string; workflowId: string; workflowKey: string; args: unknown[]; reusesId: boolean; graceMs: number },
-): Promise<string> {
-  const [inserted] = await tx.unsafe<[{ id: string }]>(
+  row: {
+    taskQueue: string;
+    workflowType: string;
+    workflowId: string;
+    workflowKey: string;
+    args: unknown[];
+    reusesId: boolean;
+    graceMs: number;
+    tenantId?: string;
+    unlessWaiting?: boolean;
+  },
+): Promise<string | undefined> {
+  const [inserted] = await tx.unsafe<{ id: string }[]>(
     `insert into workflow_outbox (tenant_id, task_queue, workflow_type, workflow_id, workflow_key, args, reuses_id, due_at)
-     values (current_tenant_id(), $1, $2, $3, $4, $5::text::jsonb, $6, now() + $7::int * interval '1 ms')
+     select coalesce($8::uuid, current_tenant_id()), $1, $2, $3, $4, $5::text::jsonb, $6, now() + $7::int * interval '1 ms'
+      where not ($9::boolean and exists (select 1 from workflow_outbox where workflow_id = $3))
      returning id::text as id`,
-    [row.taskQueue, row.workflowType, row.workflowId, row.workflowKey, JSON.stringify(row.args), row.reusesId, row.graceMs] as never[],
+    [
+      row.taskQueue,
+      row.workflowType,
+      row.workflowId,
+      row.workflowKey,
+      JSON.stringify(row.args),
+      row.reusesId,
+      row.graceMs,
+      row.tenantId ?? null,
+      row.unlessWaiting ?? false,
+    ] as never[],
     { prepare: true },
   );
-  return inserted.id;
+  return inserted?.id;
 }
 
 /**

@@ -13,6 +13,8 @@ export interface OutboxStart {
   args: unknown[];
   /** The id is reused by later work of the same thing (a document's index run): an open run may be an earlier one's. */
   reusesId?: boolean;
+  /** The tenant it runs for, when the transaction is a platform one (no tenant set). */
+  tenantId?: string;
 }
 
 export interface OutboxOptions {
@@ -40,7 +42,8 @@ const isClosedPool = (error: unknown) => ['CONNECTION_ENDED', 'CONNECTION_DESTRO
 
 /**
  * The workflow outbox (docs/decisions/0146-workflow-outbox.md): a start is written in the same
- * transaction as the work it starts (a document job, an execution, an accepted webhook delivery),
+ * transaction as the work it starts (a document job, an execution, an accepted webhook delivery, a
+ * new tenant's provisioning),
  * so that a committed one is always started, and a rolled-back one never. The writer starts it at
  * once after the commit (`dispatch`); should that fail, or the process end first, the dispatcher of
  * any process on the same task queue claims the row once it is due (`FOR UPDATE SKIP LOCKED` and a
@@ -112,11 +115,17 @@ export function createOutbox(deps: { db: Db; workflows?: WorkflowsPort } & Outbo
 
   return {
     /**
-     * Writes the start of `start` in `tx`, a transaction of the tenant it runs for; call `dispatch`
-     * with the answer once `tx` has committed. Refuses (INTERNAL_ERROR) when no workflow engine is configured.
+     * Writes the start of `start` in `tx`, a transaction of the tenant it runs for (or a platform
+     * transaction naming `start.tenantId`); call `dispatch` with the answer once `tx` has committed.
+     * Refuses (INTERNAL_ERROR) when no workflow engine is configured.
      */
     async enqueue(tx: Tx, start: OutboxStart): Promise<string> {
-      return insertOutboxRow(tx, { taskQueue: engine().taskQueue, ...start, reusesId: start.reusesId ?? false, graceMs });
+      return (await insertOutboxRow(tx, { taskQueue: engine().taskQueue, ...start, reusesId: start.reusesId ?? false, graceMs }))!;
+    },
+
+    /** As `enqueue`, unless a start of the same workflow id is waiting already: undefined then. */
+    async enqueueUnlessWaiting(tx: Tx, start: OutboxStart): Promise<string | undefined> {
+      return insertOutboxRow(tx, { taskQueue: engine().taskQueue, ...start, reusesId: start.reusesId ?? false, graceMs, unlessWaiting: true });
     },
 
     /**

@@ -16,7 +16,7 @@ export type TenantsDeclared = ReturnType<typeof createTenantsDeclared>;
 export function createTenantsDeclared(deps: TenantsDeps & { lifecycle?: TenantLifecycle }) {
   const { db, identity } = deps;
   const declarations = deps.declarations ?? createDeclarationsService();
-  const { create, startProvisioning } = deps.lifecycle ?? createTenantLifecycle(deps);
+  const { create, queueProvisioning, startProvisioning } = deps.lifecycle ?? createTenantLifecycle(deps);
 
   return {
     /**
@@ -54,13 +54,15 @@ export function createTenantsDeclared(deps: TenantsDeps & { lifecycle?: TenantLi
       if (existing) {
         const { tenant } = existing;
         if (existing.changed) identity.forgetTenant(tenant.id);
-        // Started again while provisioning (a run under way is joined); a failure to start, such as
-        // an unreachable engine, leaves the tenant provisioning, for the next declaration to retry.
+        // Its start waits in the outbox or has been made; one is written only for a tenant left without.
         if (tenant.status === 'provisioning') await startProvisioning(tenant.id, declaration.storageBackends);
-        // A tenant whose first start the engine refused is provisioned now.
-        if (tenant.status === 'failed' && tenant.statusReason === NOT_ACCEPTED && (await db.system((tx) => reopenProvisioning(tx, tenant.id, NOT_ACCEPTED)))) {
-          await startProvisioning(tenant.id, declaration.storageBackends);
-          return { ...tenant, status: 'provisioning', statusReason: null };
+        // A tenant whose first start an earlier version gave up on is reopened with its start.
+        if (tenant.status === 'failed' && tenant.statusReason === NOT_ACCEPTED) {
+          const start = await db.system(async (tx) => (await reopenProvisioning(tx, tenant.id, NOT_ACCEPTED)) && queueProvisioning(tx, tenant.id, declaration.storageBackends));
+          if (start) {
+            await deps.outbox?.dispatch(start);
+            return { ...tenant, status: 'provisioning', statusReason: null };
+          }
         }
         return tenant;
       }
