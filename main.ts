@@ -18,7 +18,7 @@ import { DEFAULT_INVITATION_TTL_MS } from './control-plane/tenants/tenant-users.
 import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.ts';
 import { PLANS, type Plan } from './control-plane/capabilities/capabilities.schema.ts';
 import { controlPlaneTokenProblem } from './control-plane/app/control-plane-token.ts';
-import { DEFAULT_DB_TIMEOUTS, type DbTimeouts } from './control-plane/db/faults.ts';
+import { DEFAULT_DB_TIMEOUTS, isConnectionLost, type DbTimeouts } from './control-plane/db/faults.ts';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './api-edge/drain.ts';
 import { EXTRACTION_HEAP_MB, EXTRACTION_TIMEOUT_MS } from './control-plane/extract/extraction.ts';
 
@@ -408,6 +408,14 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
       void stop(0);
     }, PARENT_CHECK_MS).unref();
   }
+
+  // postgres.js rejects every statement queued on a connection it loses, whether anyone still
+  // waits for it or not: a lost connection is a fault answered with 503, never one that ends the
+  // process. Any other unhandled rejection still does.
+  process.on('unhandledRejection', (reason) => {
+    if (!isConnectionLost(reason)) throw reason;
+    log('a statement on a lost database connection failed with nobody waiting for it', reason);
+  });
 
   try {
     if (role !== 'edge') await migrateOnStart(config.databaseUrl!, log);
