@@ -75,6 +75,12 @@ export async function deleteOutboxRow(tx: Tx, id: string): Promise<void> {
   await tx.unsafe(`delete from workflow_outbox where id = $1::bigint`, [id], { prepare: true });
 }
 
+/** Rows claimed but not tried (their claimant stopped trying): due again now, their claim not counted as an attempt. */
+export async function releaseOutboxRows(tx: Tx, ids: string[]): Promise<void> {
+  if (!ids.length) return;
+  await tx.unsafe(`update workflow_outbox set due_at = now(), attempts = attempts - 1 where id = any($1::bigint[])`, [ids] as never[], { prepare: true });
+}
+
 /** The start failed: the row is due again after `delayMs`, with the failure's message. */
 export async function postponeOutboxRow(tx: Tx, id: string, delayMs: number, error: string): Promise<void> {
   await tx.unsafe(`update workflow_outbox set due_at = now() + $2::int * interval '1 ms', last_error = $3 where id = $1::bigint`, [id, delayMs, error.slice(0, 1000)] as never[], {

@@ -1,8 +1,8 @@
 import type { Db, Tx } from '../db/client.ts';
-import { DomainError } from '../errors.ts';
+import { DomainError, ServiceUnavailableError } from '../errors.ts';
 import type { WorkflowType } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
-import { claimOutboxRows, deleteOutboxRow, insertOutboxRow, postponeOutboxRow, type OutboxRow } from './outbox.repo.ts';
+import { claimOutboxRows, deleteOutboxRow, insertOutboxRow, postponeOutboxRow, releaseOutboxRows, type OutboxRow } from './outbox.repo.ts';
 
 /** A workflow to start once the transaction that wrote it commits. */
 export interface OutboxStart {
@@ -64,8 +64,15 @@ export function createOutbox(deps: { db: Db; workflows?: WorkflowsPort } & Outbo
     return deps.workflows as WorkflowsPort & { taskQueue: string };
   };
 
+  // A process that cannot reach the engine claims nothing for a while (the backoff of its
+  // consecutive failures), then one row at a time, and the row it failed is due again soon: the
+  // rows go to processes that can start them rather than wait out its failures. A start that
+  // fails for a reason of its own row backs that row off instead.
+  let unreachableInARow = 0;
+  let restUntil = 0;
+
   /** Starts a claimed row's run and removes the row; a failed start leaves it due after its backoff. */
-  async function startRow(row: OutboxRow): Promise<void> {
+  async function startRow(row: OutboxRow): Promise<'started' | 'failed' | 'unreachable'> {
     const workflows = engine();
     const start = () =>
       workflows.start(row.workflowType as WorkflowType, { workflowId: row.workflowId, args: row.args, tenantId: row.tenantId, workflowKey: row.workflowKey, once: !row.reusesId });
@@ -75,11 +82,16 @@ export function createOutbox(deps: { db: Db; workflows?: WorkflowsPort } & Outbo
         if ((await start()) === 'already_started') throw new Error(`the previous run of ${row.workflowId} did not end within ${previousRunWaitMs / 1000} s`);
       }
       await db.system((tx) => deleteOutboxRow(tx, row.id));
+      unreachableInARow = 0;
+      return 'started';
     } catch (error) {
-      if (isClosedPool(error)) return;
-      const delay = backoffMs[Math.min(row.attempts - 1, backoffMs.length - 1)]!;
+      if (isClosedPool(error)) return 'failed';
+      const unreachable = error instanceof ServiceUnavailableError;
+      if (unreachable) restUntil = Date.now() + backoffMs[Math.min(unreachableInARow++, backoffMs.length - 1)]!;
+      const delay = unreachable ? backoffMs[0]! : backoffMs[Math.min(row.attempts - 1, backoffMs.length - 1)]!;
       log(`starting ${row.workflowId} failed (attempt ${row.attempts}); trying again in ${delay / 1000} s`, error);
       await db.system((tx) => postponeOutboxRow(tx, row.id, delay, error instanceof Error ? error.message : String(error))).catch(() => {});
+      return unreachable ? 'unreachable' : 'failed';
     }
   }
 
@@ -92,10 +104,19 @@ export function createOutbox(deps: { db: Db; workflows?: WorkflowsPort } & Outbo
     const { taskQueue } = engine();
     let started = 0;
     for (;;) {
-      const rows = await db.system((tx) => claimOutboxRows(tx, taskQueue, { limit: CLAIM_BATCH, leaseMs }));
-      for (const row of rows) await startRow(row);
-      started += rows.length;
-      if (rows.length < CLAIM_BATCH || stopped) return started;
+      if (Date.now() < restUntil) return started;
+      // While the engine is unreachable from here, one row at a time until a start succeeds again.
+      const rows = await db.system((tx) => claimOutboxRows(tx, taskQueue, { limit: unreachableInARow ? 1 : CLAIM_BATCH, leaseMs }));
+      for (const [index, row] of rows.entries()) {
+        const outcome = await startRow(row);
+        if (outcome === 'started') started++;
+        if (outcome !== 'unreachable') continue;
+        // The rest of the claim goes back at once, for a process that can start them.
+        const untried = rows.slice(index + 1).map((r) => r.id);
+        await db.system((tx) => releaseOutboxRows(tx, untried)).catch(() => {});
+        return started;
+      }
+      if (rows.length < CLAIM_BATCH || unreachableInARow || stopped) return started;
     }
   }
 
