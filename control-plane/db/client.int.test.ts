@@ -244,7 +244,7 @@ describe('db client tenant scoping', () => {
       await expect(killed).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
       const next = await single.system(async (tx) => {
         await new Promise((resolve) => setTimeout(resolve, 400));
-        return (await tx<[{ n: number }]>`select 1 as n`)[0]!.n;
+        return (await tx<[{ n: number }]>`select 1 as n`)[0].n;
       });
       expect(next).toBe(1);
       expect(lateStatement).toBeDefined();
