@@ -6,7 +6,7 @@ import { keyedResources } from '../resources/keyed-resources.ts';
 import { createAnsweringService, retrieveFromSearch, type AnsweringService, type Retrieve } from '../chat/answering.ts';
 import type { AnswerStreamSettings } from '../chat/answer-streams.ts';
 import { createChatService, type ChatService } from '../chat/chat.service.ts';
-import { deletePastStepCharges } from '../chat/chat.repo.ts';
+import { sweepPastStepCharges } from '../chat/step-charges.ts';
 import { createConfigStoreService, type ConfigStoreService } from '../config-store/config-store.service.ts';
 import { createRuntimeService, type RuntimeService } from '../runtime/runtime.service.ts';
 import type { BlobStore } from '../blobs/blob-store.ts';
@@ -229,7 +229,7 @@ export function createServices(
       sweeps: [
         staleUploadsSweep(deps.db, (tenantId) => documents.sweepStaleUploads(tenantId), SWEEP_EVERY_MS),
         { name: 'expired-idempotency-keys', everyMs: SWEEP_EVERY_MS, run: () => sweepExpiredIdempotencyKeys(deps.db) },
-        { name: 'past-chat-step-charges', everyMs: SWEEP_EVERY_MS, run: () => deleteInBatches(deps.db, deletePastStepCharges) },
+        { name: 'past-chat-step-charges', everyMs: SWEEP_EVERY_MS, run: () => sweepPastStepCharges(deps.db) },
         { name: 'expired-storage-reservations', everyMs: SWEEP_EVERY_MS, run: () => deleteInBatches(deps.db, deleteExpiredStorageReservations) },
       ],
     }),
