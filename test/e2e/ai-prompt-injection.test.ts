@@ -113,7 +113,7 @@ describe('AI chat and a prompt-injection document', () => {
     expect(cited.length).toBeGreaterThan(0);
     for (const source of cited) expect(retrieved).toContain(source);
     expect(cited).not.toContain(named.id);
-    expect(Object.keys(answered.body).sort()).toEqual(['answer', 'citations', 'conversationId', 'messageId', 'stage', 'usage', 'workflowId']);
+    expect(Object.keys(answered.body).sort()).toEqual(['answer', 'citations', 'conversationId', 'conversation_id', 'messageId', 'stage', 'usage', 'workflowId']);
 
     const stream = await openSse(stack, 'POST', `/v4/ai/chat/stream/${tenantId}/hosted/ask`, { as: alice.email, body: { message: question } });
     expect(stream.status).toBe(200);
