@@ -30,6 +30,9 @@ const STATUS_DEADLINE_MS = 2_000;
 /** How long a start or a cancel a request waits on may take before the caller is told to retry. */
 const CALL_DEADLINE_MS = 5_000;
 
+/** How long closing waits for calls given up on at their deadline to end. */
+const CLOSE_WAIT_MS = 10_000;
+
 /** gRPC status codes of a server that is away or did not answer: UNAVAILABLE and DEADLINE_EXCEEDED. */
 const UNREACHABLE_CODES = new Set([14, 4]);
 
@@ -48,10 +51,18 @@ function isUnreachable(error: unknown): boolean {
  * included), or meets a Temporal that is away, is a 503 with `Retry-After` that names the workflow
  * engine, so the caller retries rather than hangs or reads an internal error.
  */
-async function withinDeadline<T>(what: string, deadlineMs: number, call: () => Promise<T>): Promise<T> {
+async function withinDeadline<T>(what: string, deadlineMs: number, call: (signal: AbortSignal) => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TemporalUnreachable(`Temporal did not ${what} within ${deadlineMs} ms`)), deadlineMs)));
-  const called = call();
+  // Past the deadline the call is cancelled too, so that its retries stop rather than outlive it.
+  const cancel = new AbortController();
+  const late = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(() => {
+        cancel.abort();
+        reject(new TemporalUnreachable(`Temporal did not ${what} within ${deadlineMs} ms`));
+      }, deadlineMs)),
+  );
+  const called = call(cancel.signal);
   called.catch(() => {});
   try {
     return await Promise.race([called, late]);
@@ -81,9 +92,24 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
         throw new TemporalUnreachable(`Temporal at ${settings.address} could not be reached`, { cause: error });
       }));
 
+  // Calls given up on at their deadline end at their next retry (the client's retries wait on
+  // timers of their own): closing waits for them, since a retry on a closed channel throws.
+  const givenUp = new Set<Promise<unknown>>();
+
+  /** `call` on the connected client within `deadlineMs`, cancelled (with its retries) past it. */
+  const bounded = <T>(what: string, deadlineMs: number, call: (temporal: Client) => Promise<T>) =>
+    withinDeadline(what, deadlineMs, async (signal) => {
+      const temporal = await connect();
+      const called = temporal.connection.withAbortSignal(signal, () => call(temporal));
+      const forget = (): void => void givenUp.delete(settled);
+      const settled: Promise<void> = called.then(forget, forget);
+      signal.addEventListener('abort', () => givenUp.add(settled), { once: true });
+      return called;
+    });
+
   async function status(workflowId: string): Promise<WorkflowRunStatus | undefined> {
     try {
-      const description = await withinDeadline(`describe ${workflowId}`, STATUS_DEADLINE_MS, async () => (await connect()).workflow.getHandle(workflowId).describe());
+      const description = await bounded(`describe ${workflowId}`, STATUS_DEADLINE_MS, (temporal) => temporal.workflow.getHandle(workflowId).describe());
       return STATUS[description.status.name] ?? 'running';
     } catch (error) {
       if (error instanceof WorkflowNotFoundError) return undefined;
@@ -102,7 +128,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
     async start(workflowType, options) {
       const trace = activeTrace();
       try {
-        await withinDeadline(`start ${options.workflowId}`, CALL_DEADLINE_MS, async () => (await connect()).workflow.start(workflowType, {
+        await bounded(`start ${options.workflowId}`, CALL_DEADLINE_MS, (temporal) => temporal.workflow.start(workflowType, {
           taskQueue: settings.taskQueue,
           workflowId: options.workflowId,
           args: options.args,
@@ -147,7 +173,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
 
     async cancel(workflowId) {
       try {
-        await withinDeadline(`cancel ${workflowId}`, CALL_DEADLINE_MS, async () => (await connect()).workflow.getHandle(workflowId).cancel());
+        await bounded(`cancel ${workflowId}`, CALL_DEADLINE_MS, (temporal) => temporal.workflow.getHandle(workflowId).cancel());
       } catch (error) {
         if (!(error instanceof WorkflowNotFoundError)) throw error;
       }
@@ -156,6 +182,7 @@ export function createTemporalWorkflows(settings: TemporalSettings): WorkflowsPo
     status,
 
     async close() {
+      await Promise.race([Promise.allSettled([...givenUp]), new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
       // A connection still being made when the process stops may fail: there is nothing to close then.
       const connected = await client?.catch(() => undefined);
       await connected?.connection.close();

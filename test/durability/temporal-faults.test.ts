@@ -107,7 +107,8 @@ describe('the platform while Temporal is unreachable or restarted', () => {
     expect((await execution()).body.state).toBe('running');
 
     await proxy.remove('fault');
-    const accepted = await cancel();
+    // As a client does: retried after its Retry-After while the path to Temporal comes back.
+    const accepted = await until(cancel, (r) => r.status !== 503, 60_000);
     expect(accepted.status, JSON.stringify(accepted.body)).toBeLessThan(300);
     const done = await until(execution, (r) => r.body.state !== 'running', 60_000);
     process.stderr.write(`[temporal-faults] cancel while Temporal is reset: 503 in ${refusedMs} ms\n`);
