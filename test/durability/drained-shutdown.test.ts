@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
+import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { until } from '../harness/until.ts';
@@ -40,6 +41,8 @@ describe('drained shutdown of the platform process', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         SVC_STATE_DIR: stateDir,
+        // The run's operator key, which sealed the secrets (realtime signing keys) this process reads.
+        SECRETS_KEY: devSecretsKey().toString('base64'),
         SVC_CACHE_DIR: join(stateDir, 'cache'),
         SVC_BLOB_DIR: join(stateDir, 'blobs'),
         KUBECONFIG: join(stateDir, 'no-kubeconfig'),

@@ -13,6 +13,7 @@ import { freePort } from '../../scripts/stack/process.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { until } from '../harness/until.ts';
 import { checkHistory, writeHistory, type HistoryInput, type HistoryItem, type HistoryOperation, type HistoryOutput } from '../linearizability/checker.ts';
+import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
 
 /**
  * Lost updates under faults, checked by a model checker. Six clients read, replace at a version
@@ -96,6 +97,8 @@ describe('versioned writes and batches under faults', () => {
         PATH: process.env.PATH,
         HOME: process.env.HOME,
         SVC_STATE_DIR: join(stateDir, platform.name),
+        // The run's operator key, so that what other processes sealed (realtime signing keys) stays readable to all.
+        SECRETS_KEY: devSecretsKey().toString('base64'),
         SVC_CACHE_DIR: join(stateDir, 'cache'),
         SVC_BLOB_DIR: join(stateDir, 'blobs'),
         KUBECONFIG: join(stateDir, 'no-kubeconfig'),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { TestStack } from './stack.ts';
+import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
 
 /** SIGKILL to a detached child's whole process group (its own children too); a group already gone is fine. */
 export function killProcessGroup(child: ChildProcess): void {
@@ -27,6 +28,8 @@ export function startRoleProcess(stack: TestStack, role: 'worker' | 'operator', 
     env: {
       ...process.env,
       SVC_STATE_DIR: stateDir,
+      // The run's operator key: what other processes sealed, this one opens.
+      SECRETS_KEY: devSecretsKey().toString('base64'),
       DATABASE_URL: inject('databaseUrl'),
       TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
       TEMPORAL_ADDRESS: stack.temporal.address,
