@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { runStatuses } from '../../test/harness/temporal-runs.ts';
 import { until } from '../../test/harness/until.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { createIdentityService } from '../identity/identity.service.ts';
@@ -38,11 +39,7 @@ describe('provisioning of a declared tenant', () => {
     await db.close();
   });
 
-  const listRuns = async (workflowId: string) => {
-    const runs: string[] = [];
-    for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.status.name);
-    return runs;
-  };
+  const listRuns = (workflowId: string) => runStatuses(client, workflowId);
   /** The runs of `workflowId` once the server's listing shows one (it follows starts shortly). */
   const runsOf = (workflowId: string) => until(() => listRuns(workflowId), (runs) => runs.length > 0, 10_000);
   const waiting = (workflowId: string) => db.system((tx) => tx`select 1 from workflow_outbox where workflow_id = ${workflowId}`);

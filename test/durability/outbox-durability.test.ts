@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
@@ -11,6 +10,7 @@ import { createDocsTenant, form, postForm } from '../harness/documents.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { copyExampleWorkflows, createTenantFixture } from '../harness/tenant-fixture.ts';
+import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
 /** A Temporal address that accepts connections and never answers: a start there hangs, then fails. */
@@ -74,17 +74,7 @@ describe('the workflow outbox after a crash between commit and start', () => {
     return child;
   }
 
-  async function runsOf(workflowId: string) {
-    const connection = await Connection.connect({ address: temporal.address });
-    try {
-      const client = new Client({ connection, namespace: temporal.namespace });
-      const runs = [];
-      for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.status.name);
-      return runs;
-    } finally {
-      await connection.close();
-    }
-  }
+  const runsOf = (workflowId: string) => runStatusesAt(temporal, workflowId);
 
   it('starts a document job committed by a process that died before starting it; the document can be re-indexed after', async () => {
     const hole = await unansweringTemporal();

@@ -8,6 +8,7 @@ import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { killProcessGroup, startWorkerProcess } from '../harness/process-group.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { createTenantFixture } from '../harness/tenant-fixture.ts';
+import { runStatuses } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
 /** Enough resources that projecting them for search takes a while. */
@@ -60,13 +61,8 @@ describe('storage provisioning after its worker is killed', () => {
     const connection = await Connection.connect({ address: stack.temporal.address });
     try {
       const client = new Client({ connection, namespace: stack.temporal.namespace });
-      const runsOf = async () => {
-        const runs: string[] = [];
-        for await (const run of client.workflow.list({ query: `WorkflowId = 'tenant-${tenant.id}-storage'` })) runs.push(run.status.name);
-        return runs;
-      };
       // The run closes just after its last step recorded the last backend ready.
-      expect(await until(runsOf, (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
+      expect(await until(() => runStatuses(client, `tenant-${tenant.id}-storage`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
     } finally {
       await connection.close();
     }

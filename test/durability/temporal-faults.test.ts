@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalCli, ensureTemporalDevServer, ensureSearchAttributes, PLATFORM_SEARCH_ATTRIBUTES, type TemporalDevServer } from '../../scripts/stack/temporal.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { startToxiproxy, type Toxic, type Toxiproxy } from '../harness/toxiproxy.ts';
+import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
 /**
@@ -19,19 +19,6 @@ const RESTARTED = { name: 'temporal-fault-test', port: 27269 } as const;
 
 const intake = (stack: TestStack, name: string, reviewMs: number) =>
   stack.request('POST', `${V3}/orchestrate/workflows/project-intake/execute`, { as: ADMIN, body: { input: { name, budget: 250, reviewMs }, async: true } });
-
-/** The statuses of every run of `workflowId`, asked of the server directly. */
-async function runsOf(address: string, namespace: string, workflowId: string): Promise<string[]> {
-  const connection = await Connection.connect({ address });
-  try {
-    const client = new Client({ connection, namespace });
-    const runs: string[] = [];
-    for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.status.name);
-    return runs;
-  } finally {
-    await connection.close();
-  }
-}
 
 describe('the platform while Temporal is unreachable or restarted', () => {
   const stacks: TestStack[] = [];
@@ -79,7 +66,7 @@ describe('the platform while Temporal is unreachable or restarted', () => {
       const recoveredMs = Date.now() - removedAt;
       process.stderr.write(`[temporal-faults] Temporal ${what}: execute answered in ${answeredMs} ms, a read in ${readMs} ms; completed ${recoveredMs} ms after the fault was removed\n`);
       expect(done.body.state, JSON.stringify(done.body)).toBe('completed');
-      expect(await until(() => runsOf(temporal.address, temporal.namespace, `exec-${started.body.id}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
+      expect(await until(() => runStatusesAt(temporal, `exec-${started.body.id}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
       const records = await stack.request('GET', `${V3}/resources?type=project&filter[name]=${encodeURIComponent(name)}`, { as: ADMIN });
       expect(records.body.total).toBe(1);
     }, 180_000);
@@ -146,7 +133,7 @@ describe('the platform while Temporal is unreachable or restarted', () => {
       expect(done.body.state, JSON.stringify(done.body)).toBe('completed');
       expect(done.body.steps.map((s: { state: string }) => s.state)).toEqual(['completed', 'completed', 'completed']);
       // The run closes just after its last activity recorded the execution's end.
-      expect(await until(() => runsOf(server!.address, server!.namespace, `exec-${started.body.id}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
+      expect(await until(() => runStatusesAt(server!, `exec-${started.body.id}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
       const records = await stack.request('GET', `${V3}/resources?type=project&filter[name]=${encodeURIComponent(name)}`, { as: ADMIN });
       expect(records.body.total).toBe(1);
     }, 240_000);

@@ -1,27 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { PROVISION_TENANT } from '../../control-plane/temporal/workflow-contract.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { startToxiproxy, type Toxic, type Toxiproxy } from '../harness/toxiproxy.ts';
+import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
 const PLATFORM_ADMIN = 'platform@svc.test';
-
-/** The statuses of every run of `workflowId`, asked of the server directly. */
-async function runsOf(address: string, namespace: string, workflowId: string): Promise<string[]> {
-  const connection = await Connection.connect({ address });
-  try {
-    const client = new Client({ connection, namespace });
-    const runs: string[] = [];
-    for await (const run of client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run.status.name);
-    return runs;
-  } finally {
-    await connection.close();
-  }
-}
 
 /**
  * A platform administrator creates a tenant while the network path to Temporal is blackholed or
@@ -80,7 +67,7 @@ describe('creating a tenant while Temporal is unreachable', () => {
       const done = await until(tenant, (t) => t?.status !== 'provisioning', 150_000);
       process.stderr.write(`[tenant-creation-faults] Temporal ${what}: create answered in ${answeredMs} ms; tenant active ${Date.now() - removedAt} ms after the fault was removed\n`);
       expect(done).toMatchObject({ slug, status: 'active' });
-      expect(await runsOf(temporal.address, temporal.namespace, PROVISION_TENANT.workflowId(id))).toEqual(['COMPLETED']);
+      expect(await runStatusesAt(temporal, PROVISION_TENANT.workflowId(id))).toEqual(['COMPLETED']);
       expect(await waiting()).toHaveLength(0);
     }, 240_000);
   }

@@ -1,12 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client, Connection } from '@temporalio/client';
 import postgres from 'postgres';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { killProcessGroup, startRoleProcess, startWorkerProcess } from '../harness/process-group.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
+import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
 const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
@@ -60,15 +60,7 @@ describe('the operator killed mid-reconcile', () => {
 
     expect(await sql`select id::text as id, status from tenants where slug = ${slug}`).toEqual([{ id: underway.status.tenantId, status: 'active' }]);
     expect(JSON.parse(await kubectl(['get', 'namespace', `tenant-${slug}`, '-o', 'json'])).status.phase).toBe('Active');
-    const connection = await Connection.connect({ address: stack.temporal.address });
-    try {
-      const client = new Client({ connection, namespace: stack.temporal.namespace });
-      const runs: string[] = [];
-      for await (const run of client.workflow.list({ query: `WorkflowId = '${underway.status.provisioningWorkflowId}'` })) runs.push(run.status.name);
-      expect(runs).toEqual(['COMPLETED']);
-    } finally {
-      await connection.close();
-    }
+    expect(await runStatusesAt(stack.temporal, underway.status.provisioningWorkflowId)).toEqual(['COMPLETED']);
     // Deleted while this operator runs, so that its finalizer is handled and no other test's operator inherits it.
     await kubectl(['delete', 'tenant', slug, '--wait=false']);
     await until(() => kubectl(['get', 'tenants', '-o', 'name']), (names) => !names.includes(`/${slug}\n`) && !names.endsWith(`/${slug}`), 60_000);

@@ -12,6 +12,7 @@ import { runCommand, runKubectl } from '../../scripts/stack/kubernetes.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
+import { runStatuses } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
 const CRDS_DIR = fileURLToPath(new URL('../../crds/', import.meta.url));
@@ -503,11 +504,7 @@ describe('Tenant and App operator on a real Kubernetes API server', () => {
     const connection = await Connection.connect({ address: stack.temporal.address });
     try {
       const client = new Client({ connection, namespace: stack.temporal.namespace });
-      const runs = async () => {
-        const statuses: string[] = [];
-        for await (const run of client.workflow.list({ query: `WorkflowId = 'tenant-${tenant!.id}-provision'` })) statuses.push(run.status.name);
-        return statuses;
-      };
+      const runs = () => runStatuses(client, `tenant-${tenant!.id}-provision`);
       // The run closes just after its last activity made the tenant active.
       expect(await until(runs, (r) => r.length > 0 && !r.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
     } finally {
