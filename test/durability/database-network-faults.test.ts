@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { startPlatform, type RunningPlatform } from '../../control-plane/app/platform.ts';
 import { DEFAULT_DB_TIMEOUTS } from '../../control-plane/db/faults.ts';
-import { startToxiproxy, type Proxy, type Toxiproxy } from '../harness/toxiproxy.ts';
+import { BLACKHOLE, RESET, startToxiproxy, type Proxy, type Toxiproxy } from '../harness/toxiproxy.ts';
 
 /**
  * The platform reaches PostgreSQL through toxiproxy, which slows, blackholes and resets that
@@ -122,7 +122,7 @@ describe('the platform behind a faulty network path to PostgreSQL', () => {
 
   it('answers 503 with Retry-After while PostgreSQL is blackholed, never hangs, and serves again soon after', async () => {
     expect((await read()).status).toBe(200);
-    await postgres.add('blackhole', { type: 'timeout', attributes: { timeout: 0 } });
+    await postgres.add('blackhole', BLACKHOLE);
     let removedAt = 0;
     try {
       const answers = await Promise.all(Array.from({ length: 4 }, read));
@@ -140,7 +140,7 @@ describe('the platform behind a faulty network path to PostgreSQL', () => {
 
   it('answers 503, not 500, while PostgreSQL connections are reset', async () => {
     expect((await read()).status).toBe(200);
-    await postgres.add('reset', { type: 'reset_peer', attributes: { timeout: 0 } });
+    await postgres.add('reset', RESET);
     let removedAt = 0;
     try {
       const answers = await Promise.all(Array.from({ length: 4 }, read));

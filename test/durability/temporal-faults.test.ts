@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { ensureTemporalCli, ensureTemporalDevServer, ensureSearchAttributes, PLATFORM_SEARCH_ATTRIBUTES, type TemporalDevServer } from '../../scripts/stack/temporal.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
-import { startToxiproxy, type Toxic, type Toxiproxy } from '../harness/toxiproxy.ts';
+import { PATH_CUTS, RESET, startToxiproxy, type Toxiproxy } from '../harness/toxiproxy.ts';
 import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
@@ -29,11 +29,7 @@ describe('the platform while Temporal is unreachable or restarted', () => {
     toxiproxy = undefined;
   }, 60_000);
 
-  const faults: Array<[string, Toxic]> = [
-    ['blackholed', { type: 'timeout', attributes: { timeout: 0 } }],
-    ['reset', { type: 'reset_peer', attributes: { timeout: 0 } }],
-  ];
-  for (const [what, toxic] of faults) {
+  for (const [what, toxic] of PATH_CUTS) {
     it(`answers an execution truthfully while Temporal is ${what}, and runs it once after`, async () => {
       const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
       toxiproxy = await startToxiproxy();
@@ -84,7 +80,7 @@ describe('the platform while Temporal is unreachable or restarted', () => {
     await until(execution, (r) => r.body.steps[1].state === 'running');
     const cancel = () => stack.request('POST', `${V3}/orchestrate/executions/${started.body.id}/cancel`, { as: ADMIN });
 
-    await proxy.add('fault', { type: 'reset_peer', attributes: { timeout: 0 } });
+    await proxy.add('fault', RESET);
     const asked = Date.now();
     const refused = await cancel();
     const refusedMs = Date.now() - asked;

@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { PROVISION_TENANT } from '../../control-plane/temporal/workflow-contract.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
-import { startToxiproxy, type Toxic, type Toxiproxy } from '../harness/toxiproxy.ts';
+import { PATH_CUTS, startToxiproxy, type Toxiproxy } from '../harness/toxiproxy.ts';
 import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
 
@@ -27,11 +27,7 @@ describe('creating a tenant while Temporal is unreachable', () => {
   }, 60_000);
   afterAll(() => sql.end());
 
-  const faults: Array<[string, Toxic]> = [
-    ['blackholed', { type: 'timeout', attributes: { timeout: 0 } }],
-    ['reset', { type: 'reset_peer', attributes: { timeout: 0 } }],
-  ];
-  for (const [what, toxic] of faults) {
+  for (const [what, toxic] of PATH_CUTS) {
     it(`answers 201 provisioning while Temporal is ${what}, and provisions the tenant once after`, async () => {
       const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
       toxiproxy = await startToxiproxy();

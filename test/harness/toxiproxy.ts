@@ -12,6 +12,16 @@ export type Toxic =
   /** `timeout: 0` is a blackhole: data is dropped and the connection stays open until the toxic is removed. */
   | { type: 'timeout'; attributes: { timeout: number } };
 
+/** A path whose data is dropped while the connection stays open. */
+export const BLACKHOLE: Toxic = { type: 'timeout', attributes: { timeout: 0 } };
+/** A path whose connections are reset at once. */
+export const RESET: Toxic = { type: 'reset_peer', attributes: { timeout: 0 } };
+/** The two ways a path goes away, by name: what the fault tests try in turn. */
+export const PATH_CUTS: Array<[string, Toxic]> = [
+  ['blackholed', BLACKHOLE],
+  ['reset', RESET],
+];
+
 export interface Proxy {
   name: string;
   /** `127.0.0.1:<port>`: connect here instead of the upstream. */
