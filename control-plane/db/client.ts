@@ -39,6 +39,13 @@ export interface Db {
    * those that sign-in, sessions and authenticated requests need.
    */
   intake<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * A small owner pool for maintenance statements that may rightly run long: building and
+   * dropping indexes concurrently, `analyze`. They wait for other work on the table (another
+   * build, older transactions) before they start, so no statement timeout applies here, and the
+   * connection is not cut for a long silence; TCP keepalive notices a lost server.
+   */
+  readonly maintenanceSql: Sql;
   close(): Promise<void>;
 }
 
@@ -258,6 +265,7 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
   const timeouts = options.timeouts ?? DEFAULT_DB_TIMEOUTS;
   const sql = createPool(databaseUrl, { max: options.systemMax ?? 10, timeouts });
   const intakeSql = createPool(databaseUrl, { max: options.intakeMax ?? 2, timeouts });
+  const maintenanceSql = createPool(databaseUrl, { max: 2, timeouts: { ...timeouts, statementMs: 0 } });
   const tenantUrl = options.tenantDatabaseUrl ?? databaseUrl;
   // Who waits on each reserved tenant connection: told when it closes (see inReserved).
   const closeWatchers = new Map<number, () => void>();
@@ -372,13 +380,14 @@ export function createDb(databaseUrl: string, options: DbOptions = {}): Db {
 
   return {
     sql,
+    maintenanceSql,
     inTenant,
     readInTenant: (tenantId, statement) => onLane('read', tenantId, statement),
     writeInTenant: (tenantId, statement) => onLane('write', tenantId, statement),
     system: (fn) => ownerTransaction('system', sql, fn),
     intake: (fn) => ownerTransaction('intake', intakeSql, fn),
     close: async () => {
-      await Promise.all([sql, intakeSql, tenantSql, ...[...readLanes, ...writeLanes].map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
+      await Promise.all([sql, intakeSql, maintenanceSql, tenantSql, ...[...readLanes, ...writeLanes].map((lane) => lane.sql)].map((pool) => pool.end({ timeout: 5 })));
     },
   };
 }

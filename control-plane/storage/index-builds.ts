@@ -1,7 +1,11 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { IndexBuild } from '../object-types/object-types.schema.ts';
 import type { BackendDeps } from './backends/backend.ts';
 import { applyIndexes, planIndexes } from './backends/postgresql.ts';
 import { tenantsWithIndexWork } from './storage.repo.ts';
+
+/** Waits before a failed build is tried again; after the last, the build counts as failed. */
+const RETRY_DELAYS_MS = [1_000, 5_000];
 
 interface Build {
   /** Another change arrived while this build ran: plan again when it ends. */
@@ -38,12 +42,23 @@ export function createIndexBuilds(deps: BackendDeps, log: (message: string, erro
   const failures = new Map<string, string>();
 
   async function run(tenantId: string, build: Build): Promise<void> {
-    do {
-      build.again = false;
-      const plan = await planIndexes(deps, tenantId);
-      build.doing = plan.changes.map((c) => `${c.objectType}.${c.field}`);
-      await applyIndexes(deps, tenantId, plan);
-    } while (build.again);
+    for (let attempt = 0; ; attempt++) {
+      try {
+        do {
+          build.again = false;
+          const plan = await planIndexes(deps, tenantId);
+          build.doing = plan.changes.map((c) => `${c.objectType}.${c.field}`);
+          await applyIndexes(deps, tenantId, plan);
+        } while (build.again);
+        return;
+      } catch (error) {
+        // A build can fail for a passing reason (a deadlock with other work on the table, a lost
+        // connection): it is tried again, from a fresh plan, before it counts as failed.
+        if (attempt >= RETRY_DELAYS_MS.length) throw error;
+        log(`building the declared indexes of tenant ${tenantId} failed; trying again`, error);
+        await sleep(RETRY_DELAYS_MS[attempt]);
+      }
+    }
   }
 
   function request(tenantId: string): void {

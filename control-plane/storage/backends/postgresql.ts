@@ -85,9 +85,18 @@ export async function planIndexes(deps: BackendDeps, tenantId: string): Promise<
  * index is dropped only with its last claim, so tenants sharing an index never lose it to another.
  */
 export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: IndexPlan, signal?: AbortSignal): Promise<void> {
+  const maintenance = deps.db.maintenanceSql;
+  // A plan may be stale by the time its index's lock is held: another process may have built the
+  // index meanwhile, or the type stopped declaring it. Each change is checked against a fresh plan
+  // under its lock, so a late build neither repeats work nor brings back an index just dropped.
+  const stillPlanned = async (name: string, kind: 'creates' | 'drops') => {
+    const fresh = await planIndexes(deps, tenantId);
+    return kind === 'creates' ? fresh.creates.some((spec) => spec.name === name) : fresh.drops.some((claim) => claim.indexName === name);
+  };
   let newStatistics = false;
   for (const spec of plan.creates) {
-    await withIndexLock(deps.db.sql, spec.name, async (connection) => {
+    await withIndexLock(maintenance, spec.name, async (connection) => {
+      if (!(await stillPlanned(spec.name, 'creates'))) return;
       await deps.db.inTenant(tenantId, (tx) => insertIndexClaim(tx, spec));
       const existing = (await physicalIndexes(connection, [spec.name])).get(spec.name);
       if (existing && !existing.valid) await connection.unsafe(`drop index concurrently if exists ${spec.name}`);
@@ -96,16 +105,17 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
     const { statistics } = spec;
     if (!statistics) continue;
     // Under a lock of their own: another tenant's last claim of the expression may be dropping them.
-    await withIndexLock(deps.db.sql, statistics.name, async (connection) => {
+    await withIndexLock(maintenance, statistics.name, async (connection) => {
       if (await hasStatistics(connection, statistics.name)) return;
       await connection.unsafe(statistics.definition);
       newStatistics = true;
     }, signal);
   }
   // New statistics are empty until the table is analysed; a sample of it, so quick whatever its size.
-  if (newStatistics) await deps.db.sql.unsafe('analyze resources');
+  if (newStatistics) await maintenance.unsafe('analyze resources');
   for (const claim of plan.drops) {
-    await withIndexLock(deps.db.sql, claim.indexName, async (connection) => {
+    await withIndexLock(maintenance, claim.indexName, async (connection) => {
+      if (!(await stillPlanned(claim.indexName, 'drops'))) return;
       await deps.db.inTenant(tenantId, (tx) => deleteIndexClaim(tx, claim.indexName));
       if ((await countIndexClaims(connection, claim.indexName)) === 0) {
         await connection.unsafe(`drop index concurrently if exists ${claim.indexName}`);
@@ -113,7 +123,7 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
     }, signal);
     // The expression's statistics go with the last claim, of any tenant, that indexes it.
     const statistics = statisticsName(claim.expression);
-    await withIndexLock(deps.db.sql, statistics, async (connection) => {
+    await withIndexLock(maintenance, statistics, async (connection) => {
       if ((await countExpressionClaims(connection, claim.expression)) === 0) await connection.unsafe(`drop statistics if exists ${statistics}`);
     }, signal);
   }
