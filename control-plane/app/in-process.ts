@@ -1,7 +1,7 @@
 import { callTRPCProcedure } from '@trpc/server';
-import type { ApiServices } from '../trpc/context.ts';
 import type { CallContext, ControlPlane } from './control-plane.ts';
 import { appRouter } from './root-router.ts';
+import type { NarrowApiServices } from './services.ts';
 import { detachedByteStream } from '../trpc/upload-body.ts';
 
 type Procedures = Record<string, { _def: { type: 'query' | 'mutation' | 'subscription' } } | undefined>;
@@ -43,8 +43,9 @@ function subscribe(start: (signal: AbortSignal) => Promise<unknown>, outer?: Abo
 /**
  * The control plane called in the same process, no serialisation: each call goes to its procedure
  * as tRPC's own caller would send it, without building the caller's path proxies per call.
+ * `services` are the API's (`apiServicesOf`): each router reaches only the functions it declares.
  */
-export function createInProcessControlPlane(services: ApiServices): ControlPlane {
+export function createInProcessControlPlane(services: NarrowApiServices): ControlPlane {
   const procedures = appRouter._def.procedures as unknown as Procedures;
   const call = (context: CallContext, domain: string, procedure: string, input: unknown, extra: { signal?: AbortSignal; uploadMeta?: unknown } = {}) => {
     const path = `${domain}.${procedure}`;

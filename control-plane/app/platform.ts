@@ -20,7 +20,7 @@ import { developmentTenants } from '../tenants/tenant-ports.ts';
 import { createInProcessControlPlane } from './in-process.ts';
 import { createControlPlaneServer } from './server.ts';
 import { generateControlPlaneToken } from './control-plane-token.ts';
-import { createServices, operatorServicesOf, workerServicesOf, type AiDeps, type Services } from './services.ts';
+import { apiServicesOf, createServices, operatorServicesOf, workerServicesOf, type AiDeps, type Services } from './services.ts';
 import type { ControlPlane } from './control-plane.ts';
 import type { IdentityProviderSettings } from '../idp-apps/idp-apps.service.ts';
 import type { Plan } from '../capabilities/capabilities.schema.ts';
@@ -258,7 +258,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       tenantClaim: options.identity?.tenantClaim,
     });
     const callerToken = options.controlPlaneToken ?? generateControlPlaneToken();
-    const server = asEdgeServer(createControlPlaneServer({ services: services!, verifyToken, callerToken, serveMetrics: !ownMetricsPort }));
+    const server = asEdgeServer(createControlPlaneServer({ services: apiServicesOf(services!), verifyToken, callerToken, serveMetrics: !ownMetricsPort }));
     const port = await server.listen(options.port, host);
     return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, controlPlaneToken: callerToken, close: async () => (await server.close(graceMs), await closeBackground(), await db!.close()) };
   }
@@ -271,7 +271,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ...DEFAULT_POLICIES,
     ...options.rateLimits?.policies,
   });
-  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl, options.controlPlaneToken!) : createInProcessControlPlane(services!);
+  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl, options.controlPlaneToken!) : createInProcessControlPlane(apiServicesOf(services!));
   const verifyToken = (token: string) => verify(token);
   let publicUrl = options.publicUrl ?? '';
   const signInKey = options.bff?.secret ?? randomBytes(32);

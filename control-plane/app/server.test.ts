@@ -8,7 +8,7 @@ import { createHttpControlPlane } from '../../api-edge/control-plane-http.ts';
 import { createLocalDirectoryBlobStore } from '../blobs/local-directory.ts';
 import { createDb, type Db } from '../db/client.ts';
 import { createControlPlaneServer } from './server.ts';
-import { createServices } from './services.ts';
+import { apiServicesOf, createServices } from './services.ts';
 import { generateControlPlaneToken } from './control-plane-token.ts';
 
 /** The control plane's own process answers its health check with a status code probes can read. */
@@ -25,7 +25,7 @@ describe('control plane server health', () => {
     const db = createDb(databaseUrl, { max: 1, systemMax: 1, readConnections: 1 });
     dbs.push(db);
     const callerToken = generateControlPlaneToken();
-    const server = createControlPlaneServer({ services: createServices({ db, blobs: createLocalDirectoryBlobStore(blobRoot) }), verifyToken: () => Promise.reject(new Error('no tokens here')), callerToken });
+    const server = createControlPlaneServer({ services: apiServicesOf(createServices({ db, blobs: createLocalDirectoryBlobStore(blobRoot) })), verifyToken: () => Promise.reject(new Error('no tokens here')), callerToken });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -4,11 +4,12 @@ import { createHTTPHandler } from '@trpc/server/adapters/standalone';
 import type { Health } from '../health/health.schema.ts';
 import { answerProbe, isProbeRequest } from '../health/probes.ts';
 import type { Identity } from '../identity/identity.schema.ts';
-import type { ApiServices, Context } from '../trpc/context.ts';
+import type { Context } from '../trpc/context.ts';
 import { metricsText } from '../telemetry/metrics.ts';
 import { parseTraceparent, requestIdFrom } from '../telemetry/trace-context.ts';
 import { CONTROL_PLANE_TOKEN_HEADER, controlPlaneTokenCheck, controlPlaneTokenProblem } from './control-plane-token.ts';
 import { appRouter } from './root-router.ts';
+import type { NarrowApiServices } from './services.ts';
 import { decodeUploadMeta, nodeByteStream, UPLOAD_META_HEADER } from '../trpc/upload-body.ts';
 
 const BEARER = /^Bearer\s+(\S+)$/i;
@@ -64,7 +65,8 @@ const isUpload = (req: IncomingMessage) => req.method === 'POST' && /^applicatio
  * its limit) leaves the rest to be discarded, so that its error still reaches the caller.
  */
 export function createControlPlaneServer(deps: {
-  services: ApiServices;
+  /** The API's services (`apiServicesOf`): each router reaches only the functions it declares. */
+  services: NarrowApiServices;
   verifyToken: (token: string) => Promise<Identity>;
   /** The credential every caller must present (`CONTROL_PLANE_TOKEN`). */
   callerToken: string;

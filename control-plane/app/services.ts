@@ -53,7 +53,28 @@ import { resealWebhookSecrets } from '../webhooks/webhook-secret-reseal.ts';
 import { createOutbox, type Outbox } from '../outbox/outbox.service.ts';
 import { sweepExpiredIdempotencyKeys } from '../resources/idempotency-keys.ts';
 import { createSweeps, deleteInBatches, staleUploadsSweep, type Sweeps } from '../sweeps/sweeps.service.ts';
-import type { Callers } from '../trpc/context.ts';
+import { CALLERS_API, type ApiServices, type Callers } from '../trpc/context.ts';
+import { APPS_API } from '../apps/apps.router.ts';
+import { CAPABILITIES_API } from '../capabilities/capabilities.router.ts';
+import { CHAT_API } from '../chat/chat.router.ts';
+import { CONFIG_STORE_API } from '../config-store/config-store.router.ts';
+import { DOCUMENTS_API } from '../documents/documents.router.ts';
+import { GEO_API } from '../geo/geo.router.ts';
+import { HEALTH_API } from '../health/health.router.ts';
+import { IDENTITY_API } from '../identity/identity.router.ts';
+import { IDP_APPS_API } from '../idp-apps/idp-apps.router.ts';
+import { OBJECT_TYPES_API } from '../object-types/object-types.router.ts';
+import { ORCHESTRATE_API } from '../orchestrate/orchestrate.router.ts';
+import { REALTIME_API } from '../realtime/realtime.router.ts';
+import { RESOURCE_FILES_API, RESOURCES_API } from '../resources/resources.router.ts';
+import { RUNTIME_API } from '../runtime/runtime.router.ts';
+import { SEARCH_API } from '../search/search.router.ts';
+import { SESSIONS_API } from '../sessions/sessions.router.ts';
+import { TENANTS_API } from '../tenants/tenants.router.ts';
+import { UPLOADS_API } from '../uploads/uploads.router.ts';
+import { USERS_API } from '../users/users.router.ts';
+import { VERTICALS_API } from '../verticals/verticals.router.ts';
+import { WEBHOOKS_API } from '../webhooks/webhooks.router.ts';
 import type { OperatorServices } from '../operator/operator.ts';
 import type { WorkerServices } from '../../workers/activities/index.ts';
 
@@ -245,4 +266,87 @@ export function workerServicesOf(services: Services): WorkerServices {
 /** What the operator is given: the declarations of tenants and apps, storage readiness, and tenant status changes. */
 export function operatorServicesOf(services: Services): OperatorServices {
   return { tenants: services.tenantsDeclared, apps: services.apps, storage: services.storage };
+}
+
+/**
+ * The functions each member of the API's services holds: the lists the routers declare their
+ * services with. Storage's router declares its `Pick` by hand, so its list is written here; the
+ * compiler holds it to that declaration (no name outside it, none missing from it).
+ */
+export const API_FUNCTIONS = {
+  callers: CALLERS_API,
+  identity: IDENTITY_API,
+  objectTypes: OBJECT_TYPES_API,
+  resources: RESOURCES_API,
+  resourceFiles: RESOURCE_FILES_API,
+  users: USERS_API,
+  sessions: SESSIONS_API,
+  orchestrate: ORCHESTRATE_API,
+  capabilities: CAPABILITIES_API,
+  storage: ['doctor', 'provision', 'status', 'syncSchema'],
+  tenants: TENANTS_API,
+  apps: APPS_API,
+  health: HEALTH_API,
+  uploads: UPLOADS_API,
+  idpApps: IDP_APPS_API,
+  verticals: VERTICALS_API,
+  realtime: REALTIME_API,
+  webhooks: WEBHOOKS_API,
+  search: SEARCH_API,
+  geo: GEO_API,
+  documents: DOCUMENTS_API,
+  chat: CHAT_API,
+  runtime: RUNTIME_API,
+  configStore: CONFIG_STORE_API,
+} as const satisfies { [K in keyof ApiServices]: readonly (keyof ApiServices[K])[] };
+
+/** An object holding `keys` of `service` and nothing else, each function bound to the service it came from. */
+function only<S extends object, const K extends keyof S>(service: S, keys: readonly K[]): Pick<S, K> {
+  const view: Partial<Pick<S, K>> = {};
+  for (const key of keys) {
+    const value = service[key];
+    view[key] = typeof value === 'function' ? value.bind(service) : value;
+  }
+  return Object.freeze(view as Pick<S, K>);
+}
+
+/**
+ * What the in-process caller and the control plane's HTTP server take: the API's services, and
+ * never the whole `Services` (its other members are refused), which would hand each router more
+ * than it declares.
+ */
+export type NarrowApiServices = ApiServices & { readonly [K in Exclude<keyof Services, keyof ApiServices>]?: never };
+
+/**
+ * What the API's procedures are given (the in-process caller and the control plane's HTTP server):
+ * of each service, the functions its router declares and no others. Built once, at start-up.
+ */
+export function apiServicesOf(services: Services): ApiServices {
+  const of = API_FUNCTIONS;
+  return {
+    callers: only(services.callers, of.callers),
+    identity: only(services.identity, of.identity),
+    objectTypes: only(services.objectTypes, of.objectTypes),
+    resources: only(services.resources, of.resources),
+    resourceFiles: only(services.resourceFiles, of.resourceFiles),
+    users: only(services.users, of.users),
+    sessions: only(services.sessions, of.sessions),
+    orchestrate: only(services.orchestrate, of.orchestrate),
+    capabilities: only(services.capabilities, of.capabilities),
+    storage: only(services.storage, of.storage),
+    tenants: only(services.tenants, of.tenants),
+    apps: only(services.apps, of.apps),
+    health: only(services.health, of.health),
+    uploads: only(services.uploads, of.uploads),
+    idpApps: only(services.idpApps, of.idpApps),
+    verticals: only(services.verticals, of.verticals),
+    realtime: only(services.realtime, of.realtime),
+    webhooks: only(services.webhooks, of.webhooks),
+    search: only(services.search, of.search),
+    geo: only(services.geo, of.geo),
+    documents: only(services.documents, of.documents),
+    chat: only(services.chat, of.chat),
+    runtime: only(services.runtime, of.runtime),
+    configStore: only(services.configStore, of.configStore),
+  };
 }

@@ -3,9 +3,12 @@ import { tenantProcedure } from '../trpc/procedures.ts';
 import { AppSchema, CreateAppInputSchema } from './apps.schema.ts';
 import type { AppsService } from './apps.service.ts';
 
+/** What these procedures call of the apps service: the API's context holds these functions and no others (app/services.ts). */
+export const APPS_API = ['create'] as const satisfies readonly (keyof AppsService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    apps: Pick<AppsService, 'create'>;
+    apps: Pick<AppsService, (typeof APPS_API)[number]>;
   }
 }
 

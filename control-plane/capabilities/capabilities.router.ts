@@ -13,9 +13,12 @@ import {
 } from './capabilities.schema.ts';
 import type { CapabilitiesService } from './capabilities.service.ts';
 
+/** What these procedures call of the capabilities service: the API's context holds these functions and no others (app/services.ts). */
+export const CAPABILITIES_API = ['catalog', 'evaluate', 'removeOverride', 'setOverride', 'setPlan'] as const satisfies readonly (keyof CapabilitiesService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    capabilities: Pick<CapabilitiesService, 'catalog' | 'evaluate' | 'removeOverride' | 'setOverride' | 'setPlan'>;
+    capabilities: Pick<CapabilitiesService, (typeof CAPABILITIES_API)[number]>;
   }
 }
 

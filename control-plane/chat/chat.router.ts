@@ -12,9 +12,12 @@ import {
 } from './chat.schema.ts';
 import type { ChatService } from './chat.service.ts';
 
+/** What these procedures call of the chat service: the API's context holds these functions and no others (app/services.ts). */
+export const CHAT_API = ['askWorkflow', 'get', 'list', 'remove', 'resume', 'send', 'streamWorkflow'] as const satisfies readonly (keyof ChatService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    chat: Pick<ChatService, 'askWorkflow' | 'get' | 'list' | 'remove' | 'resume' | 'send' | 'streamWorkflow'>;
+    chat: Pick<ChatService, (typeof CHAT_API)[number]>;
   }
 }
 

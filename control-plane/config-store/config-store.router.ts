@@ -15,9 +15,12 @@ import {
 } from './config-store.schema.ts';
 import type { ConfigStoreService } from './config-store.service.ts';
 
+/** What these procedures call of the configuration store service: the API's context holds these functions and no others (app/services.ts). */
+export const CONFIG_STORE_API = ['audit', 'get', 'listSets', 'put', 'remove', 'write'] as const satisfies readonly (keyof ConfigStoreService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    configStore: Pick<ConfigStoreService, 'audit' | 'get' | 'listSets' | 'put' | 'remove' | 'write'>;
+    configStore: Pick<ConfigStoreService, (typeof CONFIG_STORE_API)[number]>;
   }
 }
 

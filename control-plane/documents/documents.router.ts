@@ -22,9 +22,12 @@ import {
 } from './documents.schema.ts';
 import type { DocumentsService } from './documents.service.ts';
 
+/** What these procedures call of the documents service: the API's context holds these functions and no others (app/services.ts). */
+export const DOCUMENTS_API = ['classify', 'create', 'discard', 'get', 'index', 'job', 'list', 'open', 'remove', 'search', 'stage', 'submitIndexJob', 'uploadPolicy'] as const satisfies readonly (keyof DocumentsService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    documents: Pick<DocumentsService, 'classify' | 'create' | 'discard' | 'get' | 'index' | 'job' | 'list' | 'open' | 'remove' | 'search' | 'stage' | 'submitIndexJob' | 'uploadPolicy'>;
+    documents: Pick<DocumentsService, (typeof DOCUMENTS_API)[number]>;
   }
 }
 

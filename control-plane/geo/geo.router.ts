@@ -19,9 +19,12 @@ import {
 } from './geo.schema.ts';
 import type { GeoService } from './geo.service.ts';
 
+/** What these procedures call of the geo service: the API's context holds these functions and no others (app/services.ts). */
+export const GEO_API = ['createDataset', 'deleteDataset', 'getDataset', 'ingest', 'listDatasets', 'queryFeatures', 'report', 'resolveLocation', 'reverse', 'updateDataset'] as const satisfies readonly (keyof GeoService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    geo: Pick<GeoService, 'createDataset' | 'deleteDataset' | 'getDataset' | 'ingest' | 'listDatasets' | 'queryFeatures' | 'report' | 'resolveLocation' | 'reverse' | 'updateDataset'>;
+    geo: Pick<GeoService, (typeof GEO_API)[number]>;
   }
 }
 

@@ -4,9 +4,12 @@ import { selfProcedure } from '../trpc/procedures.ts';
 import { MeSchema, UpdateProfileInputSchema } from './identity.schema.ts';
 import type { IdentityService } from './identity.service.ts';
 
+/** What these procedures call of the identity service: the API's context holds these functions and no others (app/services.ts). */
+export const IDENTITY_API = ['me', 'updateProfile'] as const satisfies readonly (keyof IdentityService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    identity: Pick<IdentityService, 'me' | 'updateProfile'>;
+    identity: Pick<IdentityService, (typeof IDENTITY_API)[number]>;
   }
 }
 

@@ -12,9 +12,12 @@ import {
 } from './idp-apps.schema.ts';
 import type { IdpAppsService } from './idp-apps.service.ts';
 
+/** What these procedures call of the identity-provider apps service: the API's context holds these functions and no others (app/services.ts). */
+export const IDP_APPS_API = ['ensure', 'providerClient', 'rotateSecret', 'verifySecret'] as const satisfies readonly (keyof IdpAppsService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    idpApps: Pick<IdpAppsService, 'ensure' | 'providerClient' | 'rotateSecret' | 'verifySecret'>;
+    idpApps: Pick<IdpAppsService, (typeof IDP_APPS_API)[number]>;
   }
 }
 

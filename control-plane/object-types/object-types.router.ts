@@ -9,9 +9,12 @@ import {
 } from './object-types.schema.ts';
 import type { ObjectTypesService } from './object-types.service.ts';
 
+/** What these procedures call of the object types service: the API's context holds these functions and no others (app/services.ts). */
+export const OBJECT_TYPES_API = ['create', 'get', 'list', 'published', 'update'] as const satisfies readonly (keyof ObjectTypesService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    objectTypes: Pick<ObjectTypesService, 'create' | 'get' | 'list' | 'published' | 'update'>;
+    objectTypes: Pick<ObjectTypesService, (typeof OBJECT_TYPES_API)[number]>;
   }
 }
 

@@ -12,9 +12,12 @@ import {
 } from './orchestrate.schema.ts';
 import type { OrchestrateService } from './orchestrate.service.ts';
 
+/** What these procedures call of the orchestrate service: the API's context holds these functions and no others (app/services.ts). */
+export const ORCHESTRATE_API = ['cancel', 'execute', 'get', 'list', 'listWorkflows'] as const satisfies readonly (keyof OrchestrateService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    orchestrate: Pick<OrchestrateService, 'cancel' | 'execute' | 'get' | 'list' | 'listWorkflows'>;
+    orchestrate: Pick<OrchestrateService, (typeof ORCHESTRATE_API)[number]>;
   }
 }
 

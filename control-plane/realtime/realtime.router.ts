@@ -11,9 +11,12 @@ import {
 } from './realtime.schema.ts';
 import type { RealtimeService } from './realtime.service.ts';
 
+/** What these procedures call of the realtime service: the API's context holds these functions and no others (app/services.ts). */
+export const REALTIME_API = ['alerts', 'negotiate', 'rotateSigningKeys', 'stream'] as const satisfies readonly (keyof RealtimeService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    realtime: Pick<RealtimeService, 'alerts' | 'negotiate' | 'rotateSigningKeys' | 'stream'>;
+    realtime: Pick<RealtimeService, (typeof REALTIME_API)[number]>;
   }
 }
 

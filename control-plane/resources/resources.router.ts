@@ -28,10 +28,15 @@ import { AggregateResourcesInputSchema, AggregateResultSchema, QueryResourcesInp
 import type { ResourceFilesService } from './resource-files.ts';
 import type { ResourcesService } from './resources.service.ts';
 
+/** What these procedures call of the resource files service: the API's context holds these functions and no others (app/services.ts). */
+export const RESOURCE_FILES_API = ['open', 'remove', 'upload'] as const satisfies readonly (keyof ResourceFilesService)[];
+/** What these procedures call of the resources service: the API's context holds these functions and no others (app/services.ts). */
+export const RESOURCES_API = ['aggregate', 'applyAction', 'batchCreate', 'batchDelete', 'batchUpdate', 'create', 'get', 'history', 'list', 'listPage', 'query', 'remove', 'replace', 'replaceAtVersion', 'update'] as const satisfies readonly (keyof ResourcesService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    resourceFiles: Pick<ResourceFilesService, 'open' | 'remove' | 'upload'>;
-    resources: Pick<ResourcesService, 'aggregate' | 'applyAction' | 'batchCreate' | 'batchDelete' | 'batchUpdate' | 'create' | 'get' | 'history' | 'list' | 'listPage' | 'query' | 'remove' | 'replace' | 'replaceAtVersion' | 'update'>;
+    resourceFiles: Pick<ResourceFilesService, (typeof RESOURCE_FILES_API)[number]>;
+    resources: Pick<ResourcesService, (typeof RESOURCES_API)[number]>;
   }
 }
 

@@ -10,9 +10,12 @@ import {
 } from './runtime.schema.ts';
 import type { RuntimeService } from './runtime.service.ts';
 
+/** What these procedures call of the runtime service: the API's context holds these functions and no others (app/services.ts). */
+export const RUNTIME_API = ['readiness', 'request', 'status'] as const satisfies readonly (keyof RuntimeService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    runtime: Pick<RuntimeService, 'readiness' | 'request' | 'status'>;
+    runtime: Pick<RuntimeService, (typeof RUNTIME_API)[number]>;
   }
 }
 

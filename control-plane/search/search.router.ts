@@ -3,9 +3,12 @@ import { tenantProcedure } from '../trpc/procedures.ts';
 import { ResourceSearchInputSchema, ResourceSearchResultSchema } from './search.schema.ts';
 import type { SearchService } from './search.service.ts';
 
+/** What these procedures call of the search service: the API's context holds these functions and no others (app/services.ts). */
+export const SEARCH_API = ['searchResources'] as const satisfies readonly (keyof SearchService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    search: Pick<SearchService, 'searchResources'>;
+    search: Pick<SearchService, (typeof SEARCH_API)[number]>;
   }
 }
 

@@ -4,9 +4,12 @@ import { authedProcedure, publicProcedure } from '../trpc/procedures.ts';
 import { CreateSessionInputSchema, SessionIdInputSchema, SessionTokensSchema } from './sessions.schema.ts';
 import type { SessionsService } from './sessions.service.ts';
 
+/** What these procedures call of the sessions service: the API's context holds these functions and no others (app/services.ts). */
+export const SESSIONS_API = ['create', 'remove', 'resolve'] as const satisfies readonly (keyof SessionsService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    sessions: Pick<SessionsService, 'create' | 'remove' | 'resolve'>;
+    sessions: Pick<SessionsService, (typeof SESSIONS_API)[number]>;
   }
 }
 

@@ -15,9 +15,12 @@ import {
 } from './tenants.schema.ts';
 import type { TenantsService } from './tenants.service.ts';
 
+/** What these procedures call of the tenants service: the API's context holds these functions and no others (app/services.ts). */
+export const TENANTS_API = ['bootstrapAdmin', 'createChild', 'createRoot', 'declineInvitation', 'delete', 'findUserByEmail', 'membershipsOf', 'mine', 'provisionSelf', 'provisionUser', 'removeUser', 'watchStatus'] as const satisfies readonly (keyof TenantsService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    tenants: Pick<TenantsService, 'bootstrapAdmin' | 'createChild' | 'createRoot' | 'declineInvitation' | 'delete' | 'findUserByEmail' | 'membershipsOf' | 'mine' | 'provisionSelf' | 'provisionUser' | 'removeUser' | 'watchStatus'>;
+    tenants: Pick<TenantsService, (typeof TENANTS_API)[number]>;
   }
 }
 

@@ -6,10 +6,15 @@ export interface Callers {
   resolveUser(identity: Identity): Promise<Principal>;
 }
 
+/** The functions of `Callers`, by name: the API's context holds these of the identity service and no others (app/services.ts). */
+export const CALLERS_API = ['resolveActor', 'resolveUser'] as const satisfies readonly (keyof Callers)[];
+
 /**
  * What procedures reach through their context. The base procedures need `callers`; each domain's
- * router adds the service it calls (`declare module '../trpc/context.ts'`), and the composition
- * root (control-plane/app/services.ts) fills every member, so a router receives only its own.
+ * router names the functions it calls once, in a list it exports (`RESOURCES_API`), and adds the
+ * service to this interface as the `Pick` of that list (`declare module '../trpc/context.ts'`).
+ * The composition root (`apiServicesOf`, control-plane/app/services.ts) fills every member with an
+ * object holding exactly those functions, so a router cannot reach another, even by casting.
  */
 export interface ApiServices {
   callers: Callers;

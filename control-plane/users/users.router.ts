@@ -3,9 +3,12 @@ import { tenantProcedure } from '../trpc/procedures.ts';
 import { ListUsersInputSchema, UpdateUserInputSchema, UserPageSchema, UserRefInputSchema, UserSchema } from './users.schema.ts';
 import type { UsersService } from './users.service.ts';
 
+/** What these procedures call of the users service: the API's context holds these functions and no others (app/services.ts). */
+export const USERS_API = ['get', 'list', 'update'] as const satisfies readonly (keyof UsersService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    users: Pick<UsersService, 'get' | 'list' | 'update'>;
+    users: Pick<UsersService, (typeof USERS_API)[number]>;
   }
 }
 

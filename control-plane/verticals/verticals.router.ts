@@ -14,9 +14,12 @@ import {
 } from './verticals.schema.ts';
 import type { VerticalsService } from './verticals.service.ts';
 
+/** What these procedures call of the verticals service: the API's context holds these functions and no others (app/services.ts). */
+export const VERTICALS_API = ['createResource', 'get', 'getResource', 'listResources', 'removeResource', 'replaceResource', 'updateResource'] as const satisfies readonly (keyof VerticalsService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    verticals: Pick<VerticalsService, 'createResource' | 'get' | 'getResource' | 'listResources' | 'removeResource' | 'replaceResource' | 'updateResource'>;
+    verticals: Pick<VerticalsService, (typeof VERTICALS_API)[number]>;
   }
 }
 

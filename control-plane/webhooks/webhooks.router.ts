@@ -24,9 +24,12 @@ import {
 } from './webhooks.schema.ts';
 import type { WebhooksService } from './webhooks.service.ts';
 
+/** What these procedures call of the webhooks service: the API's context holds these functions and no others (app/services.ts). */
+export const WEBHOOKS_API = ['budgetKey', 'createEndpoint', 'deleteEndpoint', 'getDelivery', 'getEndpoint', 'listDeliveries', 'listEndpoints', 'listRefusals', 'receive', 'replayDelivery', 'rotateSecret', 'updateEndpoint'] as const satisfies readonly (keyof WebhooksService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    webhooks: Pick<WebhooksService, 'budgetKey' | 'createEndpoint' | 'deleteEndpoint' | 'getDelivery' | 'getEndpoint' | 'listDeliveries' | 'listEndpoints' | 'listRefusals' | 'receive' | 'replayDelivery' | 'rotateSecret' | 'updateEndpoint'>;
+    webhooks: Pick<WebhooksService, (typeof WEBHOOKS_API)[number]>;
   }
 }
 

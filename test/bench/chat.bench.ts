@@ -31,7 +31,7 @@ import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { createLocalDirectoryBlobStore } from '../../control-plane/blobs/local-directory.ts';
 import { createDb } from '../../control-plane/db/client.ts';
 import { createInProcessControlPlane } from '../../control-plane/app/in-process.ts';
-import { createServices } from '../../control-plane/app/services.ts';
+import { apiServicesOf, createServices } from '../../control-plane/app/services.ts';
 import { dropDatabase } from '../../scripts/stack/postgres.ts';
 import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { freePort } from '../../scripts/stack/process.ts';
@@ -144,7 +144,7 @@ async function main(): Promise<void> {
     const token = (await loginWithPkce({ issuer: origin, email: USER.email })).accessToken;
     const actor = await services.identity.resolveActor({ sub: USER.sub, email: USER.email, emailVerified: true, name: USER.name, tenant: 'acme' }, undefined);
 
-    const port = createInProcessControlPlane(services);
+    const port = createInProcessControlPlane(apiServicesOf(services));
     const identity = { sub: USER.sub, email: USER.email, emailVerified: true, name: USER.name, tenant: 'acme' };
     const viaPort = async (message: string): Promise<Timing> => {
       const started = performance.now();

@@ -15,7 +15,7 @@ import { seedDevelopmentData } from '../../control-plane/identity/dev-seed.ts';
 import { developmentTenants } from '../../control-plane/tenants/tenant-ports.ts';
 import { createInProcessControlPlane } from '../../control-plane/app/in-process.ts';
 import { createControlPlaneServer } from '../../control-plane/app/server.ts';
-import { createServices, type Services } from '../../control-plane/app/services.ts';
+import { apiServicesOf, createServices, type Services } from '../../control-plane/app/services.ts';
 import { generateControlPlaneToken } from '../../control-plane/app/control-plane-token.ts';
 
 export interface PortFixture {
@@ -53,12 +53,13 @@ export async function startPortFixture(options: { databaseUrl: string; uploadLim
   const blobRoot = await mkdtemp(join(tmpdir(), 'svc-port-blobs-'));
   const blobs = createLocalDirectoryBlobStore(blobRoot);
   const services = createServices({ db, blobs, uploadLimitBytes: options.uploadLimitBytes });
+  const api = apiServicesOf(services);
 
   const { privateKey, publicKey } = await generateKeyPair('ES256');
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'port-test', alg: 'ES256', use: 'sig' };
   const verifyToken = createTokenVerifier({ issuer: ISSUER, audience: AUDIENCE, jwks: { keys: [publicJwk] } });
   const callerToken = generateControlPlaneToken();
-  const server = createControlPlaneServer({ services, verifyToken, callerToken });
+  const server = createControlPlaneServer({ services: api, verifyToken, callerToken });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const serverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -71,7 +72,7 @@ export async function startPortFixture(options: { databaseUrl: string; uploadLim
     uploadLimitBytes: options.uploadLimitBytes,
     url: serverUrl,
     callerToken,
-    ports: { 'in-process': createInProcessControlPlane(services), http: createHttpControlPlane(serverUrl, callerToken) },
+    ports: { 'in-process': createInProcessControlPlane(api), http: createHttpControlPlane(serverUrl, callerToken) },
     async as(email, tenantHint) {
       const user = DEV_USERS.find((u) => u.email === email);
       if (!user) throw new Error(`no development user ${email}`);
