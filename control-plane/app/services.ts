@@ -69,6 +69,7 @@ import { REALTIME_API } from '../realtime/realtime.router.ts';
 import { RESOURCE_FILES_API, RESOURCES_API } from '../resources/resources.router.ts';
 import { RUNTIME_API } from '../runtime/runtime.router.ts';
 import { SEARCH_API } from '../search/search.router.ts';
+import { STORAGE_API } from '../storage/storage.router.ts';
 import { SESSIONS_API } from '../sessions/sessions.router.ts';
 import { TENANTS_API } from '../tenants/tenants.router.ts';
 import { UPLOADS_API } from '../uploads/uploads.router.ts';
@@ -270,8 +271,8 @@ export function operatorServicesOf(services: Services): OperatorServices {
 
 /**
  * The functions each member of the API's services holds: the lists the routers declare their
- * services with. Storage's router declares its `Pick` by hand, so its list is written here; the
- * compiler holds it to that declaration (no name outside it, none missing from it).
+ * services with. The compiler holds this map to `ApiServices`: no member missing, no name outside
+ * its router's declaration.
  */
 export const API_FUNCTIONS = {
   callers: CALLERS_API,
@@ -283,7 +284,7 @@ export const API_FUNCTIONS = {
   sessions: SESSIONS_API,
   orchestrate: ORCHESTRATE_API,
   capabilities: CAPABILITIES_API,
-  storage: ['doctor', 'provision', 'status', 'syncSchema'],
+  storage: STORAGE_API,
   tenants: TENANTS_API,
   apps: APPS_API,
   health: HEALTH_API,

@@ -4,9 +4,11 @@ import { tenantProcedure } from '../trpc/procedures.ts';
 import { DoctorReportSchema, ProvisionInputSchema, ProvisionOutcomeSchema, StorageStatusSchema, SyncSchemaInputSchema, SyncSchemaOutcomeSchema } from './storage.schema.ts';
 import type { StorageService } from './storage.service.ts';
 
+export const STORAGE_API = ['doctor', 'provision', 'status', 'syncSchema'] as const satisfies readonly (keyof StorageService)[];
+
 declare module '../trpc/context.ts' {
   interface ApiServices {
-    storage: Pick<StorageService, 'doctor' | 'provision' | 'status' | 'syncSchema'>;
+    storage: Pick<StorageService, (typeof STORAGE_API)[number]>;
   }
 }
 
