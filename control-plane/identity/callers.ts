@@ -1,4 +1,4 @@
-import { platformPermissionsOf } from '../auth/permissions.ts';
+import { PERMISSIONS, PLATFORM_PERMISSIONS, platformPermissionsOf } from '../auth/permissions.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import { UUID } from '../ids.ts';
@@ -20,6 +20,22 @@ export interface CallersDeps {
   cacheTtlMs?: number;
   now?: () => number;
 }
+
+const NAMED_PERMISSIONS: ReadonlySet<string> = new Set<string>([...PERMISSIONS, ...PLATFORM_PERMISSIONS]);
+
+/**
+ * The permissions a token's `scope` claim names, which bound what it may do; undefined when it
+ * names none (no claim, or only sign-in scopes such as `openid`, `profile` or `api`), so that it
+ * narrows nothing.
+ */
+export function tokenScopesOf(identity: Identity): ReadonlySet<string> | undefined {
+  const named = identity.scopes?.filter((scope) => NAMED_PERMISSIONS.has(scope));
+  return named?.length ? new Set(named) : undefined;
+}
+
+/** `permissions` within `scopes`, or all of them when `scopes` is not given. */
+const within = <P extends string>(permissions: readonly P[], scopes: { has(p: string): boolean } | null | undefined): P[] =>
+  scopes ? permissions.filter((p) => scopes.has(p)) : [...permissions];
 
 /**
  * Turns a verified token identity into an Actor in one tenant, or the Principal naming none: the
@@ -95,14 +111,17 @@ export function createCallers(deps: CallersDeps) {
       tenantId: membership.tenantId,
       tenantSlug: membership.tenantSlug,
       roles: membership.roles,
-      // An app's token acts with its user's permissions within the scopes the app was granted.
-      permissions: new Set(app?.scopes ? membership.permissions.filter((p) => app.scopes!.includes(p)) : membership.permissions),
+      // A token acts with its user's permissions within the scopes its app was granted and those it names itself.
+      permissions: new Set(within(within(membership.permissions, app?.scopes ? new Set(app.scopes) : undefined), tokenScopesOf(identity))),
     };
   }
 
+  /** What the caches tell tokens apart by, beside subject, issue time and client: the permissions they name. */
+  const scopesKey = (identity: Identity) => [...(tokenScopesOf(identity) ?? [])].sort().join(' ');
+
   return {
     async resolveActor(identity: Identity, tenantHint?: string): Promise<Actor> {
-      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${tenantHint ?? identity.tenant ?? ''}`;
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${scopesKey(identity)}|${tenantHint ?? identity.tenant ?? ''}`;
       const hit = cache.get(key);
       if (hit && hit.expires > now()) return hit.actor;
       const actor = await resolve(identity, tenantHint);
@@ -113,7 +132,7 @@ export function createCallers(deps: CallersDeps) {
 
     /** The token's user without choosing a tenant, with the platform permissions of their platform roles. */
     async resolveUser(identity: Identity): Promise<Principal> {
-      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}`;
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${scopesKey(identity)}`;
       const hit = principals.get(key);
       if (hit && hit.expires > now()) return hit.principal;
       const user = await db.system((tx) => provisionUser(tx, identity));
@@ -125,7 +144,8 @@ export function createCallers(deps: CallersDeps) {
         email: user.email,
         ...(identity.emailVerified === true && identity.email ? { verifiedEmail: identity.email } : {}),
         platformRoles,
-        platformPermissions: platformPermissionsOf(platformRoles),
+        // A token naming its scopes carries only the platform permissions among them.
+        platformPermissions: new Set(within([...platformPermissionsOf(platformRoles)], tokenScopesOf(identity))),
         ...(appTenantId ? { appTenantId } : {}),
       };
       if (principals.size > 10_000) principals.clear();
