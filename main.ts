@@ -214,7 +214,18 @@ function identitySettings(role: PlatformRole, env: NodeJS.ProcessEnv): PlatformO
     jwksUrl,
     tenantClaim: env.AUTH_TENANT_CLAIM,
     registrationToken: env.AUTH_REGISTRATION_TOKEN || undefined,
+    firstPartyClients: env.AUTH_FIRST_PARTY_CLIENTS?.split(',').map((client) => client.trim()).filter(Boolean),
+    tokensWithoutClient: tokensWithoutClientSetting(env),
   };
+}
+
+/** `AUTH_TOKENS_WITHOUT_CLIENT`: what a token naming no client is; refused unless set to `first-party`. */
+function tokensWithoutClientSetting(env: NodeJS.ProcessEnv): 'refuse' | 'first-party' {
+  const value = env.AUTH_TOKENS_WITHOUT_CLIENT || 'refuse';
+  if (value !== 'refuse' && value !== 'first-party') {
+    throw new ConfigError(`AUTH_TOKENS_WITHOUT_CLIENT must be "refuse" or "first-party", not "${value}"`);
+  }
+  return value;
 }
 
 /**

@@ -10,8 +10,26 @@ export interface AppClientBinding {
   scopes: readonly string[] | null;
 }
 
+/**
+ * Which clients an external identity provider's tokens may come from (decision 0178). Without it
+ * (the built-in provider, whose tokens always name their client) every client no tenant registered
+ * is one of the platform's own.
+ */
+export interface ClientPolicy {
+  /** The platform's own clients (`AUTH_FIRST_PARTY_CLIENTS`); when given, a token of another client no tenant registered is refused. */
+  firstParty?: ReadonlySet<string>;
+  /** A token naming no client (neither `client_id` nor `azp`): refused (the default), or one of the platform's own (`AUTH_TOKENS_WITHOUT_CLIENT`). */
+  withoutClient: 'refuse' | 'first-party';
+}
+
+/** Why a token naming no client is refused. */
+export const TOKEN_NAMES_NO_CLIENT =
+  'this token names no client (neither client_id nor azp), so the platform cannot tell an app a tenant registered from its own sign-in: the identity provider must name the client in its access tokens';
+
 export interface CallersDeps {
   db: Db;
+  /** Which clients' tokens are accepted; see {@link ClientPolicy}. */
+  clients?: ClientPolicy;
   /**
    * The tenant that registered the app a client id belongs to, with the scopes (permissions) it was
    * granted, null when unnarrowed; undefined for the platform's own clients.
@@ -55,12 +73,23 @@ export function createCallers(deps: CallersDeps) {
 
   /** What a token is bound to: the tenant that registered the app it was issued to, and the app's scopes, if any. */
   async function appClientOf(identity: Identity): Promise<AppClientBinding | undefined> {
-    if (!identity.clientId || !deps.appClient) return undefined;
-    const hit = appClients.get(identity.clientId);
-    if (hit && hit.expires > now()) return hit.binding;
-    const binding = await deps.appClient(identity.clientId);
-    if (appClients.size > 10_000) appClients.clear();
-    appClients.set(identity.clientId, { binding, expires: now() + ttl });
+    const { clientId } = identity;
+    if (!clientId) {
+      if (deps.clients?.withoutClient === 'refuse') throw new UnauthorizedError(TOKEN_NAMES_NO_CLIENT);
+      return undefined;
+    }
+    const hit = appClients.get(clientId);
+    let binding: AppClientBinding | undefined;
+    if (hit && hit.expires > now()) binding = hit.binding;
+    else {
+      binding = await deps.appClient?.(clientId);
+      if (appClients.size > 10_000) appClients.clear();
+      appClients.set(clientId, { binding, expires: now() + ttl });
+    }
+    const firstParty = deps.clients?.firstParty;
+    if (!binding && firstParty && !firstParty.has(clientId)) {
+      throw new UnauthorizedError(`this token was issued to client "${clientId}", which is neither one of the platform's own clients (AUTH_FIRST_PARTY_CLIENTS) nor an app a tenant registered`);
+    }
     return binding;
   }
 
@@ -92,12 +121,13 @@ export function createCallers(deps: CallersDeps) {
   }
 
   async function resolve(identity: Identity, tenantHint: string | undefined): Promise<Actor> {
+    // The client first: a token refused for it provisions no user.
+    const app = await appClientOf(identity);
     const { user, memberships } = await db.system(async (tx) => {
       const found = await provisionUser(tx, identity);
       return { user: found, memberships: await listActiveMemberships(tx, found.id) };
     });
 
-    const app = await appClientOf(identity);
     const appTenant = app?.tenantId;
     const wanted = tenantHint ?? appTenant ?? identity.tenant;
     const membership = wanted
@@ -135,8 +165,8 @@ export function createCallers(deps: CallersDeps) {
       const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${scopesKey(identity)}`;
       const hit = principals.get(key);
       if (hit && hit.expires > now()) return hit.principal;
-      const user = await db.system((tx) => provisionUser(tx, identity));
       const appTenantId = (await appClientOf(identity))?.tenantId;
+      const user = await db.system((tx) => provisionUser(tx, identity));
       // An app's token never carries the user's platform roles: the app acts in its tenant alone.
       const platformRoles = appTenantId ? [] : user.platformRoles;
       const principal: Principal = {
