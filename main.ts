@@ -214,9 +214,15 @@ function identitySettings(role: PlatformRole, env: NodeJS.ProcessEnv): PlatformO
     jwksUrl,
     tenantClaim: env.AUTH_TENANT_CLAIM,
     registrationToken: env.AUTH_REGISTRATION_TOKEN || undefined,
-    firstPartyClients: env.AUTH_FIRST_PARTY_CLIENTS?.split(',').map((client) => client.trim()).filter(Boolean),
+    firstPartyClients: listSetting(env.AUTH_FIRST_PARTY_CLIENTS),
     tokensWithoutClient: tokensWithoutClientSetting(env),
   };
+}
+
+/** A comma-separated setting's values; undefined when it names none. */
+function listSetting(value: string | undefined): string[] | undefined {
+  const values = value?.split(',').map((item) => item.trim()).filter(Boolean);
+  return values?.length ? values : undefined;
 }
 
 /** `AUTH_TOKENS_WITHOUT_CLIENT`: what a token naming no client is; refused unless set to `first-party`. */
