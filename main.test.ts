@@ -95,6 +95,13 @@ describe('main.ts (the production entry point)', () => {
     expect(run.output()).toContain('AUTH_JWKS_URL must be set with AUTH_ISSUER');
   });
 
+  it('refuses an AUTH_TOKENS_WITHOUT_CLIENT other than refuse or first-party', { timeout: 90_000 }, async () => {
+    const run = runMain([], { ...bareEnv(stateDir), DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'https://id.example', AUTH_JWKS_URL: 'https://id.example/jwks', AUTH_TOKENS_WITHOUT_CLIENT: 'allow' });
+    started.push(run.child);
+    expect(await run.exited).toBe(2);
+    expect(run.output()).toContain('AUTH_TOKENS_WITHOUT_CLIENT must be "refuse" or "first-party", not "allow"');
+  });
+
   it('exits with code 2 in production when SECRETS_KEY is missing or malformed, or SECRETS_KEY_PREVIOUS is malformed or alone, for a role that serves the API', { timeout: 90_000 }, async () => {
     const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64') };
     const cases = [

@@ -214,7 +214,24 @@ function identitySettings(role: PlatformRole, env: NodeJS.ProcessEnv): PlatformO
     jwksUrl,
     tenantClaim: env.AUTH_TENANT_CLAIM,
     registrationToken: env.AUTH_REGISTRATION_TOKEN || undefined,
+    firstPartyClients: listSetting(env.AUTH_FIRST_PARTY_CLIENTS),
+    tokensWithoutClient: tokensWithoutClientSetting(env),
   };
+}
+
+/** A comma-separated setting's values; undefined when it names none. */
+function listSetting(value: string | undefined): string[] | undefined {
+  const values = value?.split(',').map((item) => item.trim()).filter(Boolean);
+  return values?.length ? values : undefined;
+}
+
+/** `AUTH_TOKENS_WITHOUT_CLIENT`: what a token naming no client is; refused unless set to `first-party`. */
+function tokensWithoutClientSetting(env: NodeJS.ProcessEnv): 'refuse' | 'first-party' {
+  const value = env.AUTH_TOKENS_WITHOUT_CLIENT || 'refuse';
+  if (value !== 'refuse' && value !== 'first-party') {
+    throw new ConfigError(`AUTH_TOKENS_WITHOUT_CLIENT must be "refuse" or "first-party", not "${value}"`);
+  }
+  return value;
 }
 
 /**

@@ -51,4 +51,12 @@ describe('createTokenVerifier', () => {
     await expect(verify(await sign({}, (jwt) => jwt.setExpirationTime(Math.floor(Date.now() / 1000) - 60)))).rejects.toMatchObject({ reason: 'expired' });
     await expect(verify(await sign({ aud: 'urn:other' }, (jwt) => jwt.setAudience('urn:other').setExpirationTime('5m')))).rejects.toMatchObject({ reason: 'wrong_audience' });
   });
+
+  it('reads the scope claim, space-separated or a list, and names the client by client_id, else azp', async () => {
+    const { jwks, sign } = await signer();
+    const verify = createTokenVerifier({ issuer, audience, jwks });
+    expect(await verify(await sign({ scope: ' openid  resources.read ', azp: 'svc-cli' }))).toMatchObject({ scopes: ['openid', 'resources.read'], clientId: 'svc-cli' });
+    expect(await verify(await sign({ scope: ['resources.read'], client_id: 'app', azp: 'other' }))).toMatchObject({ scopes: ['resources.read'], clientId: 'app' });
+    expect(await verify(await sign({}))).not.toHaveProperty('scopes');
+  });
 });

@@ -30,6 +30,8 @@ export interface VerifiedIdentity {
   tenant?: string;
   /** The client the token was issued to: its `client_id` claim (RFC 9068), else `azp`. */
   clientId?: string;
+  /** The values of the token's `scope` claim (RFC 9068: space-separated), when it carries one. */
+  scopes?: string[];
   /** `iat`, Unix epoch seconds. */
   issuedAt?: number;
   /** `exp`, Unix epoch seconds. */
@@ -112,6 +114,8 @@ export function createTokenVerifier(opts: TokenVerifierOptions): (token: string)
     if (tenant !== undefined) identity.tenant = tenant;
     const clientId = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
     if (clientId !== undefined) identity.clientId = clientId;
+    const scopes = scopesOf(payload.scope);
+    if (scopes !== undefined) identity.scopes = scopes;
     if (typeof payload.iat === 'number') identity.issuedAt = payload.iat;
     if (typeof payload.exp === 'number') identity.expiresAt = payload.exp;
     return identity;
@@ -127,6 +131,13 @@ function resolveKeys(opts: TokenVerifierOptions): JWTVerifyGetKey {
 function stringClaim(payload: JWTPayload, claim: string): string | undefined {
   const value = payload[claim];
   return typeof value === 'string' ? value : undefined;
+}
+
+/** The values of a `scope` claim: a space-separated string (RFC 9068), or the list some providers send. */
+function scopesOf(claim: unknown): string[] | undefined {
+  if (typeof claim === 'string') return claim.split(/\s+/).filter(Boolean);
+  if (Array.isArray(claim) && claim.every((value) => typeof value === 'string')) return claim.filter(Boolean);
+  return undefined;
 }
 
 function reasonOf(err: unknown): InvalidTokenReason {

@@ -258,6 +258,19 @@ describe('Helm chart charts/platform', () => {
     });
   });
 
+  it("names the platform's own clients and refuses tokens naming no client, by default", async () => {
+    const envOf = (applied: Json[], role: string) =>
+      Object.fromEntries(applied.find((o) => o.kind === 'Deployment' && o.metadata.name === `svc-platform-${role}`)!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));
+    for (const role of ['edge', 'control-plane']) {
+      expect(envOf(objects, role), role).toMatchObject({ AUTH_FIRST_PARTY_CLIENTS: 'svc-cli,svc-bff', AUTH_TOKENS_WITHOUT_CLIENT: 'refuse' });
+    }
+    const given = await dryRunApply(
+      await template(merge(REQUIRED_VALUES, { identity: { firstPartyClients: ['cli', 'portal'], tokensWithoutClient: 'first-party', bff: { clientId: 'portal' } } })),
+    );
+    expect(envOf(given, 'control-plane')).toMatchObject({ AUTH_FIRST_PARTY_CLIENTS: 'cli,portal', AUTH_TOKENS_WITHOUT_CLIENT: 'first-party' });
+    expect(await refusal(merge(REQUIRED_VALUES, { identity: { tokensWithoutClient: 'allow' } }))).toMatch(/tokensWithoutClient/);
+  });
+
   it('gives every control-plane pod one secrets key, from a Secret kept on uninstall or from the one given', async () => {
     const controlPlaneEnv = (applied: Json[]) =>
       Object.fromEntries(applied.find((o) => o.kind === 'Deployment' && o.metadata.name === 'svc-platform-control-plane')!.spec.template.spec.containers[0].env.map((e: Json) => [e.name, e.value ?? e.valueFrom]));

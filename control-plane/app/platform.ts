@@ -79,7 +79,17 @@ export interface PlatformOptions {
    * An external OIDC provider; without it the edge serves the built-in development provider.
    * `registrationToken` is the initial access token its dynamic client registration (RFC 7591) asks for, if any.
    */
-  identity?: { issuer: string; audience: string; jwksUrl: string; tenantClaim?: string; registrationToken?: string };
+  identity?: {
+    issuer: string;
+    audience: string;
+    jwksUrl: string;
+    tenantClaim?: string;
+    registrationToken?: string;
+    /** The platform's own clients at the provider (`AUTH_FIRST_PARTY_CLIENTS`): given, a token of any other client no tenant registered is refused (401). */
+    firstPartyClients?: readonly string[];
+    /** A token naming no client: refused with 401 (the default), or one of the platform's own (`AUTH_TOKENS_WITHOUT_CLIENT`). */
+    tokensWithoutClient?: 'refuse' | 'first-party';
+  };
   /** Users the built-in provider signs in (default: the seeded development users). */
   devUsers?: readonly DevUser[];
   /** Private signing keys of the built-in provider (kept across restarts by `npm start`). */
@@ -177,6 +187,12 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       workflows,
       blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')),
       identityProvider: appClients,
+      clients: options.identity
+        ? {
+            firstParty: options.identity.firstPartyClients ? new Set(options.identity.firstPartyClients) : undefined,
+            withoutClient: options.identity.tokensWithoutClient ?? 'refuse',
+          }
+        : undefined,
       secrets,
       ai: options.ai,
       chatStreams: options.chatStreams,

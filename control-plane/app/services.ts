@@ -26,6 +26,7 @@ import { createOrchestrateJobs, type OrchestrateJobs } from '../orchestrate/orch
 import { createOrchestrateService, type OrchestrateService } from '../orchestrate/orchestrate.service.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
 import { createIdentityService, type IdentityService } from '../identity/identity.service.ts';
+import type { ClientPolicy } from '../identity/callers.ts';
 import { createObjectTypesService, type ObjectTypesService } from '../object-types/object-types.service.ts';
 import { createRealtimeService, type RealtimeService } from '../realtime/realtime.service.ts';
 import { createResourceFilesService, type ResourceFilesService } from '../resources/resource-files.ts';
@@ -150,6 +151,8 @@ export function createServices(
     defaultPlan?: Plan;
     /** The identity provider apps register their OAuth clients with; default the built-in one at the default origin. */
     identityProvider?: IdentityProviderSettings;
+    /** Which clients an external provider's tokens are accepted from (`AUTH_FIRST_PARTY_CLIENTS`, `AUTH_TOKENS_WITHOUT_CLIENT`); none: the built-in provider's. */
+    clients?: ClientPolicy;
     /** How long an administrator's invitation can be accepted (`INVITATION_TTL_DAYS`); default 7 days. */
     invitationTtlMs?: number;
     /** Seals the secrets the platform keeps usable (webhook and configuration secrets, realtime signing keys) with the operator key; only processes that serve the API need it. */

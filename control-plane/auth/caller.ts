@@ -13,6 +13,8 @@ export const IdentitySchema = z.object({
   tenant: z.string().optional(),
   /** The client the token was issued to (`client_id` or `azp`), when it names one. */
   clientId: z.string().optional(),
+  /** The values of the token's `scope` claim, when it carries one; those naming permissions narrow what it may do. */
+  scopes: z.array(z.string()).optional(),
   issuedAt: z.number().optional(),
 });
 export type Identity = z.infer<typeof IdentitySchema>;

@@ -242,15 +242,22 @@ export async function recordStepCharge(tx: Tx, step: { executionId: string; step
 }
 
 /**
- * Platform work: removes up to `limit` step charges of every tenant made before today (UTC): a
- * charge only keeps a retried step from being counted twice in the day it counts for. Answers how many.
+ * How long a step's charge is kept: far longer than every attempt of a step takes (five of at most
+ * 5 minutes each, and the waits between them), so a step retried on another UTC day than its
+ * charge, or after workers were down for days, still finds it and is not counted again.
+ */
+export const STEP_CHARGE_RETENTION_DAYS = 7;
+
+/**
+ * Platform work: removes up to `limit` step charges of every tenant older than
+ * {@link STEP_CHARGE_RETENTION_DAYS}, whatever the day they were made in. Answers how many.
  */
 export async function deletePastStepCharges(tx: Tx, limit: number): Promise<number> {
   const rows = await tx.unsafe(
     `delete from chat_step_charges where ctid = any(array(
-       select ctid from chat_step_charges where charged_at < date_trunc('day', now(), 'UTC') limit $1::int for update skip locked))
+       select ctid from chat_step_charges where charged_at < now() - $2::int * interval '1 day' limit $1::int for update skip locked))
      returning 1`,
-    [limit],
+    [limit, STEP_CHARGE_RETENTION_DAYS],
   );
   return rows.length;
 }

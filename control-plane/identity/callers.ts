@@ -1,4 +1,4 @@
-import { platformPermissionsOf } from '../auth/permissions.ts';
+import { PERMISSIONS, PLATFORM_PERMISSIONS, platformPermissionsOf } from '../auth/permissions.ts';
 import type { Db, Tx } from '../db/client.ts';
 import { ForbiddenError, UnauthorizedError } from '../errors.ts';
 import { UUID } from '../ids.ts';
@@ -10,8 +10,26 @@ export interface AppClientBinding {
   scopes: readonly string[] | null;
 }
 
+/**
+ * Which clients an external identity provider's tokens may come from (decision 0178). Without it
+ * (the built-in provider, whose tokens always name their client) every client no tenant registered
+ * is one of the platform's own.
+ */
+export interface ClientPolicy {
+  /** The platform's own clients (`AUTH_FIRST_PARTY_CLIENTS`); when given, a token of another client no tenant registered is refused. */
+  firstParty?: ReadonlySet<string>;
+  /** A token naming no client (neither `client_id` nor `azp`): refused (the default), or one of the platform's own (`AUTH_TOKENS_WITHOUT_CLIENT`). */
+  withoutClient: 'refuse' | 'first-party';
+}
+
+/** Why a token naming no client is refused. */
+export const TOKEN_NAMES_NO_CLIENT =
+  'this token names no client (neither client_id nor azp), so the platform cannot tell an app a tenant registered from its own sign-in: the identity provider must name the client in its access tokens';
+
 export interface CallersDeps {
   db: Db;
+  /** Which clients' tokens are accepted; see {@link ClientPolicy}. */
+  clients?: ClientPolicy;
   /**
    * The tenant that registered the app a client id belongs to, with the scopes (permissions) it was
    * granted, null when unnarrowed; undefined for the platform's own clients.
@@ -20,6 +38,22 @@ export interface CallersDeps {
   cacheTtlMs?: number;
   now?: () => number;
 }
+
+const NAMED_PERMISSIONS: ReadonlySet<string> = new Set<string>([...PERMISSIONS, ...PLATFORM_PERMISSIONS]);
+
+/**
+ * The permissions a token's `scope` claim names, which bound what it may do; undefined when it
+ * names none (no claim, or only sign-in scopes such as `openid`, `profile` or `api`), so that it
+ * narrows nothing.
+ */
+export function tokenScopesOf(identity: Identity): ReadonlySet<string> | undefined {
+  const named = identity.scopes?.filter((scope) => NAMED_PERMISSIONS.has(scope));
+  return named?.length ? new Set(named) : undefined;
+}
+
+/** `permissions` within `scopes`, or all of them when `scopes` is not given. */
+const within = <P extends string>(permissions: readonly P[], scopes: { has(p: string): boolean } | null | undefined): P[] =>
+  scopes ? permissions.filter((p) => scopes.has(p)) : [...permissions];
 
 /**
  * Turns a verified token identity into an Actor in one tenant, or the Principal naming none: the
@@ -39,12 +73,23 @@ export function createCallers(deps: CallersDeps) {
 
   /** What a token is bound to: the tenant that registered the app it was issued to, and the app's scopes, if any. */
   async function appClientOf(identity: Identity): Promise<AppClientBinding | undefined> {
-    if (!identity.clientId || !deps.appClient) return undefined;
-    const hit = appClients.get(identity.clientId);
-    if (hit && hit.expires > now()) return hit.binding;
-    const binding = await deps.appClient(identity.clientId);
-    if (appClients.size > 10_000) appClients.clear();
-    appClients.set(identity.clientId, { binding, expires: now() + ttl });
+    const { clientId } = identity;
+    if (!clientId) {
+      if (deps.clients?.withoutClient === 'refuse') throw new UnauthorizedError(TOKEN_NAMES_NO_CLIENT);
+      return undefined;
+    }
+    const hit = appClients.get(clientId);
+    let binding: AppClientBinding | undefined;
+    if (hit && hit.expires > now()) binding = hit.binding;
+    else {
+      binding = await deps.appClient?.(clientId);
+      if (appClients.size > 10_000) appClients.clear();
+      appClients.set(clientId, { binding, expires: now() + ttl });
+    }
+    const firstParty = deps.clients?.firstParty;
+    if (!binding && firstParty && !firstParty.has(clientId)) {
+      throw new UnauthorizedError(`this token was issued to client "${clientId}", which is neither one of the platform's own clients (AUTH_FIRST_PARTY_CLIENTS) nor an app a tenant registered`);
+    }
     return binding;
   }
 
@@ -76,12 +121,13 @@ export function createCallers(deps: CallersDeps) {
   }
 
   async function resolve(identity: Identity, tenantHint: string | undefined): Promise<Actor> {
+    // The client first: a token refused for it provisions no user.
+    const app = await appClientOf(identity);
     const { user, memberships } = await db.system(async (tx) => {
       const found = await provisionUser(tx, identity);
       return { user: found, memberships: await listActiveMemberships(tx, found.id) };
     });
 
-    const app = await appClientOf(identity);
     const appTenant = app?.tenantId;
     const wanted = tenantHint ?? appTenant ?? identity.tenant;
     const membership = wanted
@@ -95,14 +141,17 @@ export function createCallers(deps: CallersDeps) {
       tenantId: membership.tenantId,
       tenantSlug: membership.tenantSlug,
       roles: membership.roles,
-      // An app's token acts with its user's permissions within the scopes the app was granted.
-      permissions: new Set(app?.scopes ? membership.permissions.filter((p) => app.scopes!.includes(p)) : membership.permissions),
+      // A token acts with its user's permissions within the scopes its app was granted and those it names itself.
+      permissions: new Set(within(within(membership.permissions, app?.scopes ? new Set(app.scopes) : undefined), tokenScopesOf(identity))),
     };
   }
 
+  /** What the caches tell tokens apart by, beside subject, issue time and client: the permissions they name. */
+  const scopesKey = (identity: Identity) => [...(tokenScopesOf(identity) ?? [])].sort().join(' ');
+
   return {
     async resolveActor(identity: Identity, tenantHint?: string): Promise<Actor> {
-      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${tenantHint ?? identity.tenant ?? ''}`;
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${scopesKey(identity)}|${tenantHint ?? identity.tenant ?? ''}`;
       const hit = cache.get(key);
       if (hit && hit.expires > now()) return hit.actor;
       const actor = await resolve(identity, tenantHint);
@@ -113,11 +162,11 @@ export function createCallers(deps: CallersDeps) {
 
     /** The token's user without choosing a tenant, with the platform permissions of their platform roles. */
     async resolveUser(identity: Identity): Promise<Principal> {
-      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}`;
+      const key = `${identity.sub}|${identity.issuedAt ?? ''}|${identity.clientId ?? ''}|${scopesKey(identity)}`;
       const hit = principals.get(key);
       if (hit && hit.expires > now()) return hit.principal;
-      const user = await db.system((tx) => provisionUser(tx, identity));
       const appTenantId = (await appClientOf(identity))?.tenantId;
+      const user = await db.system((tx) => provisionUser(tx, identity));
       // An app's token never carries the user's platform roles: the app acts in its tenant alone.
       const platformRoles = appTenantId ? [] : user.platformRoles;
       const principal: Principal = {
@@ -125,7 +174,8 @@ export function createCallers(deps: CallersDeps) {
         email: user.email,
         ...(identity.emailVerified === true && identity.email ? { verifiedEmail: identity.email } : {}),
         platformRoles,
-        platformPermissions: platformPermissionsOf(platformRoles),
+        // A token naming its scopes carries only the platform permissions among them.
+        platformPermissions: new Set(within([...platformPermissionsOf(platformRoles)], tokenScopesOf(identity))),
         ...(appTenantId ? { appTenantId } : {}),
       };
       if (principals.size > 10_000) principals.clear();

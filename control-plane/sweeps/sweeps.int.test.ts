@@ -12,7 +12,7 @@ import { createDocumentsService, type DocumentsService } from '../documents/docu
 import { systemActor } from '../identity/system-actor.ts';
 import { sweepExpiredIdempotencyKeys } from '../resources/idempotency-keys.ts';
 import { deleteExpiredStorageReservations } from '../capabilities/storage-usage.ts';
-import { deletePastStepCharges } from '../chat/chat.repo.ts';
+import { deletePastStepCharges, recordStepCharge } from '../chat/chat.repo.ts';
 import { createSweeps, deleteInBatches, staleUploadsSweep } from './sweeps.service.ts';
 
 /** Sweeps on a schedule: what a tenant left behind goes though the tenant never comes back, and one process runs each sweep per interval. */
@@ -65,11 +65,12 @@ describe('scheduled sweeps', () => {
     expect((await db.sql<{ key: string }[]>`select key from idempotency_keys where tenant_id = ${tenantId}::uuid`).map((r) => r.key)).toEqual(['live']);
   });
 
-  it("removes chat step charges of days before today and expired storage reservations, keeping today's charges and live reservations", async () => {
+  it('removes chat step charges past their retention and expired storage reservations, keeping recent charges and live reservations', async () => {
     const tenantId = await insertActiveTenant(db.sql, `sweep-rows-${suite}`);
     const execution = randomUUID();
-    // Yesterday's charge (a minute before today's UTC midnight) no longer counts; today's keeps a retried step from counting twice.
+    // A charge older than any retry of its step is removed; yesterday's and today's keep a retried step from counting twice.
     await db.sql`insert into chat_step_charges (tenant_id, execution_id, step_id, charged_at) values
+      (${tenantId}::uuid, ${execution}::uuid, 'past', now() - interval '8 days'),
       (${tenantId}::uuid, ${execution}::uuid, 'yesterday', date_trunc('day', now(), 'UTC') - interval '1 minute'),
       (${tenantId}::uuid, ${execution}::uuid, 'today', now())`;
     // A reservation of a process that ended mid-upload, past its expiry, and one of an upload under way.
@@ -91,13 +92,25 @@ describe('scheduled sweeps', () => {
     });
     sweeps.start();
     try {
-      await until(charges, (rows) => rows.length === 1, 30_000);
+      await until(charges, (rows) => rows.length === 2, 30_000);
       await until(reservations, (rows) => rows.length === 1, 30_000);
     } finally {
       await sweeps.stop();
     }
-    expect((await charges()).map((r) => r.step)).toEqual(['today']);
+    expect((await charges()).map((r) => r.step)).toEqual(['today', 'yesterday']);
     expect((await reservations()).map((r) => r.id)).toEqual([streaming]);
+  });
+
+  it('counts an ai_chat step charged before UTC midnight and retried after it once: the sweep keeps its charge', async () => {
+    const tenantId = await insertActiveTenant(db.sql, `sweep-midnight-${suite}`);
+    const step = { executionId: randomUUID(), stepId: 'ask' };
+    // The step's first attempt was charged a minute before today's UTC midnight; the sweep runs before its retry.
+    await db.sql`insert into chat_step_charges (tenant_id, execution_id, step_id, charged_at)
+      values (${tenantId}::uuid, ${step.executionId}::uuid, ${step.stepId}, date_trunc('day', now(), 'UTC') - interval '1 minute')`;
+    await deleteInBatches(db, deletePastStepCharges);
+    // The retry finds the charge: its message is not counted again.
+    expect(await db.inTenant(tenantId, (tx) => recordStepCharge(tx, step))).toBe(false);
+    expect(await db.inTenant(tenantId, (tx) => recordStepCharge(tx, { ...step, stepId: 'another' }))).toBe(true);
   });
 
   it('runs a sweep in one process per interval however many processes ask', async () => {

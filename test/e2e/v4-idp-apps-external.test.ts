@@ -101,9 +101,9 @@ async function startExternalProvider() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  /** An access token of this provider, as the platform's edge verifies it. */
+  /** An access token of this provider, as the platform's edge verifies it: issued to the platform's CLI. */
   const token = (claims: { sub: string; email: string; tid: string }) =>
-    new SignJWT({ email: claims.email, email_verified: true, name: 'External Admin', tid: claims.tid })
+    new SignJWT({ email: claims.email, email_verified: true, name: 'External Admin', tid: claims.tid, azp: 'svc-cli' })
       .setProtectedHeader({ alg: 'RS256', kid: jwk.kid })
       .setSubject(claims.sub)
       .setIssuer(issuer)

@@ -166,6 +166,10 @@ app.kubernetes.io/component: {{ .component }}
   value: {{ required "identity.jwksUrl is required: the OIDC provider's JSON Web Key Set URL" .Values.identity.jwksUrl | quote }}
 - name: AUTH_TENANT_CLAIM
   value: {{ .Values.identity.tenantClaim | quote }}
+- name: AUTH_FIRST_PARTY_CLIENTS
+  value: {{ append .Values.identity.firstPartyClients .Values.identity.bff.clientId | uniq | join "," | quote }}
+- name: AUTH_TOKENS_WITHOUT_CLIENT
+  value: {{ .Values.identity.tokensWithoutClient | quote }}
 {{- end -}}
 
 {{/* Temporal, Qdrant and the blob store, for the components that run domain services (control plane, workers, operator). */}}
