@@ -65,7 +65,7 @@ export {
   ResourceRefSchema,
   ResourceSchema,
 } from './resources/resources.schema.ts';
-export { DoctorReportSchema, ProvisionInputSchema, ProvisionOutcomeSchema, StorageStatusSchema, SyncSchemaInputSchema, SyncSchemaOutcomeSchema } from './storage/storage.schema.ts';
+export { BackendSelectionSchema, DoctorReportSchema, ProvisionInputSchema, ProvisionOutcomeSchema, StorageStatusSchema, SyncSchemaInputSchema, SyncSchemaOutcomeSchema } from './storage/storage.schema.ts';
 export {
   CreateChildTenantInputSchema,
   CreateRootTenantInputSchema,

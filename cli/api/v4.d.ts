@@ -1543,8 +1543,12 @@ export interface components {
             plan: "free" | "team" | "enterprise";
         };
         ProvisionStorageRequest: {
-            /** @enum {string} */
-            backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
+            /**
+             * @description `mongodb` is taken as `documentdb`
+             * @default all
+             * @enum {string}
+             */
+            backend?: "postgresql" | "documentdb" | "blob" | "search" | "all" | "mongodb";
             /** @default false */
             dry_run?: boolean;
             /**
@@ -1563,8 +1567,12 @@ export interface components {
             rebuildSearch?: boolean;
         };
         SyncStorageSchemaRequest: {
-            /** @enum {string} */
-            backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
+            /**
+             * @description `mongodb` is taken as `documentdb`
+             * @default all
+             * @enum {string}
+             */
+            backend?: "postgresql" | "documentdb" | "blob" | "search" | "all" | "mongodb";
             /** @default false */
             dry_run?: boolean;
             /**
@@ -1727,6 +1735,8 @@ export interface components {
             items: {
                 [key: string]: unknown;
             }[];
+        } | {
+            [key: string]: unknown;
         };
         BatchUpdateResourcesRequest: {
             id: string;
@@ -3937,8 +3947,8 @@ export interface operations {
     provisionStorage: {
         parameters: {
             query?: {
-                /** @description May be given in the body instead */
-                backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
+                /** @description May be given in the body instead; `mongodb` is taken as `documentdb` */
+                backend?: "postgresql" | "documentdb" | "blob" | "search" | "all" | "mongodb";
                 /** @description May be given in the body instead */
                 dry_run?: boolean;
                 /**
@@ -4003,8 +4013,8 @@ export interface operations {
     syncStorageSchema: {
         parameters: {
             query?: {
-                /** @description May be given in the body instead */
-                backend?: "postgresql" | "documentdb" | "blob" | "search" | "all";
+                /** @description May be given in the body instead; `mongodb` is taken as `documentdb` */
+                backend?: "postgresql" | "documentdb" | "blob" | "search" | "all" | "mongodb";
                 /** @description May be given in the body instead */
                 dry_run?: boolean;
                 /**

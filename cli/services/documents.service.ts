@@ -110,8 +110,8 @@ export function createDocumentsService(api: ApiClient) {
     },
 
     /**
-     * Submits an indexing job. The platform takes the document as `documentId` (camelCase: the
-     * route has no snake_case name for it) and the tenant as `tenant_id`.
+     * Submits an indexing job, naming the document `document_id` and the tenant `tenant_id`, as v4
+     * requests name their fields.
      */
     async index(tenantId: string, documentId: string): Promise<IndexJob> {
       return (await api.request<IndexJob>('POST', '/v4/data/documents/rag-index', { body: { tenant_id: tenantId, document_id: documentId }, subject: `Document ${documentId}` })).body;

@@ -122,6 +122,16 @@ describe('svc chat', { timeout: 120_000 }, () => {
     expect(done.stderr).toMatch(/^conversation [0-9a-f-]{36} /);
   });
 
+  it('streams to the stage --stage names, with the --param values in its prompt', async () => {
+    const streamed = await svc(['chat', 'stream', 'The toaster sparks', '--workflow', 'assistant', '--stage', 'triage', '--param', 'customer=Initech', '--format', 'json'], env);
+    expect(streamed.exitCode, streamed.stderr).toBe(0);
+    const events = streamed.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(events.filter((e) => e.type === 'message').map((e) => e.data.delta).join('')).toBe(endpoint.answer);
+    const request = endpoint.received.at(-1)!;
+    expect(request.messages[0]!.content).toContain('Triage for Initech.');
+    expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'The toaster sparks' });
+  });
+
   it('streams the events as JSON lines with --format json, continuing the conversation given', async () => {
     const conversationId = randomUUID();
     const streamed = await svc(['chat', 'stream', 'Where is Apollo?', '--workflow', 'assistant', '--conversation-id', conversationId, '--format', 'json'], env);
@@ -162,6 +172,11 @@ describe('svc chat', { timeout: 120_000 }, () => {
   it('verify calls --include-chat checks the chat stage unless --stage names another', async () => {
     const verified = await svc(['verify', 'calls', '--include-chat', '--workflow', 'assistant', '--format', 'json'], env);
     expect(verified.json.checks.find((c: any) => c.name === 'chat'), verified.stdout + verified.stderr).toMatchObject({ ok: true, detail: expect.stringMatching(/^answered \d+ characters/) });
+    // The message defaults to "Hello"; --chat-message sends another.
+    expect(endpoint.received.at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: 'Hello' });
+    const told = await svc(['verify', 'calls', '--include-chat', '--workflow', 'assistant', '--chat-message', 'Are you there?', '--format', 'json'], env);
+    expect(told.json.checks.find((c: any) => c.name === 'chat'), told.stdout + told.stderr).toMatchObject({ ok: true });
+    expect(endpoint.received.at(-1)!.messages.at(-1)).toEqual({ role: 'user', content: 'Are you there?' });
     const missing = await svc(['verify', 'calls', '--include-chat', '--workflow', 'assistant', '--stage', 'no-such-stage', '--format', 'json'], env);
     expect(missing.json.checks.find((c: any) => c.name === 'chat')).toMatchObject({ ok: false, error: { code: expect.stringMatching(/^E(202|302|305)$/) } });
     expect(missing.exitCode).toBe(9);

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ADMIN, MEMBER, startTestStack, type TestStack } from '../harness/stack.ts';
 import { normalise, svc } from './svc.ts';
 
@@ -54,6 +55,26 @@ describe('svc batches, files, storage, tenants, users and verify', { timeout: 12
     expect(deleted.exitCode, deleted.stderr).toBe(0);
     expect(deleted.stdout).toBe('Deleted 2 resource(s)\n');
     for (const id of ids) expect((await stack.request('GET', `/v4/data/resources/${acme}/project/${id}`, { as: ADMIN })).status).toBe(404);
+  });
+
+  it('takes the items of every batch command from --data or --file', async () => {
+    const file = join(home, `batch-${run}.json`);
+    await writeFile(file, JSON.stringify([{ name: `File A ${run}` }, { name: `File B ${run}` }]));
+    const created = await svc(['resources', 'batch-create', 'project', '--tenant-id', acme, '--file', file, '--format', 'json'], env);
+    expect(created.exitCode, created.stderr).toBe(0);
+    expect(created.json.data.map((r: any) => r.data.name)).toEqual([`File A ${run}`, `File B ${run}`]);
+    const [a, b] = created.json.data as Array<{ id: string }>;
+    const updated = await svc(['resources', 'batch-update', 'project', '--tenant-id', acme, '--data', JSON.stringify([{ id: a!.id, version: 1, data: { name: `Data A ${run}` } }]), '--format', 'json'], env);
+    expect(updated.exitCode, updated.stderr).toBe(0);
+    expect(updated.json.data.map((r: any) => [r.id, r.version, r.data.name])).toEqual([[a!.id, 2, `Data A ${run}`]]);
+    const byData = await svc(['resources', 'batch-delete', 'project', '--tenant-id', acme, '--data', JSON.stringify([a!.id]), '--force', '--format', 'json'], env);
+    expect(byData.exitCode, byData.stderr).toBe(0);
+    expect(byData.json).toEqual({ deleted: 1 });
+    await writeFile(file, JSON.stringify({ items: [b!.id] }));
+    const byFile = await svc(['resources', 'batch-delete', 'project', '--tenant-id', acme, '--file', file, '--force', '--format', 'json'], env);
+    expect(byFile.exitCode, byFile.stderr).toBe(0);
+    expect(byFile.json).toEqual({ deleted: 1 });
+    for (const { id } of [a!, b!]) expect((await stack.request('GET', `/v4/data/resources/${acme}/project/${id}`, { as: ADMIN })).status).toBe(404);
   });
 
   it('uploads a file into a file property, downloads it, and deletes it', async () => {
@@ -118,6 +139,13 @@ describe('svc batches, files, storage, tenants, users and verify', { timeout: 12
     expect(provision.json).toMatchObject({ backend: 'blob', dryRun: true });
     const provisionText = await svc(['provision', 'storage', '--tenant-id', acme, '--backend', 'blob', '--dry-run'], env);
     expect(provisionText.stdout).toMatch(/^blob: would make \d+ change\(s\)/);
+    // The seed's defaults and names: every backend unless --backend says one; mongodb is documentdb.
+    const everything = await svc(['provision', 'storage', '--tenant-id', acme, '--dry-run', '--format', 'json'], env);
+    expect(everything.exitCode, everything.stderr).toBe(0);
+    expect(everything.json).toMatchObject({ backend: 'all', dryRun: true });
+    const mongo = await svc(['provision', 'storage', '--tenant-id', acme, '--backend', 'mongodb', '--dry-run', '--format', 'json'], env);
+    expect(mongo.exitCode, mongo.stderr).toBe(0);
+    expect(mongo.json).toMatchObject({ backend: 'documentdb', dryRun: true });
 
     // --rebuild-search asks for the whole search projection to be rebuilt: the plan says so.
     const rebuild = await svc(['provision', 'storage', '--tenant-id', acme, '--backend', 'search', '--dry-run', '--rebuild-search', '--format', 'json'], env);
@@ -161,6 +189,12 @@ describe('svc batches, files, storage, tenants, users and verify', { timeout: 12
     expect(missing.exitCode).toBe(9);
     expect(missing.json.summary.failed).toBe(1);
     expect(missing.json.checks.find((c: any) => c.name === 'resource get').error.code).toBe('E202');
+    const recorded = await svc(['verify', 'calls', '--tenant-id', acme, '--resource-type', 'project', '--resource-id', project.id, '--user-email', MEMBER, '--tenant-record', 'acme', '--format', 'json'], env);
+    expect(recorded.exitCode, recorded.stdout + recorded.stderr).toBe(0);
+    expect(recorded.json.checks.find((c: any) => c.name === 'memberships')).toMatchObject({ ok: true, detail: expect.stringMatching(/^member of acme/) });
+    const notMember = await svc(['verify', 'calls', '--tenant-id', acme, '--resource-type', 'project', '--resource-id', project.id, '--user-email', MEMBER, '--tenant-record', `nowhere-${run}`, '--format', 'json'], env);
+    expect(notMember.exitCode).toBe(9);
+    expect(notMember.json.checks.find((c: any) => c.name === 'memberships').error.code).toBe('E202');
     const chatWithout = await svc(['verify', 'calls', '--tenant-id', acme, '--include-chat', '--format', 'json'], env);
     expect(chatWithout.json.error).toMatchObject({ code: 'E305' });
   });
@@ -222,5 +256,25 @@ describe('svc batches, files, storage, tenants, users and verify', { timeout: 12
     const created = await svc(['tenant', 'create', '--name', `Root ${run}`, '--slug', slug, '--allow-root', '--home-region', 'ca', '--format', 'json'], rootEnv);
     expect(created.exitCode, created.stdout + created.stderr).toBe(0);
     expect(created.json).toMatchObject({ slug, status: 'active', parentId: null, homeRegion: 'ca' });
+
+    const described = await svc(
+      ['tenant', 'create', '--name', `Grocer ${run}`, '--slug', `${slug}-grocer`, '--allow-root', '--home-region', 'eu', '--usecase', 'retail', '--industry', 'Groceries', '--starter-template', 'retail-starter', '--format', 'json'],
+      rootEnv,
+    );
+    expect(described.exitCode, described.stdout + described.stderr).toBe(0);
+    const badUsecase = await svc(['tenant', 'create', '--name', 'Bad', '--slug', `${slug}-bad`, '--allow-root', '--home-region', 'eu', '--usecase', 'education', '--format', 'json'], rootEnv);
+    expect(badUsecase.json.error).toMatchObject({ code: 'E305', message: expect.stringContaining('--usecase') });
+    // What the platform stored: the options given, else the seed's defaults (generic, blank-vertical-template).
+    const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
+    try {
+      const rows = await sql<{ slug: string; usecase: string; industry: string | null; starter_template: string }[]>`
+        select slug, usecase, industry, starter_template from tenants where slug in (${slug}, ${`${slug}-grocer`}, ${`${slug}-bad`}) order by slug`;
+      expect(rows).toEqual([
+        { slug, usecase: 'generic', industry: null, starter_template: 'blank-vertical-template' },
+        { slug: `${slug}-grocer`, usecase: 'retail', industry: 'Groceries', starter_template: 'retail-starter' },
+      ]);
+    } finally {
+      await sql.end();
+    }
   });
 });

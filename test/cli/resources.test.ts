@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +43,59 @@ describe('svc resources', { timeout: 90_000 }, () => {
     );
     expect(aggregated.exitCode, aggregated.stderr).toBe(0);
     expect(aggregated.json.data).toEqual([{ status: `q-${run}`, n: 2, total: 350 }]);
+  });
+
+  it('lists newest first, 20 a page, by default; --sort, --page and --cursor turn the pages; --limit bounds query and aggregate; create reads --file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-data-'));
+    const status = `p-${run}`;
+    const ids: string[] = [];
+    try {
+      for (const budget of [30, 10, 20]) {
+        const file = join(dir, `${budget}.json`);
+        await writeFile(file, JSON.stringify({ name: `Page ${run} ${budget}`, status, budget }));
+        const created = await svc(['resources', 'create', 'project', '--tenant-id', acme, '--file', file, '--format', 'json'], env);
+        expect(created.exitCode, created.stderr).toBe(0);
+        expect(created.json.data).toEqual({ name: `Page ${run} ${budget}`, status, budget });
+        ids.push(created.json.id);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const fromStdin = await svc(['resources', 'create', 'project', '--tenant-id', acme, '--file', '-', '--format', 'json'], env, JSON.stringify({ name: `Stdin ${run}`, budget: 5 }));
+    expect(fromStdin.exitCode, fromStdin.stderr).toBe(0);
+    expect(fromStdin.json.data).toEqual({ name: `Stdin ${run}`, budget: 5 });
+
+    const where = JSON.stringify({ status });
+    const list = (...args: string[]) => svc(['resources', 'list', 'project', '--tenant-id', acme, '--where', where, ...args, '--format', 'json'], env);
+    const budgets = (answer: { json: any }) => answer.json.data.map((r: any) => r.data.budget);
+
+    const byDefault = await list();
+    expect(byDefault.exitCode, byDefault.stderr).toBe(0);
+    expect(byDefault.json).toMatchObject({ page: 1, limit: 20, total: 3, hasMore: false });
+    expect(byDefault.json.data.map((r: any) => r.id)).toEqual([...ids].reverse());
+
+    const first = await list('--sort', 'budget', '--limit', '1');
+    expect(first.json).toMatchObject({ page: 1, limit: 1, hasMore: true });
+    expect(budgets(first)).toEqual([10]);
+    const second = await list('--sort', 'budget', '--limit', '1', '--page', '2');
+    expect(second.json).toMatchObject({ page: 2, limit: 1, hasMore: true });
+    expect(budgets(second)).toEqual([20]);
+    const next = await list('--sort', 'budget', '--limit', '1', '--cursor', first.json.nextCursor);
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(budgets(next)).toEqual([20]);
+    expect(budgets(await list('--sort', '-budget', '--limit', '2'))).toEqual([30, 20]);
+
+    const queried = await svc(['resources', 'query', '--tenant-id', acme, '--types', 'project', '--where', where, '--limit', '2', '--format', 'json'], env);
+    expect(queried.exitCode, queried.stderr).toBe(0);
+    expect(queried.json).toMatchObject({ hasMore: true });
+    expect(queried.json.data).toHaveLength(2);
+    const aggregated = await svc(
+      ['resources', 'aggregate', 'project', '--tenant-id', acme, '--group-by', 'name', '--metrics', '{"n":{"count":"*"}}', '--where', where, '--limit', '1', '--format', 'json'],
+      env,
+    );
+    expect(aggregated.exitCode, aggregated.stderr).toBe(0);
+    expect(aggregated.json).toMatchObject({ hasMore: true });
+    expect(aggregated.json.data).toHaveLength(1);
   });
 
   it('creates, reads, lists, updates and deletes a resource in JSON, printing what the platform returned', async () => {

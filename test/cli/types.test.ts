@@ -58,6 +58,19 @@ describe('svc types', { timeout: 90_000 }, () => {
     const listed = await stack.request('GET', '/v4/data/resources/object-types?tenant_id=acme', { as: ADMIN });
     expect(listed.body.data.find((t: any) => t.key === key)).toMatchObject({ indexes: ['weight'], version: 2 });
 
+    const acmeId: string = (await stack.request('GET', '/v4/identity/tenants', { as: ADMIN })).body.data.find((t: any) => t.slug === 'acme').id;
+    const staged = await inProject(['types', 'seed', '--env', 'staging', '--tenant-id', acmeId, '--format', 'json']);
+    expect(staged.exitCode, staged.stderr).toBe(0);
+    expect(staged.json).toMatchObject({ env: 'staging', dryRun: false, converged: true });
+    expect(staged.json.changes.filter((c: any) => c.action !== 'unchanged')).toEqual([]);
+    const byId = await inProject(['types', 'diff', '--tenant-id', acmeId]);
+    expect(byId.exitCode, byId.stderr).toBe(0);
+    expect(byId.stdout).toMatch(new RegExp(`^unchanged\\s+${key}\\s+${name}\\s+-$`, 'm'));
+
+    const elsewhere = await inProject(['types', 'pull', '--tenant-id', 'acme', '--output', 'types/acme.ts']);
+    expect(elsewhere.exitCode, elsewhere.stderr).toBe(0);
+    expect(await readFile(join(project, 'types/acme.ts'), 'utf8')).toContain(`export interface ${name}Data {`);
+
     const pulled = await inProject(['types', 'pull', '--tenant-id', 'acme']);
     expect(pulled.exitCode, pulled.stderr).toBe(0);
     const generated = await readFile(join(project, 'src/svc.config/object-types.generated.ts'), 'utf8');

@@ -70,10 +70,11 @@ describe('v4 data flows through an independent OpenAPI validator (Prism proxy)',
   });
 
   /** A call through Prism, as the platform's own client makes it. */
-  async function call(method: string, path: string, options: { body?: unknown; form?: FormData; headers?: Record<string, string> } = {}): Promise<Answer> {
+  async function call(method: string, path: string, options: { body?: unknown; form?: FormData; bytes?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const response = await fetch(`${prismUrl}${path}`, { method, headers, body: options.form ?? (options.body === undefined ? undefined : JSON.stringify(options.body)) });
+    if (options.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
+    const response = await fetch(`${prismUrl}${path}`, { method, headers, body: options.form ?? options.bytes ?? (options.body === undefined ? undefined : JSON.stringify(options.body)) });
     const text = await response.text();
     const answer = { status: response.status, body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, headers: response.headers, violations: response.headers.get('sl-violations') };
     seen.push({ call: `${method} ${path}`, status: answer.status, violations: answer.violations });
@@ -121,6 +122,59 @@ describe('v4 data flows through an independent OpenAPI validator (Prism proxy)',
     form.append('files', new Blob(['Invoices are due in thirty days.'], { type: 'text/plain' }), 'terms.txt');
     const uploaded = clean(await call('POST', '/data/documents/upload', { form }), 201);
     clean(await call('GET', `/data/documents/records/${uploaded.data[0].id}?tenant_id=${acme}`), 200);
+  });
+
+  it("finds no violation in seed 001's other data requests: a batch of one object, aggregate, search, history, a file property, storage, indexing", async () => {
+    const created = clean(
+      await call('POST', '/data/resources/object-types', {
+        body: {
+          tenant_id: acme,
+          name: `Ledger${run}`,
+          schema: { type: 'object', properties: { amount: { type: 'number' }, status: { type: 'string' } } },
+          search_fields: ['status'],
+          file_properties: { notes: { maxSize: 1000, contentTypes: ['text/plain'] } },
+        },
+      }),
+      201,
+    );
+    const base = `/data/resources/${acme}/${created.key}`;
+    // Seed 001: a batch create takes an array, `{items: [...]}`, or a single object.
+    const single = clean(await call('POST', `${base}/batch/create`, { body: { amount: 7, status: 'open' } }), 201);
+    const entry = single.data[0];
+    clean(await call('POST', `${base}/aggregate`, { body: { group_by: ['status'], metrics: { n: { count: '*' }, total: { sum: 'amount' } }, where: { status: 'open' }, limit: 10 } }), 200);
+    clean(await call('POST', `/data/resources/${acme}/search`, { body: { query: 'open', types: [created.key], mode: 'fulltext', limit: 5 } }), 200);
+    clean(await call('POST', `/data/resources/${acme}/search`, { body: { query: 'open' } }), 200);
+    clean(await call('GET', `${base}/${entry.id}/history`), 200);
+    clean(await call('POST', `${base}/${entry.id}/files/notes?filename=notes.txt`, { bytes: 'Paid in cash.' }), 200);
+    clean(await call('GET', `${base}/${entry.id}/files/notes`), 200);
+    clean(await call('DELETE', `${base}/${entry.id}/files/notes`), 204);
+
+    clean(await call('GET', `/data/resources/${acme}/storage`), 200);
+    clean(await call('GET', `/data/resources/${acme}/storage/doctor`), 200);
+    // Seed 001: `mongodb` is a backend name, normalised to `documentdb`.
+    clean(await call('POST', `/data/resources/${acme}/storage/provision`, { body: { backend: 'mongodb', dry_run: true } }), 200);
+    clean(await call('POST', `/data/resources/${acme}/storage/provision?backend=mongodb&dry_run=true`), 200);
+    clean(await call('POST', `/data/resources/${acme}/storage/sync-schema`, { body: { backend: 'search', dry_run: true } }), 200);
+
+    const form = new FormData();
+    form.append('tenant_id', acme);
+    form.append('processing_mode', 'full');
+    form.append('files', new Blob(['Ledgers close at month end.'], { type: 'text/plain' }), 'close.txt');
+    const uploaded = clean(await call('POST', '/data/documents/upload', { form }), 201);
+    const classify = new FormData();
+    classify.append('tenant_id', acme);
+    classify.append('processing_mode', 'classification');
+    classify.append('files', new Blob(['Invoice 42: 10 EUR, due in thirty days.'], { type: 'text/plain' }), 'invoice.txt');
+    clean(await call('POST', '/data/documents/classify', { form: classify }), 201);
+    // An upload's own job indexes it; a new job is taken once that one has ended.
+    const record = uploaded.data[0];
+    await until(
+      () => stack.request('GET', `/v4/data/documents/rag-index/${record.jobId}?tenant_id=${acme}`, { as: ADMIN }),
+      (job) => ['completed', 'failed', 'cancelled'].includes(job.body.state),
+      60_000,
+    );
+    const job = clean(await call('POST', '/data/documents/rag-index', { body: { tenant_id: acme, document_id: record.id } }), 202);
+    clean(await call('GET', `/data/documents/rag-index/${job.jobId}?tenant_id=${acme}`), 200);
   });
 
   it('did see every answer through Prism', () => {

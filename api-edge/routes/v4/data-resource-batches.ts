@@ -5,6 +5,7 @@ import {
   BatchDeleteInputSchema,
   BatchUpdateInputSchema,
   ResourceHistoryInputSchema,
+  ResourceDataSchema,
   ResourceHistoryPageSchema,
   ResourceSchema,
   untrusted,
@@ -71,7 +72,7 @@ export const v4ResourceBatchRoutes = [
     input: {
       path: typePath,
       headers: idempotencyHeader,
-      body: { schema: z.union([BatchCreateInputSchema.shape.items, BatchCreateInputSchema.pick({ items: true })]) },
+      body: { schema: z.union([BatchCreateInputSchema.shape.items, BatchCreateInputSchema.pick({ items: true }), ResourceDataSchema.describe('One item: an object without an `items` list')]) },
     },
     output: { 201: { description: 'The created resources', schema: listOf(ResourceSchema) } },
     docs: {

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import {
+  BackendSelectionSchema,
   DoctorReportSchema,
   ProvisionInputSchema,
   ProvisionOutcomeSchema,
@@ -11,6 +13,15 @@ import { bodyAndQueryOptions } from '../request-input.ts';
 import { defineRoute } from '../route.ts';
 
 const FLAGS = new Set(['dryRun', 'rebuildSearch']);
+
+/**
+ * `backend` as clients send it: the procedures' names and `mongodb`, which they take as
+ * `documentdb`. The procedures' schemas normalise it before their enum, a step the OpenAPI
+ * conversion cannot see, so the documents name it here.
+ */
+const ClientBackendSchema = z.enum([...BackendSelectionSchema.options, 'mongodb']).default('all').describe('`mongodb` is taken as `documentdb`');
+const ProvisionBodySchema = ProvisionInputSchema.extend({ backend: ClientBackendSchema });
+const SyncSchemaBodySchema = SyncSchemaInputSchema.extend({ backend: ClientBackendSchema });
 /** Renamed to snake_case; the former names stay accepted (field-aliases.ts). */
 const STORAGE_ALIASES = { dry_run: 'dryRun', rebuild_search: 'rebuildSearch' };
 
@@ -51,8 +62,8 @@ export const v4StorageRoutes = [
     rateLimit: 'resources',
     input: {
       path: tenantPath,
-      query: { backend: param(ProvisionInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags, rebuild_search: ProvisionInputSchema.shape.rebuildSearch },
-      body: { schema: ProvisionInputSchema, required: false },
+      query: { backend: param(ClientBackendSchema, { description: 'May be given in the body instead; `mongodb` is taken as `documentdb`' }), ...dryRunFlags, rebuild_search: ProvisionInputSchema.shape.rebuildSearch },
+      body: { schema: ProvisionBodySchema, required: false },
     },
     output: {
       200: { description: 'Provisioning ended (or a dry run)', schema: ProvisionOutcomeSchema },
@@ -75,8 +86,8 @@ export const v4StorageRoutes = [
     rateLimit: 'resources',
     input: {
       path: tenantPath,
-      query: { backend: param(SyncSchemaInputSchema.shape.backend, { description: 'May be given in the body instead' }), ...dryRunFlags },
-      body: { schema: SyncSchemaInputSchema, required: false },
+      query: { backend: param(ClientBackendSchema, { description: 'May be given in the body instead; `mongodb` is taken as `documentdb`' }), ...dryRunFlags },
+      body: { schema: SyncSchemaBodySchema, required: false },
     },
     output: { 200: { description: 'The changes', schema: SyncSchemaOutcomeSchema } },
     docs: { operationId: 'syncStorageSchema', summary: "Bring the tenant's storage in line with its object types", tag: 'Storage' },

@@ -19,6 +19,14 @@ const WHAT = {
 
 const hiddenUnless = <O extends Option>(shown: boolean, option: O): O => (shown ? option : option.hideHelp());
 
+/** The items a batch input lists: the array itself, or the `items` of `{"items": [...]}` and nothing else. */
+function listed(input: unknown): unknown[] | undefined {
+  if (Array.isArray(input)) return input;
+  if (typeof input !== 'object' || input === null) return undefined;
+  const fields = input as Record<string, unknown>;
+  return Array.isArray(fields['items']) && Object.keys(fields).length === 1 ? fields['items'] : undefined;
+}
+
 /** `resources batch-<operation> <type>`: the items from --data/--file (batch-delete: or --ids), one call. */
 export function batchCommand(operation: 'create' | 'update' | 'delete') {
   const command = new Command(`batch-${operation}`)
@@ -39,10 +47,12 @@ export function batchCommand(operation: 'create' | 'update' | 'delete') {
       const ids = csv(options.ids);
       if (ids && (options.data !== undefined || options.file !== undefined)) throw invalidInput('give --ids, --data or --file, not several');
       const items = ids ?? (await jsonInput(options));
-      const body = operation === 'delete' && Array.isArray(items) ? { ids: items } : Array.isArray(items) ? { items } : items;
+      const list = listed(items);
+      // The platform takes a batch delete's ids as an array or `{ids: [...]}`; `{"items": [...]}` is sent as the array.
+      const body = operation === 'delete' && list ? { ids: list } : Array.isArray(items) ? { items } : items;
       const tenantId = await ctx.tenantId(options.tenantId);
       if (operation === 'delete' && !options.force) {
-        const count = Array.isArray(items) ? items.length : '';
+        const count = list ? list.length : '';
         await ctx.out.confirm(`Delete ${count} ${type} resource(s)?`.replace('  ', ' '), '--force');
       }
       const resources = createResourcesService(await ctx.api());
