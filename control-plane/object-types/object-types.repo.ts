@@ -116,3 +116,17 @@ export function resourceDataOf(tx: Tx, key: string) {
 export async function lockTenantIndexes(tx: Tx): Promise<void> {
   await tx`select pg_advisory_xact_lock(hashtext('svc.object_type_indexes'), hashtext(current_tenant_id()::text))`;
 }
+
+/** Built-in types whose resources' search projections are to be brought to their search fields (migration 0038), with when that was asked. */
+export async function pendingReprojections(tx: Tx): Promise<{ key: string; requestedAt: string }[]> {
+  return tx<{ key: string; requestedAt: string }[]>`
+    select key, search_reprojection_requested_at::text as "requestedAt" from object_types
+     where tenant_id is null and search_reprojection_requested_at is not null order by key`;
+}
+
+/** Clears the request of `key` made at `requestedAt`; one made since stays. */
+export async function clearReprojection(tx: Tx, key: string, requestedAt: string): Promise<void> {
+  await tx`
+    update object_types set search_reprojection_requested_at = null
+     where tenant_id is null and key = ${key} and search_reprojection_requested_at = ${requestedAt}::text::timestamptz`;
+}
