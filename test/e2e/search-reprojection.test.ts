@@ -65,7 +65,7 @@ describe('search projections of resources written before their type declared sea
     const requested = () => sql<{ key: string }[]>`select key from object_types where tenant_id is null and search_reprojection_requested_at is not null`;
     expect(await requested()).toEqual([]);
     await sql`delete from schema_migrations where version = '0038_search_reprojection_requests.sql'`;
-    await sql`alter table object_types drop column search_reprojection_requested_at`;
+    await sql`alter table object_types drop column search_reprojection_requested_at, drop column search_reprojection_lease_until`;
     expect(await migrate(databaseUrl)).toEqual(['0038_search_reprojection_requests.sql']);
     expect((await requested()).map((r) => r.key)).toEqual(['project']);
 

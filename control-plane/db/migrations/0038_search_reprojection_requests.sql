@@ -6,7 +6,10 @@
 -- brought to its search fields; the platform does it at start-up, in the background, in every
 -- tenant, and clears the mark when done (control-plane/resources/search-reprojection.ts). A later
 -- migration that changes a built-in type's search_fields sets the mark again.
+-- One process at a time does a request: it claims it until `search_reprojection_lease_until`, and
+-- renews the claim after each page.
 alter table object_types add column search_reprojection_requested_at timestamptz;
+alter table object_types add column search_reprojection_lease_until timestamptz;
 
 -- Only where there is something to project: a new database starts with no request.
 update object_types t set search_reprojection_requested_at = now()
