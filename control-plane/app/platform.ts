@@ -219,6 +219,11 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       (tenants) => tenants.length && log(`resumed the unfinished index builds of ${tenants.length} tenant${tenants.length === 1 ? '' : 's'}`),
       (error: unknown) => log('resuming unfinished index builds failed', error),
     );
+    // Search projections that a migration asked for (a built-in type's search fields changed), written in the background.
+    services.searchReprojection.resume().then(
+      (done) => done.forEach(({ key, tenants, written }) => log(`projected ${written} ${key} resource(s) of ${tenants} tenant(s) for search`)),
+      (error: unknown) => log('projecting resources for search after a change of their search fields failed', error),
+    );
   }
   const worker =
     options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
@@ -246,6 +251,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     await metricsServer?.close();
     await services?.outbox.stop();
     await services?.sweeps.stop();
+    await services?.searchReprojection.stop();
     await operator?.stop();
     await worker?.shutdown();
     await workflows?.close();

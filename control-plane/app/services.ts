@@ -3,6 +3,8 @@ import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from '../a
 import { createAppsService, type AppsService } from '../apps/apps.service.ts';
 import { APP_OBJECT_TYPE } from '../apps/apps.schema.ts';
 import { keyedResources } from '../resources/keyed-resources.ts';
+import { createSearchReprojection, type SearchReprojection } from '../resources/search-reprojection.ts';
+import { reprojectionRequests } from '../object-types/reprojection-requests.ts';
 import { createAnsweringService, retrieveFromSearch, type AnsweringService, type Retrieve } from '../chat/answering.ts';
 import type { AnswerStreamSettings } from '../chat/answer-streams.ts';
 import { createChatService, type ChatService } from '../chat/chat.service.ts';
@@ -118,6 +120,8 @@ export interface Services {
   outbox: Outbox;
   /** Scheduled clean-up (stale staged uploads, expired idempotency keys), run in every such process too. */
   sweeps: Sweeps;
+  /** At start-up, the search projections a migration asked for (a built-in type's search fields changed). */
+  searchReprojection: SearchReprojection;
   /** Ends what the services started in the process (the document extractor's OCR worker). */
   close(): Promise<void>;
 }
@@ -249,6 +253,7 @@ export function createServices(
     documents,
     documentJobs: createDocumentJobs({ db: deps.db, blobs, files: documentFiles }),
     outbox,
+    searchReprojection: createSearchReprojection({ db: deps.db, requests: reprojectionRequests(deps.db), findType: objectTypes.find, searchIndex: search.resourceIndex }),
     sweeps: createSweeps({
       db: deps.db,
       sweeps: [

@@ -116,3 +116,40 @@ export function resourceDataOf(tx: Tx, key: string) {
 export async function lockTenantIndexes(tx: Tx): Promise<void> {
   await tx`select pg_advisory_xact_lock(hashtext('svc.object_type_indexes'), hashtext(current_tenant_id()::text))`;
 }
+
+/**
+ * Claims for `leaseMs` the requests to bring a built-in type's search projections to its search
+ * fields (migration 0038) that no other process holds; answers them with when each was asked.
+ */
+export async function claimReprojections(tx: Tx, leaseMs: number): Promise<{ key: string; requestedAt: string }[]> {
+  return tx<{ key: string; requestedAt: string }[]>`
+    update object_types set search_reprojection_lease_until = now() + ${leaseMs}::int * interval '1 millisecond'
+     where tenant_id is null and search_reprojection_requested_at is not null
+       and (search_reprojection_lease_until is null or search_reprojection_lease_until < now())
+    returning key, search_reprojection_requested_at::text as "requestedAt"`;
+}
+
+/** Extends this process's claim on the request of `key`; false when it lapsed and another process may hold it. */
+export async function renewReprojection(tx: Tx, key: string, requestedAt: string, leaseMs: number): Promise<boolean> {
+  const rows = await tx`
+    update object_types set search_reprojection_lease_until = now() + ${leaseMs}::int * interval '1 millisecond'
+     where tenant_id is null and key = ${key} and search_reprojection_requested_at = ${requestedAt}::text::timestamptz
+       and search_reprojection_lease_until >= now()
+    returning key`;
+  return rows.length > 0;
+}
+
+/** Clears the request of `key` made at `requestedAt` and its claim; one made since stays, unclaimed. */
+export async function clearReprojection(tx: Tx, key: string, requestedAt: string): Promise<void> {
+  await tx`
+    update object_types set search_reprojection_lease_until = null,
+           search_reprojection_requested_at = nullif(search_reprojection_requested_at, ${requestedAt}::text::timestamptz)
+     where tenant_id is null and key = ${key}`;
+}
+
+/** Whether any request is still to be done (by this process or another). */
+export async function reprojectionsPending(tx: Tx): Promise<boolean> {
+  const [row] = await tx<{ pending: boolean }[]>`
+    select exists (select 1 from object_types where tenant_id is null and search_reprojection_requested_at is not null) as pending`;
+  return row!.pending;
+}

@@ -36,6 +36,55 @@ export async function resourcesAfter(tx: Tx, type: string, after: string | null,
   );
 }
 
+/** Where a walk in creation order stands: the last row's `created_at` exactly (as text) and id. */
+export interface CreationCursor {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * A page of the current tenant's resources of `type` in creation order, after `after`: the range
+ * of index `resources_tenant_type_created` from the cursor, so that a walk over a million rows reads
+ * each page at the cost of one (ordering by id alone would sort every row for each page).
+ */
+export async function resourcesCreatedAfter(
+  tx: Tx,
+  type: string,
+  after: CreationCursor | null,
+  limit: number,
+): Promise<{ page: { id: string; data: Record<string, unknown> }[]; next: CreationCursor | null }> {
+  // Two statements, not one with `$2 is null or ...`: a prepared statement's generic plan could not
+  // start the range at the cursor.
+  const columns = `id::text as id, data, created_at::text as "createdAt"`;
+  const rows = await (after
+    ? tx.unsafe<{ id: string; data: Record<string, unknown>; createdAt: string }[]>(
+        `select ${columns} from resources where tenant_id = current_tenant_id() and type = $1 and (created_at, id) > ($2::text::timestamptz, $3::uuid)
+          order by created_at, id limit $4`,
+        [type, after.createdAt, after.id, limit],
+        { prepare: true },
+      )
+    : tx.unsafe<{ id: string; data: Record<string, unknown>; createdAt: string }[]>(
+        `select ${columns} from resources where tenant_id = current_tenant_id() and type = $1 order by created_at, id limit $2`,
+        [type, limit],
+        { prepare: true },
+      ));
+  const last = rows.at(-1);
+  return { page: rows.map(({ id, data }) => ({ id, data })), next: rows.length === limit && last ? { createdAt: last.createdAt, id: last.id } : null };
+}
+
+/** The tenants that hold resources of `type` (a loose scan of `resources_tenant_type_created`: one probe per tenant). */
+export async function tenantsWithResourcesOf(tx: Tx, type: string): Promise<string[]> {
+  const rows = await tx<{ id: string }[]>`
+    with recursive t (id) as (
+      (select tenant_id from resources where type = ${type} order by tenant_id limit 1)
+      union all
+      select (select r.tenant_id from resources r where r.tenant_id > t.id and r.type = ${type} order by r.tenant_id limit 1)
+        from t where t.id is not null
+    )
+    select id::text as id from t where id is not null`;
+  return rows.map((r) => r.id);
+}
+
 export async function insertResource(tx: Tx, type: string, data: Record<string, unknown>, createdBy: string): Promise<Resource> {
   const rows = await tx.unsafe<Resource[]>(
     `insert into resources (tenant_id, type, data, created_by, updated_by, created_at, updated_at)

@@ -1,9 +1,10 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Db, Tx } from '../db/client.ts';
 import type { ObjectType } from '../object-types/object-types.schema.ts';
 import type { Embedder } from './embeddings.ts';
 import { projectResource } from './resource-projection.ts';
 import { checkedChunks, parseOrThrow } from './search-input.ts';
-import { removeSourceChunks, replaceSourceChunks, sourceChunkIds } from './search.repo.ts';
+import { removeSourceChunks, replaceSourceChunks, resourceProjections, sourceChunkIds } from './search.repo.ts';
 import { SourceRefSchema, SourceSchema, type ChunkInput, type SearchTenant, type Source, type SourceRef } from './search.schema.ts';
 import type { VectorStore } from './vector-store.ts';
 
@@ -58,6 +59,25 @@ export function createSearchSources(deps: {
       },
       async deleted(tx: Tx, _type: string, id: string): Promise<void> {
         await removeSourceIn(tx, { kind: 'resource', id });
+      },
+      /**
+       * Brings the projections of `resources` (of `objectType`, in the tenant of `tx`) to the
+       * type's `searchFields`, writing only those whose stored projection differs, so that a
+       * projection already current keeps its chunk and vector; answers how many it wrote.
+       */
+      async refreshed(tx: Tx, objectType: ObjectType, resources: readonly { id: string; data: Record<string, unknown> }[]): Promise<number> {
+        const stored = await resourceProjections(tx, resources.map((r) => r.id));
+        let written = 0;
+        for (const resource of resources) {
+          const { content, fields } = projectResource(resource.data, objectType.searchFields);
+          const wanted = content ? checkedChunks([{ content, metadata: { fields } }])[0] : undefined;
+          const current = stored.get(resource.id);
+          if (wanted && current ? isDeepStrictEqual(wanted, current) : !wanted && !current) continue;
+          const source = { kind: 'resource', id: resource.id, type: objectType.key } as const;
+          await replaceSourceIn(tx, source, wanted ? [wanted] : []);
+          written++;
+        }
+        return written;
       },
     },
 

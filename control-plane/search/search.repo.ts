@@ -38,6 +38,14 @@ export async function replaceSourceChunks(tx: Tx, source: Source, chunks: { cont
   return row.count;
 }
 
+/** The stored projection (its one chunk) of each of the current tenant's resources `ids` that has one. */
+export async function resourceProjections(tx: Tx, ids: readonly string[]): Promise<Map<string, { content: string; metadata: Record<string, unknown> }>> {
+  const rows = await tx<{ id: string; content: string; metadata: Record<string, unknown> }[]>`
+    select source_id as id, content, metadata from search_chunks
+     where tenant_id = current_tenant_id() and source_kind = 'resource' and source_id = any(${ids as string[]}::text[]) and chunk_index = 0`;
+  return new Map(rows.map((row) => [row.id, { content: row.content, metadata: row.metadata }]));
+}
+
 export function removeSourceChunks(tx: Tx, source: SourceRef): Promise<number> {
   return replaceSourceChunks(tx, { ...source, type: '' }, []);
 }

@@ -90,10 +90,12 @@ export async function startTestStack(
     sseHeartbeatMs?: number;
     /** Limits of reading one document, in every process that reads them (a short time limit for bomb tests). */
     extractionLimits?: PlatformOptions['extractionLimits'];
+    /** Another database than the run's, migrated (its owner's URL and the tenant connections' login). */
+    database?: { url: string; tenantUrl: string };
   } = {},
 ): Promise<TestStack> {
-  const databaseUrl = inject('databaseUrl');
-  const tenantDatabaseUrl = inject('tenantDatabaseUrl');
+  const databaseUrl = options.database?.url ?? inject('databaseUrl');
+  const tenantDatabaseUrl = options.database?.tenantUrl ?? inject('tenantDatabaseUrl');
   const rateLimits = { keyPrefix: `test-${randomUUID()}`, ...options.rateLimits };
   // Its own task queue: this stack's worker never picks up another test file's workflows.
   const temporal = {
