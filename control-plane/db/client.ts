@@ -143,7 +143,8 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
     connect_timeout: timeouts.connectSeconds,
     idle_timeout: timeouts.idleSeconds,
     backoff: reconnectBackoff,
-    socket: connectionSocket(timeouts.statementMs),
+    // An option postgres.js takes but does not declare.
+    ...({ socket: connectionSocket(timeouts.statementMs) } as object),
     connection: {
       application_name: 'svc-platform',
       TimeZone: 'UTC',
