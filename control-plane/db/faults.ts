@@ -45,7 +45,7 @@ export const ANSWER_MARGIN_MS = 2_000;
  *   goodbye read, the socket's `close` not yet handled) is buffered for a write one immediate
  *   later, and when the `close` is handled first, postgres.js cancels that write but keeps the
  *   buffer and the cancelled write's handle. Each later start of the connection is then appended
- *   to the buffer and never written: it timed out opening every `DB_CONNECT_TIMEOUT_SECONDS`,
+ *   to the buffer and never written: it times out opening every `DB_CONNECT_TIMEOUT_SECONDS`,
  *   without end, its pool one connection short for good. Destroyed at once, the next start comes
  *   at once; past 1 KiB postgres.js writes the buffer, the server refuses it as a malformed start
  *   (no session exists, so none of it runs), and the connection's next start is clean
