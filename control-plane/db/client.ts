@@ -1,6 +1,6 @@
 import postgres, { type PendingQuery, type Row, type Sql } from 'postgres';
 import { dbInFlight, dbPoolMax, dbTransactions } from '../telemetry/metrics.ts';
-import { databaseUnavailable, DEFAULT_DB_TIMEOUTS, isConnectionLost, reconnectBackoff, socketCutWhenUnanswered, withinAcquireTimeout, type DbTimeouts } from './faults.ts';
+import { databaseUnavailable, DEFAULT_DB_TIMEOUTS, isConnectionLost, reconnectBackoff, connectionSocket, withinAcquireTimeout, type DbTimeouts } from './faults.ts';
 
 /** A connection inside one transaction: what repos receive. */
 export type Tx = Sql<Record<string, never>>;
@@ -150,7 +150,8 @@ export function createPool(databaseUrl: string, options: { max: number; role?: s
     connect_timeout: timeouts.connectSeconds,
     idle_timeout: timeouts.idleSeconds,
     backoff: reconnectBackoff,
-    ...(timeouts.statementMs > 0 ? { socket: socketCutWhenUnanswered(timeouts.statementMs) } : {}),
+    // An option postgres.js takes but does not declare.
+    ...({ socket: connectionSocket(timeouts.statementMs) } as object),
     connection: {
       application_name: 'svc-platform',
       TimeZone: 'UTC',

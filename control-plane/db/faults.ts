@@ -29,27 +29,46 @@ export const reconnectBackoff = (retries: number) => Math.min(0.05 * 2 ** retrie
 export const ANSWER_MARGIN_MS = 2_000;
 
 /**
- * A connection's socket that is cut (`ETIMEDOUT`) when it sent something and heard nothing for
- * `statementMs` + {@link ANSWER_MARGIN_MS}: the server answers every statement within its
- * `statement_timeout`, with rows or a cancellation, so such a silence means the network path is
- * gone (a blackhole, a partition: TCP itself notices only after minutes). Its statements then fail
- * as a lost connection (503), and the pool opens a new one. An idle or listening connection, which
- * sent nothing since its last answer, is never cut. Given to postgres.js as its `socket` option
- * (on a TLS connection only the plain-text start is watched).
+ * The socket of each connection the platform opens (postgres.js's `socket` option). It works
+ * around two ways a connection goes bad:
+ *
+ * - With `statementMs` > 0, it is cut (`ETIMEDOUT`) when it sent something and heard nothing for
+ *   `statementMs` + {@link ANSWER_MARGIN_MS}: the server answers every statement within its
+ *   `statement_timeout`, with rows or a cancellation, so such a silence means the network path is
+ *   gone (a blackhole, a partition: TCP itself notices only after minutes). Its statements then
+ *   fail as a lost connection (503), and the pool opens a new one. An idle or listening
+ *   connection, which sent nothing since its last answer, is never cut (on a TLS connection only
+ *   the plain-text start is watched).
+ * - A socket that postgres.js wrote nothing to in the event-loop turn that opened it is destroyed
+ *   at once. postgres.js (3.4.9) writes a connection's start in that turn, unless the connection
+ *   is stuck: a statement sent on it just as its server closed it (a backend terminated: the
+ *   goodbye read, the socket's `close` not yet handled) is buffered for a write one immediate
+ *   later, and when the `close` is handled first, postgres.js cancels that write but keeps the
+ *   buffer and the cancelled write's handle. Each later start of the connection is then appended
+ *   to the buffer and never written: it times out opening every `DB_CONNECT_TIMEOUT_SECONDS`,
+ *   without end, its pool one connection short for good. Destroyed at once, the next start comes
+ *   at once; past 1 KiB postgres.js writes the buffer, the server refuses it as a malformed start
+ *   (no session exists, so none of it runs), and the connection's next start is clean
+ *   (docs/decisions/0179-connections-stuck-after-a-drop.md).
  */
-export function socketCutWhenUnanswered(statementMs: number) {
+export function connectionSocket(statementMs: number) {
   const deadlineMs = statementMs + ANSWER_MARGIN_MS;
-  return (options: { host: string[]; port: number[]; path?: string | false }): Socket => {
+  return (options: { host: string[]; port: number[]; path?: string | false; sslnegotiation?: string | null }): Socket => {
     const socket = new Socket();
     // Connecting resets `write` to the prototype's: it is wrapped after.
     if (options.path) socket.connect(options.path);
     else socket.connect(options.port[0]!, options.host[0]!);
     let timer: NodeJS.Timeout | undefined;
+    let written = false;
     const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
     socket.write = ((...args: unknown[]) => {
-      timer ??= setTimeout(() => socket.destroy(Object.assign(new Error(`PostgreSQL did not answer within ${deadlineMs} ms`), { code: 'ETIMEDOUT' })), deadlineMs).unref();
+      written = true;
+      if (statementMs > 0) timer ??= setTimeout(() => socket.destroy(Object.assign(new Error(`PostgreSQL did not answer within ${deadlineMs} ms`), { code: 'ETIMEDOUT' })), deadlineMs).unref();
       return write(...args);
     });
+    // postgres.js writes the start (or the TLS request) from an immediate queued behind this one;
+    // a direct TLS start is written by Node's TLS layer instead, in its own time.
+    if (options.sslnegotiation !== 'direct') setImmediate(() => setImmediate(() => written || socket.destroy()));
     const answered = () => {
       clearTimeout(timer);
       timer = undefined;

@@ -75,6 +75,12 @@ export async function deleteOutboxRow(tx: Tx, id: string): Promise<void> {
   await tx.unsafe(`delete from workflow_outbox where id = $1::bigint`, [id], { prepare: true });
 }
 
+/** Platform work: removes every start waiting for `tenantId`, claimed or not (its tenant is deleted); answers how many. */
+export async function deleteTenantOutboxRows(tx: Tx, tenantId: string): Promise<number> {
+  const removed = await tx.unsafe(`delete from workflow_outbox where tenant_id = $1::uuid returning id`, [tenantId], { prepare: true });
+  return removed.length;
+}
+
 /** Rows claimed but not tried (their claimant stopped trying): due again now, their claim not counted as an attempt. */
 export async function releaseOutboxRows(tx: Tx, ids: string[]): Promise<void> {
   if (!ids.length) return;

@@ -2,7 +2,7 @@ import type { Db, Tx } from '../db/client.ts';
 import { DomainError, ServiceUnavailableError } from '../errors.ts';
 import type { WorkflowType } from '../temporal/workflow-contract.ts';
 import type { WorkflowsPort } from '../temporal/workflows.port.ts';
-import { claimOutboxRows, deleteOutboxRow, insertOutboxRow, postponeOutboxRow, releaseOutboxRows, type OutboxRow } from './outbox.repo.ts';
+import { claimOutboxRows, deleteOutboxRow, deleteTenantOutboxRows, insertOutboxRow, postponeOutboxRow, releaseOutboxRows, type OutboxRow } from './outbox.repo.ts';
 
 /** A workflow to start once the transaction that wrote it commits. */
 export interface OutboxStart {
@@ -165,6 +165,14 @@ export function createOutbox(deps: { db: Db; workflows?: WorkflowsPort } & Outbo
       await Promise.race([attempt, new Promise<void>((resolve) => (wait = setTimeout(resolve, deps.dispatchWaitMs ?? 5_000)))]);
       clearTimeout(wait);
     },
+
+    /**
+     * Removes, in `tx` (a platform transaction deleting the tenant), every start still waiting for
+     * `tenantId`: a deleted tenant's provisioning, jobs and executions never start after its
+     * deletion commits. A start a process is making at that moment goes on; its run finds the
+     * tenant deleted. Needs no workflow engine. Answers how many were removed.
+     */
+    dropStartsOf: (tx: Tx, tenantId: string): Promise<number> => deleteTenantOutboxRows(tx, tenantId),
 
     /** Claims and starts every due row of this process's queue now; answers how many (tests, operators). */
     dispatchDue,

@@ -30,8 +30,8 @@ const isUniqueViolation = (error: unknown, constraint: string) =>
 export interface TenantsDeps {
   db: Db;
   workflows?: WorkflowsPort;
-  /** Where a tenant's provisioning start is written in the tenant's transaction (control-plane/outbox). */
-  outbox?: Pick<Outbox, 'enqueue' | 'enqueueUnlessWaiting' | 'dispatch'>;
+  /** Where a tenant's provisioning start is written in the tenant's transaction, and its waiting starts removed when it is deleted (control-plane/outbox). */
+  outbox?: Pick<Outbox, 'enqueue' | 'enqueueUnlessWaiting' | 'dispatch' | 'dropStartsOf'>;
   identity: Pick<IdentityService, 'forgetTenant' | 'activeMemberships' | 'permissionsIn' | 'ensureDefaultRoles'>;
   declarations?: DeclarationsService;
 }

@@ -88,6 +88,7 @@ export function createTenantsDeclared(deps: TenantsDeps & { lifecycle?: TenantLi
         if (declaredBy && !(await declarations.holds(tx, tenantSubject(found.id), declaredBy))) return undefined;
         if ((await countLiveChildren(tx, found.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
         await softDeleteTenant(tx, found.id);
+        await deps.outbox?.dropStartsOf(tx, found.id);
         return found;
       });
       if (!tenant) return;

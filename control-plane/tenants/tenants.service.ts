@@ -47,7 +47,8 @@ export function createTenantsService(deps: TenantsDeps & { lifecycle?: TenantLif
      * Soft-deletes a tenant: it stops resolving for every member at once (in this process; within
      * the identity cache's lifetime elsewhere) and disappears from listings; its rows stay. Allowed
      * to holders of `tenants.manage` there (whatever its lifecycle status) or `platform.tenants.manage`.
-     * A tenant with live children is a 409.
+     * A tenant with live children is a 409. The starts waiting for it in the workflow outbox are
+     * removed in the same transaction.
      */
     async delete(principal: Principal, tenantRef: string): Promise<void> {
       const tenant = await db.system((tx) => findTenant(tx, tenantRef));
@@ -58,6 +59,8 @@ export function createTenantsService(deps: TenantsDeps & { lifecycle?: TenantLif
       await db.system(async (tx) => {
         if ((await countLiveChildren(tx, tenant.id)) > 0) throw new ConflictError('the tenant has child tenants; delete them first');
         await softDeleteTenant(tx, tenant.id);
+        // Its provisioning start (and any job's or execution's) still waiting for the workflow engine never runs.
+        await deps.outbox?.dropStartsOf(tx, tenant.id);
       });
       identity.forgetTenant(tenant.id);
       // The tenant is deleted whatever becomes of its run: one the engine cannot be asked to cancel
