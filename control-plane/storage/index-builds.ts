@@ -10,6 +10,12 @@ const RETRY_DELAYS_MS = [1_000, 5_000];
 interface Build {
   /** Another change arrived while this build ran: plan again when it ends. */
   again: boolean;
+  /**
+   * Started at start-up for work a stopped process left: an index whose lock another process holds
+   * is left to that process (which is building or dropping it) instead of waited for. A change
+   * arriving meanwhile makes the build wait like any other.
+   */
+  resumed: boolean;
   /** The index changes the build is carrying out, as `<type>.<field>`. */
   doing: string[];
 }
@@ -48,7 +54,7 @@ export function createIndexBuilds(deps: BackendDeps, log: (message: string, erro
           build.again = false;
           const plan = await planIndexes(deps, tenantId);
           build.doing = plan.changes.map((c) => `${c.objectType}.${c.field}`);
-          await applyIndexes(deps, tenantId, plan);
+          await applyIndexes(deps, tenantId, plan, undefined, { unlessBusy: build.resumed });
         } while (build.again);
         return;
       } catch (error) {
@@ -61,13 +67,15 @@ export function createIndexBuilds(deps: BackendDeps, log: (message: string, erro
     }
   }
 
-  function request(tenantId: string): void {
+  function start(tenantId: string, resumed: boolean): void {
     const current = builds.get(tenantId);
     if (current) {
+      if (resumed) return;
       current.build.again = true;
+      current.build.resumed = false;
       return;
     }
-    const build: Build = { again: false, doing: [] };
+    const build: Build = { again: false, resumed, doing: [] };
     const done = run(tenantId, build)
       .then(() => void failures.delete(tenantId))
       .catch((error: unknown) => {
@@ -79,13 +87,13 @@ export function createIndexBuilds(deps: BackendDeps, log: (message: string, erro
   }
 
   return {
-    request,
+    request: (tenantId) => start(tenantId, false),
 
     async resume() {
       const started: string[] = [];
       for (const tenantId of await deps.db.system((tx) => tenantsWithIndexWork(tx))) {
         if ((await planIndexes(deps, tenantId)).changes.length === 0) continue;
-        request(tenantId);
+        start(tenantId, true);
         started.push(tenantId);
         // One tenant's builds at a time, as requests run them.
         while (builds.has(tenantId)) await builds.get(tenantId)!.done;

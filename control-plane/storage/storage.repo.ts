@@ -337,15 +337,28 @@ export async function countIndexClaims(tx: Tx, indexName: string): Promise<numbe
  * Runs `fn` on one owner connection holding a session advisory lock for `indexName`, outside any
  * transaction (as `create index concurrently` requires). Claims and builds of one index never
  * interleave. When `signal` aborts, the lock wait or the build is cancelled in PostgreSQL; the
- * unlock runs after that, never cancelled.
+ * unlock runs after that, never cancelled. With `unlessBusy`, `fn` is skipped when another
+ * connection holds the lock, rather than waited for (answers whether `fn` ran).
  */
-export async function withIndexLock<T>(sql: Sql, indexName: string, fn: (connection: Sql) => Promise<T>, signal?: AbortSignal): Promise<T> {
+export async function withIndexLock(
+  sql: Sql,
+  indexName: string,
+  fn: (connection: Sql) => Promise<void>,
+  signal?: AbortSignal,
+  options: { unlessBusy?: boolean } = {},
+): Promise<boolean> {
   const key = `svc-storage-index:${indexName}`;
   const connection = await sql.reserve();
   try {
     return await cancellingOnAbort(sql, connection as unknown as Sql, signal, async () => {
-      await connection`select pg_advisory_lock(hashtext(${key}))`;
-      return fn(connection);
+      if (options.unlessBusy) {
+        const [{ locked }] = await connection<[{ locked: boolean }]>`select pg_try_advisory_lock(hashtext(${key})) as locked`;
+        if (!locked) return false;
+      } else {
+        await connection`select pg_advisory_lock(hashtext(${key}))`;
+      }
+      await fn(connection);
+      return true;
     });
   } finally {
     // Unlocks nothing when the lock was never taken; the connection goes back to the pool without it either way.

@@ -83,8 +83,9 @@ export async function planIndexes(deps: BackendDeps, tenantId: string): Promise<
  * Applies an index plan. Each index is built with `create index concurrently` (writes to
  * resources go on meanwhile) under a lock per index; the tenant's claim is written first, and an
  * index is dropped only with its last claim, so tenants sharing an index never lose it to another.
+ * With `unlessBusy`, an index whose lock another connection holds is left to that holder.
  */
-export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: IndexPlan, signal?: AbortSignal): Promise<void> {
+export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: IndexPlan, signal?: AbortSignal, options: { unlessBusy?: boolean } = {}): Promise<void> {
   const maintenance = deps.db.maintenanceSql;
   // A plan may be stale by the time its index's lock is held: another process may have built the
   // index meanwhile, or the type stopped declaring it. Each change is checked against a fresh plan
@@ -95,37 +96,38 @@ export async function applyIndexes(deps: BackendDeps, tenantId: string, plan: In
   };
   let newStatistics = false;
   for (const spec of plan.creates) {
-    await withIndexLock(maintenance, spec.name, async (connection) => {
+    const ran = await withIndexLock(maintenance, spec.name, async (connection) => {
       if (!(await stillPlanned(spec.name, 'creates'))) return;
       await deps.db.inTenant(tenantId, (tx) => insertIndexClaim(tx, spec));
       const existing = (await physicalIndexes(connection, [spec.name])).get(spec.name);
       if (existing && !existing.valid) await connection.unsafe(`drop index concurrently if exists ${spec.name}`);
       await connection.unsafe(spec.definition);
-    }, signal);
+    }, signal, options);
     const { statistics } = spec;
-    if (!statistics) continue;
+    if (!ran || !statistics) continue;
     // Under a lock of their own: another tenant's last claim of the expression may be dropping them.
     await withIndexLock(maintenance, statistics.name, async (connection) => {
       if (await hasStatistics(connection, statistics.name)) return;
       await connection.unsafe(statistics.definition);
       newStatistics = true;
-    }, signal);
+    }, signal, options);
   }
   // New statistics are empty until the table is analysed; a sample of it, so quick whatever its size.
   if (newStatistics) await maintenance.unsafe('analyze resources');
   for (const claim of plan.drops) {
-    await withIndexLock(maintenance, claim.indexName, async (connection) => {
+    const ran = await withIndexLock(maintenance, claim.indexName, async (connection) => {
       if (!(await stillPlanned(claim.indexName, 'drops'))) return;
       await deps.db.inTenant(tenantId, (tx) => deleteIndexClaim(tx, claim.indexName));
       if ((await countIndexClaims(connection, claim.indexName)) === 0) {
         await connection.unsafe(`drop index concurrently if exists ${claim.indexName}`);
       }
-    }, signal);
+    }, signal, options);
+    if (!ran) continue;
     // The expression's statistics go with the last claim, of any tenant, that indexes it.
     const statistics = statisticsName(claim.expression);
     await withIndexLock(maintenance, statistics, async (connection) => {
       if ((await countExpressionClaims(connection, claim.expression)) === 0) await connection.unsafe(`drop statistics if exists ${statistics}`);
-    }, signal);
+    }, signal, options);
   }
 }
 
