@@ -4,9 +4,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
+import { API_ROUTES, routeKey } from '../../api-edge/routes/index.ts';
+import type { Route } from '../../api-edge/routes/route.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
-import { ADMIN, startTestStack, type TestStack } from '../harness/stack.ts';
+import { routeCalls, withQuery, type RouteCall } from '../harness/routes.ts';
+import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { copyExampleWorkflows, createTenantFixture, type TenantFixture } from '../harness/tenant-fixture.ts';
 import { until } from '../harness/until.ts';
 
 /** A free local port. */
@@ -26,58 +32,88 @@ interface Answer {
   violations: string | null;
 }
 
+/** Where Prism found each violation: in the request, or in the platform's answer. */
+interface Violation {
+  location: string[];
+  message: string;
+}
+
+/** A Prism proxy in front of one API of the platform, validating against the document it serves. */
+async function startPrism(stack: TestStack, dir: string, version: 'v3' | 'v4'): Promise<{ url: string; process: ChildProcess; log: () => string }> {
+  const base = version === 'v3' ? V3 : '/v4';
+  const document = (await stack.request('GET', `${base}/openapi.json`, { as: ADMIN })).body;
+  // The served document's server is relative; Prism is told where the platform is.
+  document.servers = [{ url: `${stack.url}${base}` }];
+  await writeFile(join(dir, `${version}.json`), JSON.stringify(document));
+  const port = await freePort();
+  const child = spawn('node_modules/.bin/prism', ['proxy', join(dir, `${version}.json`), `${stack.url}${base}`, '--host', '127.0.0.1', '--port', String(port), '--errors', 'false'], {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (chunk) => (log += chunk));
+  child.stderr.on('data', (chunk) => (log += chunk));
+  await until(async () => log, (text) => /Prism is listening/.test(text), 60_000);
+  return { url: `http://127.0.0.1:${port}`, process: child, log: () => log };
+}
+
 /**
- * The v4 document against an independent validator: Stoplight Prism, in proxy mode in front of
- * the real platform, checks every request and answer of the data flows (object types, resources,
- * queries, batches, documents) against the document the platform serves, and reports what breaks
- * it in the `sl-violations` header. Valid requests must meet none, sent the ways the routes take
- * them: the version in the body or in `If-Match`, with and without `Idempotency-Key`.
+ * The v3 and v4 documents against an independent validator: Stoplight Prism, in proxy mode in
+ * front of the real platform, checks every request and answer against the document the platform
+ * serves, and reports what breaks it in the `sl-violations` header. Valid requests must meet none:
+ * the data flows sent the ways the routes take them (the version in the body or in `If-Match`, with
+ * and without `Idempotency-Key`), and every other area's requests, made valid by creating what
+ * they name first. Every declared route's own sample (api-edge/routes, `defineRoute`) goes through
+ * too, so that a route added later is checked without anyone listing it here. Streaming answers
+ * (server-sent events) are checked for their status and content type only: Prism does not
+ * validate the events of a `text/event-stream` body.
  */
-describe('v4 data flows through an independent OpenAPI validator (Prism proxy)', () => {
+describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () => {
   let stack: TestStack;
-  let prism: ChildProcess;
-  let prismUrl: string;
+  const prisms: Partial<Record<'v3' | 'v4', Awaited<ReturnType<typeof startPrism>>>> = {};
   let token: string;
   let acme: string;
   let dir: string;
-  let log = '';
+  let own: TenantFixture;
+  const sql = postgres(inject('databaseUrl'), { max: 2, onnotice: () => {} });
   const run = randomBytes(3).toString('hex');
   const seen: Array<{ call: string; status: number; violations: string | null }> = [];
 
   beforeAll(async () => {
-    stack = await startTestStack();
+    own = await createTenantFixture(sql, 'prism', { plan: 'team' });
+    await copyExampleWorkflows(sql, own.id);
+    stack = await startTestStack({ devUsers: [...DEV_USERS, own.admin, own.member] });
     token = await stack.token(ADMIN);
     acme = (await stack.request('GET', '/v4/identity/tenants', { as: ADMIN })).body.data.find((t: any) => t.slug === 'acme').id;
-    const document = (await stack.request('GET', '/v4/openapi.json', { as: ADMIN })).body;
-    // The served document's server is relative (`/v4`); Prism is told where the platform is.
-    document.servers = [{ url: `${stack.url}/v4` }];
     dir = await mkdtemp(join(tmpdir(), 'prism-'));
-    await writeFile(join(dir, 'v4.json'), JSON.stringify(document));
-    const port = await freePort();
-    prismUrl = `http://127.0.0.1:${port}`;
-    prism = spawn('node_modules/.bin/prism', ['proxy', join(dir, 'v4.json'), `${stack.url}/v4`, '--host', '127.0.0.1', '--port', String(port), '--errors', 'false'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    prism.stdout!.on('data', (chunk) => (log += chunk));
-    prism.stderr!.on('data', (chunk) => (log += chunk));
-    await until(async () => log, (text) => /Prism is listening/.test(text), 60_000);
+    [prisms.v3, prisms.v4] = await Promise.all([startPrism(stack, dir, 'v3'), startPrism(stack, dir, 'v4')]);
   }, 120_000);
   afterAll(async () => {
-    if (prism) killProcessGroup(prism);
+    for (const prism of Object.values(prisms)) killProcessGroup(prism.process);
     await stack?.close();
+    await sql.end();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  /** A call through Prism, as the platform's own client makes it. */
-  async function call(method: string, path: string, options: { body?: unknown; form?: FormData; bytes?: string; headers?: Record<string, string> } = {}): Promise<Answer> {
-    const headers: Record<string, string> = { authorization: `Bearer ${token}`, ...options.headers };
+  /** A call through Prism, as the platform's own client makes it: `path` under the API's base (`/v4` by default). */
+  async function call(
+    method: string,
+    path: string,
+    options: { body?: unknown; form?: FormData; bytes?: string; headers?: Record<string, string>; version?: 'v3' | 'v4'; token?: string; sample?: boolean } = {},
+  ): Promise<Answer> {
+    const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? token}`, ...options.headers };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
-    const response = await fetch(`${prismUrl}${path}`, { method, headers, body: options.form ?? options.bytes ?? (options.body === undefined ? undefined : JSON.stringify(options.body)) });
+    const response = await fetch(`${prisms[options.version ?? 'v4']!.url}${path}`, {
+      method,
+      headers,
+      body: options.form ?? options.bytes ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+    });
     const text = await response.text();
-    const answer = { status: response.status, body: text && response.headers.get('content-type')?.includes('json') ? JSON.parse(text) : text, headers: response.headers, violations: response.headers.get('sl-violations') };
-    seen.push({ call: `${method} ${path}`, status: answer.status, violations: answer.violations });
+    const json = text && response.headers.get('content-type')?.includes('json');
+    const answer = { status: response.status, body: json ? JSON.parse(text) : text, headers: response.headers, violations: response.headers.get('sl-violations') };
+    // A sample may be invalid on purpose (it names nothing, or lacks a field); the sweep judges it itself.
+    if (!options.sample) seen.push({ call: `${options.version ?? 'v4'} ${method} ${path}`, status: answer.status, violations: answer.violations });
     return answer;
   }
 
@@ -176,6 +212,44 @@ describe('v4 data flows through an independent OpenAPI validator (Prism proxy)',
     const job = clean(await call('POST', '/data/documents/rag-index', { body: { tenant_id: acme, document_id: record.id } }), 202);
     clean(await call('GET', `/data/documents/rag-index/${job.jobId}?tenant_id=${acme}`), 200);
   });
+
+  /** A route's sample as a request: JSON, a form with a small text file, or bytes, as its declaration takes it. */
+  function sampleRequest(call: RouteCall, route: Route): { body?: unknown; form?: FormData; bytes?: string } {
+    const body = route.input.body;
+    if (!body) return {};
+    if ('binary' in body) return { bytes: 'route case' };
+    if ('multipart' in body) {
+      const form = new FormData();
+      for (const [name, value] of Object.entries((call.case.body ?? {}) as Record<string, unknown>)) form.append(name, String(value));
+      if (call.case.tenantFrom === 'query' && call.tenant) form.append('tenant_id', call.tenant);
+      for (const name of Object.keys(body.files)) form.append(name, new Blob(['Route case.'], { type: 'text/plain' }), 'case.txt');
+      return { form };
+    }
+    return { body: call.case.body ?? {} };
+  }
+
+  it("sends every declared route's sample through Prism: answers always match the documents, and what Prism refuses the platform refuses too", async () => {
+    const ownToken = await stack.token(own.admin.email);
+    const routes = new Map(Object.values(API_ROUTES).flatMap(({ base, routes }) => routes.map((route): [string, Route] => [routeKey(base, route), route])));
+    const disagreements: string[] = [];
+    // The tenant's own deletion goes last: every other sample needs the tenant.
+    const deletesTenant = (c: RouteCall) => c.route === 'POST /v4/platform/tenants/:tenantId/delete';
+    const calls = routeCalls({ tenantId: own.id }).sort((a, b) => Number(deletesTenant(a)) - Number(deletesTenant(b)));
+    expect(calls.at(-1)!.route).toBe('POST /v4/platform/tenants/:tenantId/delete');
+    for (const routeCall of calls) {
+      const version = routeCall.template.startsWith(V3) ? 'v3' : 'v4';
+      const path = withQuery(routeCall).slice(version === 'v3' ? V3.length : '/v4'.length);
+      const answer = await call(routeCall.method, path, { ...sampleRequest(routeCall, routes.get(routeCall.route)!), version, token: ownToken, sample: true });
+      const violations: Violation[] = answer.violations ? JSON.parse(answer.violations) : [];
+      const request = violations.filter((v) => v.location[0] === 'request');
+      const response = violations.filter((v) => v.location[0] !== 'request');
+      const what = `${routeCall.route} -> ${answer.status}`;
+      if (answer.status >= 500) disagreements.push(`${what}: ${JSON.stringify(answer.body)}`);
+      if (response.length) disagreements.push(`${what}: answer breaks the document: ${JSON.stringify(response)}`);
+      if (request.length && answer.status < 400) disagreements.push(`${what}: accepted a request the document refuses: ${JSON.stringify(request)}`);
+    }
+    expect(disagreements).toEqual([]);
+  }, 120_000);
 
   it('did see every answer through Prism', () => {
     expect(seen.length).toBeGreaterThan(15);
