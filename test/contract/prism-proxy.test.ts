@@ -80,7 +80,7 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
   const seen: Array<{ call: string; status: number; violations: string | null }> = [];
 
   beforeAll(async () => {
-    own = await createTenantFixture(sql, 'prism', { plan: 'team' });
+    own = await createTenantFixture(sql, 'prism', { plan: 'enterprise' });
     await copyExampleWorkflows(sql, own.id);
     stack = await startTestStack({ devUsers: [...DEV_USERS, own.admin, own.member] });
     token = await stack.token(ADMIN);
@@ -211,6 +211,46 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
     );
     const job = clean(await call('POST', '/data/documents/rag-index', { body: { tenant_id: acme, document_id: record.id } }), 202);
     clean(await call('GET', `/data/documents/rag-index/${job.jobId}?tenant_id=${acme}`), 200);
+  });
+
+  it("finds no violation in v3's requests: resources, users, documents, chat, executions", async () => {
+    const v3 = { version: 'v3' as const };
+    const project = clean(await call('POST', '/resources/project', { ...v3, body: { name: `Apollo ${run}`, status: 'active', budget: 10, metadata: { run } } }), 201);
+    const item = `/resources/project/${project.id}`;
+    clean(await call('GET', item, v3), 200);
+    clean(await call('PUT', item, { ...v3, body: { name: `Apollo ${run}`, status: 'active', budget: 11 } }), 200);
+    clean(await call('PATCH', item, { ...v3, body: { budget: 12 } }), 200);
+    clean(await call('GET', `/resources?type=project&limit=5&filter[metadata.run]=${run}`, v3), 200);
+    clean(await call('DELETE', item, v3), 204);
+
+    const me = clean(await call('GET', '/users/me', v3), 200);
+    clean(await call('GET', `/users/${me.id}`, v3), 200);
+    clean(await call('GET', '/users?limit=5', v3), 200);
+
+    const form = new FormData();
+    form.append('file', new Blob(['Projects report monthly.'], { type: 'text/plain' }), 'report.txt');
+    const document = clean(await call('POST', '/documents', { ...v3, form }), 201);
+    clean(await call('GET', `/documents/${document.id}`, v3), 200);
+    clean(await call('GET', `/documents/${document.id}/file`, v3), 200);
+    clean(await call('GET', '/documents?limit=5', v3), 200);
+    clean(await call('POST', '/documents/search', { ...v3, body: { query: 'report' } }), 200);
+    clean(await call('GET', '/documents/search?query=report', v3), 200);
+    clean(await call('DELETE', `/documents/${document.id}`, v3), 204);
+
+    // A chat answer is a stream of server-sent events: its status and content type are checked, not its events.
+    const chat = await call('POST', '/chat', { ...v3, body: { message: 'What projects are active?' } });
+    clean(chat, 200);
+    expect(chat.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const conversations = clean(await call('GET', '/chat/conversations', v3), 200);
+    const conversation = conversations.data?.[0] ?? conversations[0];
+    clean(await call('GET', `/chat/conversations/${conversation.id}`, v3), 200);
+    clean(await call('DELETE', `/chat/conversations/${conversation.id}`, v3), 204);
+
+    const started = await call('POST', '/orchestrate/workflows/project-briefing/execute', { ...v3, body: { input: { projectId: project.id }, async: true } });
+    const execution = clean(started, started.status === 200 ? 200 : 202);
+    clean(await call('GET', `/orchestrate/executions/${execution.executionId ?? execution.id}`, v3), 200);
+    clean(await call('GET', '/orchestrate/executions?limit=5', v3), 200);
+    clean(await call('GET', '/orchestrate/workflows', v3), 200);
   });
 
   /** A route's sample as a request: JSON, a form with a small text file, or bytes, as its declaration takes it. */
