@@ -81,8 +81,9 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
 
   beforeAll(async () => {
     own = await createTenantFixture(sql, 'prism', { plan: 'enterprise' });
-    await copyExampleWorkflows(sql, own.id);
     stack = await startTestStack({ devUsers: [...DEV_USERS, own.admin, own.member] });
+    // The started stack has seeded acme's example workflows.
+    await copyExampleWorkflows(sql, own.id);
     token = await stack.token(ADMIN);
     acme = (await stack.request('GET', '/v4/identity/tenants', { as: ADMIN })).body.data.find((t: any) => t.slug === 'acme').id;
     dir = await mkdtemp(join(tmpdir(), 'prism-'));
@@ -251,6 +252,60 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
     clean(await call('GET', `/orchestrate/executions/${execution.executionId ?? execution.id}`, v3), 200);
     clean(await call('GET', '/orchestrate/executions?limit=5', v3), 200);
     clean(await call('GET', '/orchestrate/workflows', v3), 200);
+  });
+
+  it("finds no violation in v4's other areas: geo, webhooks, chat per workflow and stage, workflow runtime, realtime, capabilities, identity", async () => {
+    const as = { token: await stack.token(own.admin.email) };
+    const tenant = own.id;
+    clean(await call('GET', '/identity/me', as), 200);
+    clean(await call('GET', '/identity/tenants', as), 200);
+    clean(await call('GET', '/platform/capabilities/catalog', as), 200);
+    clean(await call('POST', `/platform/capabilities/evaluate?tenant_id=${tenant}`, { ...as, body: { capabilities: ['geo', 'webhooks'] } }), 200);
+
+    clean(await call('POST', '/geo/resolve-location', { ...as, body: { query: 'Paris', limit: 3 } }), 200);
+    clean(await call('POST', '/geo/reverse', { ...as, body: { lat: 47.3769, lon: 8.5417, limit: 3 } }), 200);
+    const datasets = `/geo/datasets/${tenant}`;
+    clean(await call('POST', datasets, { ...as, body: { key: `places-${run}`, name: 'Places', description: 'Prism' } }), 201);
+    const dataset = `${datasets}/places-${run}`;
+    const point = (id: string, lon: number, lat: number) => ({ type: 'Feature', id, geometry: { type: 'Point', coordinates: [lon, lat] }, properties: { kind: 'cafe' } });
+    clean(await call('POST', `${dataset}/features`, { ...as, body: { type: 'FeatureCollection', features: [point('a', 8.54, 47.37), point('b', 8.55, 47.38)] } }), 200);
+    clean(await call('GET', `${dataset}/features?bbox=8,47,9,48`, as), 200);
+    clean(await call('GET', dataset, as), 200);
+    clean(await call('PATCH', dataset, { ...as, body: { name: 'Cafés' } }), 200);
+    clean(await call('POST', `/geo/reports/${tenant}`, { ...as, body: { dataset: `places-${run}`, group_by: 'kind' } }), 200);
+    clean(await call('GET', datasets, as), 200);
+    clean(await call('DELETE', dataset, as), 204);
+
+    const endpoints = `/webhooks/${tenant}/endpoints`;
+    const endpoint = await call('POST', endpoints, { ...as, body: { source: `crm-${run}`, workflow_id: 'project-briefing' } });
+    clean(endpoint, 201);
+    clean(await call('GET', `${endpoints}/crm-${run}`, as), 200);
+    clean(await call('PATCH', `${endpoints}/crm-${run}`, { ...as, body: { description: 'CRM events' } }), 200);
+    clean(await call('GET', `${endpoints}/crm-${run}/deliveries`, as), 200);
+    clean(await call('GET', `${endpoints}/crm-${run}/refusals`, as), 200);
+    clean(await call('POST', `${endpoints}/crm-${run}/rotate-secret`, as), 200);
+    clean(await call('DELETE', `${endpoints}/crm-${run}`, as), 204);
+
+    // A workflow of two stages, answered by the local model.
+    const configure = async (type: string, data: object) => clean(await call('POST', `/data/resources/${tenant}/${type}`, { ...as, body: { data } }), 201);
+    await configure('shared-workflow-config', {
+      workflowKey: 'helpdesk',
+      status: 'active',
+      stages: [{ id: 'triage', prompt: 'Triage the request of {{customer}}.' }, { id: 'chat' }],
+      aiProfileKey: 'local-profile',
+    });
+    await configure('shared-ai-profile', { profileKey: 'local-profile', provider: 'local', maxTokens: 200 });
+    await configure('shared-chatbot-config', { workflowKey: 'helpdesk', status: 'active', systemPrompt: 'You are the helpdesk.' });
+    clean(await call('GET', `/workflows/runtime/helpdesk/status?tenant_id=${tenant}`, as), 200);
+    const triage = clean(await call('POST', `/ai/chat/${tenant}/helpdesk/triage`, { ...as, body: { message: 'My printer is on fire', params: { customer: 'Ada' } } }), 200);
+    clean(await call('POST', `/ai/chat/${tenant}/helpdesk/chat`, { ...as, body: { message: 'Is it out yet?', conversation_id: triage.conversation_id } }), 200);
+    // A stream of server-sent events: its status and content type are checked, not its events.
+    const stream = await call('POST', `/ai/chat/stream/${tenant}/helpdesk/chat`, { ...as, body: { message: 'How do I reset my password?' } });
+    clean(stream, 200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+
+    clean(await call('POST', `/realtime/negotiate?tenant_id=${tenant}`, { ...as, body: { channels: ['resources'] } }), 200);
+    clean(await call('GET', `/realtime/alerts?tenant_id=${tenant}`, as), 200);
   });
 
   /** A route's sample as a request: JSON, a form with a small text file, or bytes, as its declaration takes it. */
