@@ -12,6 +12,7 @@ import type { Route } from '../../api-edge/routes/route.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { routeCalls, withQuery, type RouteCall } from '../harness/routes.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { PLATFORM_ADMIN } from './fixture.ts';
 import { copyExampleWorkflows, createTenantFixture, type TenantFixture } from '../harness/tenant-fixture.ts';
 import { until } from '../harness/until.ts';
 
@@ -306,6 +307,58 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
 
     clean(await call('POST', `/realtime/negotiate?tenant_id=${tenant}`, { ...as, body: { channels: ['resources'] } }), 200);
     clean(await call('GET', `/realtime/alerts?tenant_id=${tenant}`, as), 200);
+  });
+
+  it("finds no violation in v4's platform requests: tenants, apps and their verticals, identity provider apps, users, plans and capability overrides", async () => {
+    const as = { token: await stack.token(own.admin.email) };
+    const member = { token: await stack.token(own.member.email) };
+    const platform = { token: await stack.token(PLATFORM_ADMIN) };
+    const tenants = `/platform/tenants/${own.id}`;
+
+    const field = clean(await call('POST', `${tenants}/apps`, { ...as, body: { name: 'Field', key: `field-${run}`, child_tenant: { name: 'Field tenant', slug: `field-${run}` } } }), 201);
+    clean(await call('POST', `${tenants}/apps`, { ...as, body: { name: 'Office', key: `office-${run}` } }), 201);
+    // A new tenant is provisioned in the background: active once the caller's tenants say so.
+    const active = (id: string) =>
+      until(
+        () => stack.request('GET', '/v4/identity/tenants', { as: own.admin.email }),
+        (r) => r.body.data.some((t: any) => t.id === id && t.status === 'active'),
+      );
+    await active(field.childTenantId);
+    clean(await call('GET', `/verticals/field-${run}`, as), 200);
+    const office = `/verticals/office-${run}/resources/project`;
+    const created = clean(await call('POST', office, { ...as, body: { data: { name: `Office ${run}`, status: 'open' } } }), 201);
+    clean(await call('GET', `${office}/${created.id}`, as), 200);
+    clean(await call('PUT', `${office}/${created.id}`, { ...as, body: { data: { name: `Office ${run}`, status: 'open' }, version: 1 } }), 200);
+    clean(await call('PATCH', `${office}/${created.id}`, { ...as, body: { data: { status: 'done' } } }), 200);
+    clean(await call('GET', `${office}?limit=5`, as), 200);
+    clean(await call('DELETE', `${office}/${created.id}`, as), 204);
+
+    const client = clean(
+      await call('POST', `/platform/provisioning/idp-apps?tenant_id=${own.id}`, { ...as, body: { app_key: `office-${run}`, display_name: 'Office', redirect_uris: ['https://office.example.test/callback'] } }),
+      201,
+    );
+    clean(await call('POST', `/platform/provisioning/idp-apps/${encodeURIComponent(client.clientId)}/rotate-secret`, { ...as, body: { revoke_previous: true } }), 200);
+
+    const child = clean(await call('POST', `${tenants}/children`, { ...as, body: { name: 'Branch', slug: `branch-${run}` } }), 201);
+    const childId = child.id as string;
+    clean(await call('POST', `${tenants}/children/${childId}/bootstrap-admin`, as), 201);
+    await active(childId);
+    const me = clean(await call('GET', '/identity/me', member), 200);
+    clean(await call('GET', `/platform/users/by-email?email=${encodeURIComponent(own.member.email)}`, as), 200);
+    clean(await call('GET', `/platform/users/${me.id}/memberships`, as), 200);
+    clean(await call('POST', `/platform/tenants/${childId}/users/${me.id}/provision`, as), 201);
+    clean(await call('POST', '/identity/me/decline', { ...member, body: { tenant_id: childId } }), 204);
+    clean(await call('POST', `/platform/tenants/${field.childTenantId}/users/${me.id}/provision`, as), 201);
+    clean(await call('POST', '/identity/me/provision', { ...member, body: { tenant_id: field.childTenantId } }), 201);
+    clean(await call('DELETE', `/platform/tenants/${field.childTenantId}/users/${me.id}`, as), 204);
+    clean(await call('PATCH', '/identity/me/profile', { ...member, body: { name: 'Prism Member' } }), 200);
+    clean(await call('POST', `/platform/tenants/${childId}/delete`, as), 204);
+
+    clean(await call('POST', '/platform/tenants', { ...platform, body: { name: `Root ${run}`, slug: `root-${run}`, home_region: 'eu' } }), 201);
+    clean(await call('PUT', `/platform/capabilities/overrides/${own.id}/geo`, { ...platform, body: { allowed: true, reason: 'contract test' } }), 200);
+    clean(await call('DELETE', `/platform/capabilities/overrides/${own.id}/geo`, platform), 204);
+    clean(await call('PUT', `${tenants}/plan`, { ...platform, body: { plan: 'enterprise' } }), 200);
+    clean(await call('POST', '/platform/realtime/signing-keys/rotate', { ...platform, body: {} }), 201);
   });
 
   /** A route's sample as a request: JSON, a form with a small text file, or bytes, as its declaration takes it. */
