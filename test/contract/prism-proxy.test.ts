@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
+import { webhookSignature } from '../../control-plane/webhooks/webhook-signature.ts';
 import { API_ROUTES, routeKey } from '../../api-edge/routes/index.ts';
 import type { Route } from '../../api-edge/routes/route.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
@@ -101,15 +102,16 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
   async function call(
     method: string,
     path: string,
-    options: { body?: unknown; form?: FormData; bytes?: string; headers?: Record<string, string>; version?: 'v3' | 'v4'; token?: string; sample?: boolean } = {},
+    options: { body?: unknown; raw?: string; form?: FormData; bytes?: string; headers?: Record<string, string>; version?: 'v3' | 'v4'; token?: string | null; sample?: boolean } = {},
   ): Promise<Answer> {
-    const headers: Record<string, string> = { authorization: `Bearer ${options.token ?? token}`, ...options.headers };
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    const bearer = options.token === null ? {} : { authorization: `Bearer ${options.token ?? token}` };
+    const headers: Record<string, string> = { ...bearer, ...options.headers };
+    if (options.body !== undefined || options.raw !== undefined) headers['content-type'] = 'application/json';
     if (options.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
     const response = await fetch(`${prisms[options.version ?? 'v4']!.url}${path}`, {
       method,
       headers,
-      body: options.form ?? options.bytes ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
+      body: options.form ?? options.bytes ?? options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body)),
     });
     const text = await response.text();
     const json = text && response.headers.get('content-type')?.includes('json');
@@ -237,12 +239,19 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
     clean(await call('GET', '/documents?limit=5', v3), 200);
     clean(await call('POST', '/documents/search', { ...v3, body: { query: 'report' } }), 200);
     clean(await call('GET', '/documents/search?query=report', v3), 200);
+    const classified = await call('POST', `/documents/${document.id}/classify`, v3);
+    clean(classified, classified.status === 202 ? 202 : 200);
+    const indexed = await call('POST', `/documents/${document.id}/index`, { ...v3, body: {} });
+    clean(indexed, indexed.status === 202 ? 202 : 200);
     clean(await call('DELETE', `/documents/${document.id}`, v3), 204);
 
     // A chat answer is a stream of server-sent events: its status and content type are checked, not its events.
     const chat = await call('POST', '/chat', { ...v3, body: { message: 'What projects are active?' } });
     clean(chat, 200);
     expect(chat.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = await call('GET', `/chat/conversations/${chat.headers.get('x-conversation-id')}/messages/${chat.headers.get('x-message-id')}/events`, v3);
+    clean(events, 200);
+    expect(events.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const conversations = clean(await call('GET', '/chat/conversations', v3), 200);
     const conversation = conversations.data?.[0] ?? conversations[0];
     clean(await call('GET', `/chat/conversations/${conversation.id}`, v3), 200);
@@ -251,6 +260,7 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
     const started = await call('POST', '/orchestrate/workflows/project-briefing/execute', { ...v3, body: { input: { projectId: project.id }, async: true } });
     const execution = clean(started, started.status === 200 ? 200 : 202);
     clean(await call('GET', `/orchestrate/executions/${execution.executionId ?? execution.id}`, v3), 200);
+    clean(await call('POST', `/orchestrate/executions/${execution.executionId ?? execution.id}/cancel`, v3), 204);
     clean(await call('GET', '/orchestrate/executions?limit=5', v3), 200);
     clean(await call('GET', '/orchestrate/workflows', v3), 200);
   });
@@ -284,7 +294,17 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
     clean(await call('PATCH', `${endpoints}/crm-${run}`, { ...as, body: { description: 'CRM events' } }), 200);
     clean(await call('GET', `${endpoints}/crm-${run}/deliveries`, as), 200);
     clean(await call('GET', `${endpoints}/crm-${run}/refusals`, as), 200);
-    clean(await call('POST', `${endpoints}/crm-${run}/rotate-secret`, as), 200);
+    const { secret } = clean(await call('POST', `${endpoints}/crm-${run}/rotate-secret`, as), 200);
+    // A delivery as an outside system sends it: no token, signed over its exact bytes.
+    const payload = JSON.stringify({ invoice: `INV-${run}` });
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const signature = `sha256=${webhookSignature(secret, timestamp, Buffer.from(payload))}`;
+    const delivered = clean(
+      await call('POST', `/webhooks/${tenant}/crm-${run}`, { token: null, raw: payload, headers: { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': signature, 'x-webhook-id': `evt-${run}` } }),
+      202,
+    );
+    clean(await call('GET', `/webhooks/${tenant}/deliveries/${delivered.deliveryId}`, as), 200);
+    clean(await call('POST', `/webhooks/${tenant}/deliveries/${delivered.deliveryId}/replay`, as), 201);
     clean(await call('DELETE', `${endpoints}/crm-${run}`, as), 204);
 
     // A workflow of two stages, answered by the local model.
