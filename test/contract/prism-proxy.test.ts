@@ -104,8 +104,8 @@ describe('v3 and v4 through an independent OpenAPI validator (Prism proxy)', () 
     path: string,
     options: { body?: unknown; raw?: string; form?: FormData; bytes?: string; headers?: Record<string, string>; version?: 'v3' | 'v4'; token?: string | null; sample?: boolean } = {},
   ): Promise<Answer> {
-    const bearer = options.token === null ? {} : { authorization: `Bearer ${options.token ?? token}` };
-    const headers: Record<string, string> = { ...bearer, ...options.headers };
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token !== null) headers.authorization = `Bearer ${options.token ?? token}`;
     if (options.body !== undefined || options.raw !== undefined) headers['content-type'] = 'application/json';
     if (options.bytes !== undefined) headers['content-type'] = 'application/octet-stream';
     const response = await fetch(`${prisms[options.version ?? 'v4']!.url}${path}`, {
