@@ -147,9 +147,21 @@ const RETRY_AFTER = ref('headers', 'Retry-After');
 const ETAG = ref('headers', 'ETag');
 const pascal = (id: string) => id.charAt(0).toUpperCase() + id.slice(1);
 
+/**
+ * A tuple's length as `minItems`/`maxItems` rather than `items: false` after its `prefixItems`: the
+ * same in JSON Schema 2020-12, and read alike by validators that predate `prefixItems` (Stoplight
+ * Prism), which took `items: false` to refuse every element of a bounding box.
+ */
+const tupleLength = ({ jsonSchema: schema }: { jsonSchema: Json }) => {
+  if (Array.isArray(schema.prefixItems) && schema.items === false) {
+    delete schema.items;
+    schema.minItems = schema.maxItems = schema.prefixItems.length;
+  }
+};
+
 /** A JSON Schema of a zod schema, as an OpenAPI schema object (no `$schema`, no `$id`). */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Json {
-  const { $schema: _, $id: __, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any' }) as Json;
+  const { $schema: _, $id: __, ...rest } = z.toJSONSchema(schema, { io, target: 'draft-2020-12', unrepresentable: 'any', override: tupleLength }) as Json;
   return rest;
 }
 
@@ -202,7 +214,7 @@ class Components {
 
   schemas(): Json {
     const convert = (registry: z.core.$ZodRegistry<{ id: string }>, io: 'input' | 'output') => {
-      const { schemas } = z.toJSONSchema(registry, { io, target: 'draft-2020-12', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}` });
+      const { schemas } = z.toJSONSchema(registry, { io, target: 'draft-2020-12', unrepresentable: 'any', uri: (id) => `#/components/schemas/${id}`, override: tupleLength });
       return Object.fromEntries(Object.entries(schemas).map(([id, { $schema: _, $id: __, ...rest }]) => [id, rest as Json]));
     };
     const inputs = convert(this.inputs, 'input');

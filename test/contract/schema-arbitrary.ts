@@ -80,6 +80,8 @@ export function validArbitrary(document: JsonSchema, schema: JsonSchema | boolea
         case 'null':
           return fc.constant(null);
         case 'array': {
+          // A tuple: each position's own schema (its length is `minItems`/`maxItems`).
+          if (Array.isArray(s.prefixItems)) return fc.tuple(...s.prefixItems.map((item: JsonSchema) => validArbitrary(document, item, depth + 1)));
           const minLength = s.minItems ?? 0;
           const maxLength = depth >= MAX_DEPTH ? minLength : Math.max(minLength, Math.min(s.maxItems ?? UNBOUNDED_ITEMS, UNBOUNDED_ITEMS + minLength));
           return fc.array(validArbitrary(document, s.items, depth + 1), { minLength, maxLength });
