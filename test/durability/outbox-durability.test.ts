@@ -126,7 +126,7 @@ describe('the workflow outbox after a crash between commit and start', () => {
       expect(done.body.state, JSON.stringify(done.body)).toBe('completed');
       const records = await stack.request('GET', `${V3}/resources?type=project&filter[name]=${encodeURIComponent(name)}`, { as: ADMIN });
       expect(records.body.total).toBe(1);
-      expect(await runsOf(`exec-${committed[0]!.id}`)).toEqual(['COMPLETED']);
+      expect(await until(() => runsOf(`exec-${committed[0]!.id}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
     } finally {
       hole.close();
     }
@@ -158,7 +158,8 @@ describe('the workflow outbox after a crash between commit and start', () => {
       const execution = () => up.request('GET', `${V3}/orchestrate/executions/${delivered.body.executionId}`, { as: west.admin.email, headers: { 'x-tenant-id': west.id } });
       const done = await until(execution, (r) => r.status === 200 && r.body.state !== 'running', 150_000);
       expect(done.body).toMatchObject({ state: 'completed', input: { invoice: 'INV-9' } });
-      expect(await runsOf(`exec-${delivered.body.executionId}`)).toEqual(['COMPLETED']);
+      // The execution's record is written by the run's last step; the run itself closes just after.
+      expect(await until(() => runsOf(`exec-${delivered.body.executionId}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
       // The sender's retry is a replay of an event that was kept and run: refused, as it should be.
       expect((await up.request('POST', `/v4/webhooks/${west.id}/billing`, { rawBody: body, headers })).status).toBe(409);
     } finally {
