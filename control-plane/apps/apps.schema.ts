@@ -73,7 +73,7 @@ export const CreateAppInputSchema = z
   })
   .strict()
   .refine((input) => input.parentTenant === undefined || input.childTenant !== undefined, {
-    message: 'is only allowed with childTenant',
+    message: 'is only allowed with child_tenant',
     path: ['parentTenant'],
   });
 export type CreateAppInput = z.infer<typeof CreateAppInputSchema>;

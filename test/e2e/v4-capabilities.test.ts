@@ -53,8 +53,8 @@ describe('v4 capabilities', () => {
       tenantId,
       plan: 'enterprise',
       decisions: {
-        'workflows.runtime': { allowed: true, reason: 'included in the enterprise plan', limits: {} },
-        'ai.chat': { allowed: true, reason: 'included in the enterprise plan', limits: {} },
+        'workflows.runtime': { allowed: true, reason: 'included in the enterprise plan', limits: { maxConcurrentExecutions: 500 } },
+        'ai.chat': { allowed: true, reason: 'included in the enterprise plan', limits: { maxMessagesPerDay: 50_000 } },
       },
     });
     const all = await evaluate({}, member.email);
