@@ -121,7 +121,7 @@ export function createDocumentFiles(deps: DocumentsDeps) {
     const bytes = await blobs.get(document.storagePath);
     if (!bytes) throw new NotFoundError('document file');
     if (OCR_TYPES.has(document.contentType)) await meterOcr(tenantId, 1);
-    const extracted = await extractorOf().extract({ bytes, filename: document.filename });
+    const extracted = await extractorOf().extract({ bytes, filename: document.filename, owner: tenantId });
     const result: StoredExtraction = { sha256: document.sha256, pages: extracted.pages ?? null, segments: extracted.segments };
     await blobs.put(key, JSON.stringify(result));
     await db.inTenant(tenantId, (tx) => setPages(tx, document.id, result.pages));
@@ -147,7 +147,7 @@ export function createDocumentFiles(deps: DocumentsDeps) {
     extraction,
     classificationOf,
     /** Checks a file (a DOCX or XLSX package, a PDF's page tree) on the extractor's reading threads within its limits; throws the reading's `ExtractionError` for one past them. */
-    checkFile: async (bytes: Uint8Array, filename: string) => void (await extractorOf().check({ bytes, filename })),
+    checkFile: async (tenantId: string, bytes: Uint8Array, filename: string) => void (await extractorOf().check({ bytes, filename, owner: tenantId })),
     /** Ends the extractor's OCR worker, if one started. */
     async close(): Promise<void> {
       await extractor?.close();

@@ -124,7 +124,7 @@ export function createDocumentUploads(deps: DocumentsDeps, files: DocumentFiles)
       if (CHECKED_AT_UPLOAD.has(contentType)) {
         // A ZIP package's directory and a PDF's cross-reference table sit at the end: a file past the extraction limits is refused now, before it is kept.
         try {
-          await files.checkFile((await blobs.get(at.original))!, meta.filename);
+          await files.checkFile(actor.tenantId, (await blobs.get(at.original))!, meta.filename);
         } catch (error) {
           await blobs.delete(at.original);
           throw error;

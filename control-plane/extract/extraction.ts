@@ -32,8 +32,11 @@ export interface Extraction {
   truncated: boolean;
 }
 
-/** The file to read: its bytes, or the path of a local file. `filename` names plain-text kinds (`.csv`, `.md`). */
-export type ExtractInput = { filename: string } & ({ bytes: Uint8Array; path?: never } | { path: string; bytes?: never });
+/**
+ * The file to read: its bytes, or the path of a local file. `filename` names plain-text kinds
+ * (`.csv`, `.md`); `owner` (a tenant) is whose reading it is, for sharing the reading threads.
+ */
+export type ExtractInput = { filename: string; owner?: string } & ({ bytes: Uint8Array; path?: never } | { path: string; bytes?: never });
 
 export interface ExtractionLimits {
   /** UTF-8 bytes of extracted text kept; the rest is dropped and `truncated` set. */

@@ -77,7 +77,7 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
     async extract(input) {
       if (closed) throw new Error('the extractor is closed');
       const bytes = input.bytes ?? new Uint8Array(await readFile(input.path));
-      const read = await pool.read(bytes, input.filename);
+      const read = await pool.read(bytes, input.filename, input.owner);
       if (read.format !== 'image') return read;
       const collector = new SegmentCollector(limits.maxTextBytes);
       try {
@@ -92,7 +92,7 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
     async check(input) {
       if (closed) throw new Error('the extractor is closed');
       const bytes = input.bytes ?? new Uint8Array(await readFile(input.path));
-      return pool.check(bytes, input.filename);
+      return pool.check(bytes, input.filename, input.owner);
     },
     async close() {
       closed = true;
@@ -112,22 +112,37 @@ function limitError(format: ExtractFormat | undefined, issue: string, limit: num
  * heap of `limits.maxHeapMb`; a document waits for a free one. A reading that passes
  * `limits.timeoutMs` (from when its thread starts on it) or the heap has its thread ended, and the caller gets an error naming the
  * limit, while the process and its other readings go on; a new thread takes its place on demand.
- * Idle threads do not keep the process alive.
+ * One owner (a tenant) holds at most all threads but one, so that its files, however slow, leave
+ * a thread to the others (a reading no owner is named for has no such bound); a freed thread goes to the longest-waiting document whose owner may take
+ * it. Idle threads do not keep the process alive.
  */
 function createReaderPool(limits: ExtractionLimits, size: number) {
   const idle: Worker[] = [];
-  const waiting: Array<() => void> = [];
+  const waiting: Array<{ owner: string | undefined; start: (worker: Worker) => void }> = [];
+  const held = new Map<string, number>();
+  const perOwner = Math.max(1, size - 1);
   let threads = 0;
   let next = 0;
 
-  async function acquire(): Promise<Worker> {
-    while (!idle.length && threads >= size) await new Promise<void>((resolve) => waiting.push(resolve));
+  const free = () => idle.length > 0 || threads < size;
+  const mayTake = (owner: string | undefined) => owner === undefined || (held.get(owner) ?? 0) < perOwner;
+  function take(owner: string | undefined): Worker {
+    if (owner !== undefined) held.set(owner, (held.get(owner) ?? 0) + 1);
     const reused = idle.pop();
     if (reused) return reused;
     threads += 1;
     return new Worker(new URL('./extract.worker.mjs', import.meta.url), { resourceLimits: { maxOldGenerationSizeMb: limits.maxHeapMb } });
   }
-  function release(worker: Worker, healthy: boolean): void {
+  function acquire(owner: string | undefined): Promise<Worker> {
+    if (free() && mayTake(owner)) return Promise.resolve(take(owner));
+    return new Promise((start) => waiting.push({ owner, start }));
+  }
+  function release(worker: Worker, healthy: boolean, owner: string | undefined): void {
+    if (owner !== undefined) {
+      const left = (held.get(owner) ?? 1) - 1;
+      if (left > 0) held.set(owner, left);
+      else held.delete(owner);
+    }
     if (healthy) {
       worker.unref();
       idle.push(worker);
@@ -135,12 +150,17 @@ function createReaderPool(limits: ExtractionLimits, size: number) {
       threads -= 1;
       void worker.terminate();
     }
-    waiting.shift()?.();
+    while (free()) {
+      const index = waiting.findIndex((waiter) => mayTake(waiter.owner));
+      if (index < 0) break;
+      const [waiter] = waiting.splice(index, 1);
+      waiter!.start(take(waiter!.owner));
+    }
   }
 
   /** Runs one job on a free thread: a reading, or (`check`) a check of the file's package. */
-  async function run(bytes: Uint8Array, filename: string, check: boolean): Promise<Extraction | ImageToRecognize | ExtractFormat> {
-    const worker = await acquire();
+  async function run(bytes: Uint8Array, filename: string, owner: string | undefined, check: boolean): Promise<Extraction | ImageToRecognize | ExtractFormat> {
+    const worker = await acquire(owner);
     worker.ref();
     const id = next++;
     // A copy of the view alone (not the buffer it may share), handed over rather than cloned.
@@ -153,7 +173,7 @@ function createReaderPool(limits: ExtractionLimits, size: number) {
         settled = true;
         clearTimeout(timer);
         worker.off('message', onMessage).off('error', onError).off('exit', onExit);
-        release(worker, healthy);
+        release(worker, healthy, owner);
         outcome();
       };
       const tooLong = () => settle(false, () => reject(limitError(format, `took longer than ${limits.timeoutMs / 1000} s to read`, limits.timeoutMs)));
@@ -189,8 +209,8 @@ function createReaderPool(limits: ExtractionLimits, size: number) {
   }
 
   return {
-    read: (bytes: Uint8Array, filename: string) => run(bytes, filename, false) as Promise<Extraction | ImageToRecognize>,
-    check: (bytes: Uint8Array, filename: string) => run(bytes, filename, true) as Promise<ExtractFormat>,
+    read: (bytes: Uint8Array, filename: string, owner: string | undefined) => run(bytes, filename, owner, false) as Promise<Extraction | ImageToRecognize>,
+    check: (bytes: Uint8Array, filename: string, owner: string | undefined) => run(bytes, filename, owner, true) as Promise<ExtractFormat>,
     /** Ends the idle threads; a reading under way ends its own when done. */
     async close(): Promise<void> {
       const ending = idle.splice(0);
