@@ -59,7 +59,8 @@ describe('control plane port: subscriptions and streamed uploads', () => {
 
 /** The same scenarios on Bun (test/port/port-scenarios.bun.ts), through both implementations. */
 describe('control plane port on Bun', () => {
-  it('behaves alike in-process and over HTTP', async () => {
+  // The Bun process is given 60 s (it starts a fixture of its own); the test waits as long.
+  it('behaves alike in-process and over HTTP', { timeout: 90_000 }, async () => {
     const script = fileURLToPath(new URL('../../test/port/port-scenarios.bun.ts', import.meta.url));
     const { stdout } = await promisify(execFile)(bunExecutable(), [script], {
       env: { ...process.env, SVC_PORT_TEST: JSON.stringify({ databaseUrl: inject('databaseUrl'), uploadLimitBytes: UPLOAD_LIMIT }) },
@@ -89,9 +90,9 @@ async function memoryOf(pid: number): Promise<{ rss: number; peak: number }> {
 describe('a streamed upload through the HTTP port', () => {
   const UPLOAD = 400 * 1024 * 1024;
   for (const runtime of ['node', 'bun'] as const) {
-    it(`leaves the control plane's peak memory far below the body's size (${runtime})`, async () => {
+    it(`leaves the control plane's peak memory far below the body's size (${runtime})`, { timeout: 90_000 }, async () => {
       const script = fileURLToPath(new URL('../../test/port/control-plane-child.ts', import.meta.url));
-      const [command, args] = runtime === 'node' ? [process.execPath, ['--import', 'tsx', script]] : [bunExecutable(), [script]];
+      const [command, args] = runtime === 'node' ? [process.execPath, ['--expose-gc', '--import', 'tsx', script]] : [bunExecutable(), [script]];
       const child = spawn(command, args, {
         env: { ...process.env, SVC_PORT_TEST: JSON.stringify({ databaseUrl: inject('databaseUrl'), uploadLimitBytes: 2 * UPLOAD }) },
         stdio: ['ignore', 'pipe', 'inherit'],

@@ -49,8 +49,24 @@ describe('list plans under row-level security', () => {
       insert into resources (tenant_id, type, data)
       select ${others}::uuid, 'project', case when n % 2 = 0 then jsonb_build_object('name', 'Other ' || n) else jsonb_build_object('name', 'Other ' || n, 'status', 'active', 'budget', n % 50) end
       from generate_series(1, 5000) n`;
-    await db.sql`analyze resources`;
+    await analyzeUntilKnown(tenantId, 5000);
   });
+
+  /**
+   * Analyzes the shared table until the planner's figures count the tenant's projects. Other test
+   * files analyze it too (after their index builds): one that sampled before this file's rows were
+   * committed and finished after this file's analyze would leave figures without them.
+   */
+  async function analyzeUntilKnown(tenantId: string, rows: number) {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      await db.sql`analyze resources`;
+      const [row] = await db.sql<Array<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>>`
+        explain (format json) select 1 from resources where tenant_id = ${tenantId}::uuid and type = 'project'`;
+      if (row!['QUERY PLAN'][0]!.Plan['Plan Rows'] >= rows / 2) return;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    throw new Error(`the planner's figures never counted the tenant's ${rows} projects`);
+  }
   afterAll(() => db?.close());
 
   /** The plan of a statement, as the tenant. */
