@@ -19,6 +19,7 @@ import { DEFAULT_TASK_QUEUE } from './control-plane/temporal/workflow-contract.t
 import { PLANS, type Plan } from './control-plane/capabilities/capabilities.schema.ts';
 import { controlPlaneTokenProblem } from './control-plane/app/control-plane-token.ts';
 import { DEFAULT_DB_TIMEOUTS, isConnectionLost, type DbTimeouts } from './control-plane/db/faults.ts';
+import { DEFAULT_CONTROL_PLANE_TIMEOUT_MS } from './api-edge/control-plane-http.ts';
 import { DEFAULT_SHUTDOWN_GRACE_SECONDS } from './api-edge/drain.ts';
 import { EXTRACTION_HEAP_MB, EXTRACTION_TIMEOUT_MS } from './control-plane/extract/extraction.ts';
 
@@ -293,6 +294,7 @@ export function readConfig(role: PlatformRole, env: NodeJS.ProcessEnv, local: Lo
     publicUrl: env.PUBLIC_URL ?? (role === 'control-plane' ? env.EDGE_URL ?? 'http://localhost:8080' : `http://localhost:${port}`),
     controlPlaneUrl: role === 'edge' ? env.CONTROL_PLANE_URL : undefined,
     controlPlaneToken: controlPlaneTokenSetting(role, env, local),
+    controlPlaneTimeoutMs: role === 'edge' && env.CONTROL_PLANE_URL ? wholeSetting(env, 'CONTROL_PLANE_TIMEOUT_SECONDS', DEFAULT_CONTROL_PLANE_TIMEOUT_MS / 1000, 1) * 1000 : undefined,
     identity,
     bff: bffSettings(env),
     ...secretsKeySettings(role, env),

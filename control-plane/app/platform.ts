@@ -56,6 +56,12 @@ export interface PlatformOptions {
    * what an edge with `controlPlaneUrl` sends (required there).
    */
   controlPlaneToken?: string;
+  /**
+   * An edge with `controlPlaneUrl`: how long a call may wait for the control plane's answer to
+   * begin before it is a 503 with `Retry-After` (`CONTROL_PLANE_TIMEOUT_SECONDS`); default
+   * DEFAULT_CONTROL_PLANE_TIMEOUT_MS.
+   */
+  controlPlaneTimeoutMs?: number;
   /** Temporal frontend, namespace and task queue; without it executions and provisioning are unavailable. */
   temporal?: TemporalSettings;
   /** Directory of the local blob store (tenant areas under `tenants/<id>/`); default `<state dir>/blobs`. */
@@ -143,9 +149,8 @@ export interface RunningPlatform {
 
 export const DEFAULT_AUDIENCE = 'urn:svc:api';
 
-/** Resolves once no chat answer is being produced in this process, or after `graceMs`. */
-async function answersFinished(services: Services, graceMs: number): Promise<void> {
-  const deadline = Date.now() + graceMs;
+/** Resolves once no chat answer is being produced in this process, or at `deadline` (epoch ms). */
+async function answersFinished(services: Services, deadline: number): Promise<void> {
   while (services.chat.producing() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
@@ -244,10 +249,17 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   const metricsServer = options.metricsPort === undefined ? undefined : await startHealthServer({ host, port: options.metricsPort, metrics: true });
   const ownMetricsPort = !!metricsServer;
   const graceMs = options.shutdownGraceMs ?? 0;
-  const closeBackground = async () => {
-    // Chat answers being produced here finish and are stored (within the grace), so that the
-    // clients that resume them elsewhere read them whole.
-    if (services) await answersFinished(services, graceMs);
+  /**
+   * One deadline for the whole drain, `graceMs` from the start of `close`: the requests in flight
+   * and then the chat answers still being produced share it, so that a stop ends within the grace
+   * (and the pod's termination grace, which adds the preStop sleep and 5 s to it) however the
+   * wait divides between them.
+   */
+  const drainDeadline = () => Date.now() + graceMs;
+  const closeBackground = async (deadline = Date.now()) => {
+    // Chat answers being produced here finish and are stored (by the drain's deadline), so that
+    // the clients that resume them elsewhere read them whole.
+    if (services) await answersFinished(services, deadline);
     await metricsServer?.close();
     await services?.outbox.stop();
     await services?.sweeps.stop();
@@ -267,7 +279,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
       return { status: healthy ? 'ok' : 'unavailable', checks };
     };
     const health = options.healthPort === undefined ? undefined : await startHealthServer({ host, port: options.healthPort, report, metrics: !ownMetricsPort });
-    return { url: health?.url ?? '', metricsUrl: metricsServer?.url, close: async () => (await health?.close(), await closeBackground(), await db!.close()) };
+    return { url: health?.url ?? '', metricsUrl: metricsServer?.url, close: async () => (await health?.close(), await closeBackground(drainDeadline()), await db!.close()) };
   }
 
   if (options.role === 'control-plane') {
@@ -282,7 +294,13 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     const callerToken = options.controlPlaneToken ?? generateControlPlaneToken();
     const server = asEdgeServer(createControlPlaneServer({ services: apiServicesOf(services!), verifyToken, callerToken, serveMetrics: !ownMetricsPort }));
     const port = await server.listen(options.port, host);
-    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, controlPlaneToken: callerToken, close: async () => (await server.close(graceMs), await closeBackground(), await db!.close()) };
+    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, controlPlaneToken: callerToken, close: async () => {
+        const deadline = drainDeadline();
+        await server.close(graceMs);
+        await closeBackground(deadline);
+        await db!.close();
+      },
+    };
   }
 
   const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];
@@ -293,7 +311,7 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     ...DEFAULT_POLICIES,
     ...options.rateLimits?.policies,
   });
-  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl, options.controlPlaneToken!) : createInProcessControlPlane(apiServicesOf(services!));
+  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl, options.controlPlaneToken!, { timeoutMs: options.controlPlaneTimeoutMs }) : createInProcessControlPlane(apiServicesOf(services!));
   const verifyToken = (token: string) => verify(token);
   let publicUrl = options.publicUrl ?? '';
   const signInKey = options.bff?.secret ?? randomBytes(32);
@@ -350,8 +368,8 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   // With a known origin, sign-in is ready before the first request can arrive; with port 0 the
   // origin is known only once listening (tests, which wait for this function before calling).
   if (options.port !== 0) await attachIdentity(urlFor(options.port));
-  const release = async () => {
-    await closeBackground();
+  const release = async (deadline?: number) => {
+    await closeBackground(deadline);
     await limiterSql.end({ timeout: 5 });
     await db?.close();
   };
@@ -366,8 +384,9 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     metricsUrl: metricsServer?.url,
     identityProvider,
     close: async () => {
+      const deadline = drainDeadline();
       await server.close(graceMs);
-      await release();
+      await release(deadline);
     },
   };
 }

@@ -118,4 +118,19 @@ describe('the embedding backlog: fair between tenants, poison-proof, one embedde
     expect(new Set(asked).size).toBe(texts.length);
     expect(await unembedded(tenant)).toBe(0);
   });
+
+  it("embeds the chunks a killed process had claimed once its lease ends, with no write or restart to wake it", async () => {
+    const tenant = await insertActiveTenant(dbs[0]!.sql, `backlog-orphan-${randomBytes(3).toString('hex')}`);
+    await pending(tenant, 'orphaned', ['orphaned chunk one', 'orphaned chunk two']);
+    // As a process killed while embedding them leaves them: claimed, the lease running for 2 s more.
+    await dbs[0]!.sql`update search_chunks set embedding_lease_until = now() + interval '2 seconds' where tenant_id = ${tenant}::uuid`;
+
+    // A process that is running: its start-up run finds nothing it may claim.
+    embeddingProcess();
+    const deadline = Date.now() + 15_000;
+    while ((await unembedded(tenant)) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await unembedded(tenant)).toBe(0);
+    const asked = endpoint.received.flat().filter((text) => text.startsWith('orphaned chunk'));
+    expect(asked.sort()).toEqual(['orphaned chunk one', 'orphaned chunk two']);
+  });
 });

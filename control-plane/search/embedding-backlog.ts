@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { isInputRefused, type Embedder } from './embeddings.ts';
-import { backlogClaimed, claimBacklogChunks, nextBacklogTenant, refuseChunk, releaseChunks, sourceChunkIds, type PendingChunk } from './search.repo.ts';
+import { backlogClaimed, claimBacklogChunks, nextBacklogLeaseEnd, nextBacklogTenant, refuseChunk, releaseChunks, sourceChunkIds, type PendingChunk } from './search.repo.ts';
 import type { VectorStore } from './vector-store.ts';
 
 /** Chunks the backlog claims and embeds at a time, of one tenant. */
@@ -10,6 +10,8 @@ const LEASE_MS = 120_000;
 /** Wait after a write before the backlog runs (so that the write has committed), and after failures. */
 const DELAY_MS = 20;
 const RETRY_MS = [1_000, 5_000, 30_000];
+/** How long after another process's claim ends the backlog looks at its chunks again (a clock's skew between processes and the database). */
+const LEASE_END_MARGIN_MS = 250;
 
 /** A pool that has been closed: work still scheduled for it stops quietly. */
 function isClosedPool(error: unknown): boolean {
@@ -26,6 +28,10 @@ function isClosedPool(error: unknown): boolean {
  * 422) is split until the chunk it refuses is found: that chunk is parked with the model's answer
  * (`embedding_refused`, which the storage doctor reports) and the others are embedded. Any other
  * failure (the model unreachable, 5xx, 429, a wrong key or model) retries the backlog with backoff.
+ * A run that leaves chunks claimed by another process runs again when the first of those claims
+ * ends: chunks of a process killed mid-batch are embedded once its lease is over, with no write or
+ * restart to wake the backlog (their process, alive, has embedded them by then, and the run finds
+ * nothing).
  */
 export function createEmbeddingBacklog(deps: {
   db: Db;
@@ -119,7 +125,12 @@ export function createEmbeddingBacklog(deps: {
     } finally {
       running = false;
     }
-    if (again) kick();
+    if (again) return kick();
+    const leaseEndsIn = await db.system((tx) => nextBacklogLeaseEnd(tx)).catch((error: unknown) => {
+      if (!isClosedPool(error)) log('reading the backlog claims of other processes failed; the next write runs the backlog', error);
+      return undefined;
+    });
+    if (leaseEndsIn !== undefined) kick(leaseEndsIn + LEASE_END_MARGIN_MS);
   }
 
   /** Runs the backlog after `delayMs`, or once more after the run under way. */

@@ -155,6 +155,14 @@ export async function backlogClaimed(tx: Tx): Promise<boolean> {
   return row.remains;
 }
 
+/** Platform work: how many milliseconds until the first claim on chunks still to embed ends; undefined when no process holds one. */
+export async function nextBacklogLeaseEnd(tx: Tx): Promise<number | undefined> {
+  const [row] = await tx<[{ ms: number | null }]>`
+    select ceil(extract(epoch from min(embedding_lease_until) - now()) * 1000)::int as ms
+      from search_chunks where embedding_model is null and embedding_refused is null and embedding_lease_until > now()`;
+  return row.ms ?? undefined;
+}
+
 /** Gives claimed chunks back (their embedding failed for a reason of the model's, not theirs). */
 export async function releaseChunks(tx: Tx, chunkIds: string[]): Promise<void> {
   await tx.unsafe(`update search_chunks set embedding_lease_until = null where id = any($1::bigint[])`, [chunkIds] as never[]);

@@ -10,6 +10,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vi
 import { loginWithPkce } from '../../api-edge/identity/login-flow.ts';
 import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
 import { freePort } from '../../scripts/stack/process.ts';
+import { startScriptedEndpoint } from '../harness/openai-compatible-endpoint.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { until } from '../harness/until.ts';
 
@@ -35,6 +36,8 @@ describe('drained shutdown of the platform process', () => {
   let token: string;
   const started: ChildProcess[] = [];
 
+  let endpoint: Awaited<ReturnType<typeof startScriptedEndpoint>>;
+
   const startPlatform = async (): Promise<Platform> => {
     const child = spawn('node', ['--import', 'tsx', 'main.ts'], {
       env: {
@@ -54,6 +57,10 @@ describe('drained shutdown of the platform process', () => {
         SHUTDOWN_GRACE_SECONDS: String(GRACE_SECONDS),
         RATE_LIMIT_RESOURCES_PER_MINUTE: '100000',
         RATE_LIMIT_API_PER_MINUTE: '100000',
+        // Chat answers from an OpenAI-compatible endpoint the test steers (test/harness/openai-compatible-endpoint.ts).
+        AI_BASE_URL: endpoint.settings.baseUrl,
+        AI_API_KEY: endpoint.settings.apiKey,
+        AI_MODEL: endpoint.settings.model,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
@@ -80,6 +87,7 @@ describe('drained shutdown of the platform process', () => {
     });
 
   beforeAll(async () => {
+    endpoint = await startScriptedEndpoint();
     stateDir = await mkdtemp(join(tmpdir(), 'svc-drain-'));
     port = await freePort();
     url = `http://127.0.0.1:${port}`;
@@ -92,6 +100,7 @@ describe('drained shutdown of the platform process', () => {
   });
   afterAll(async () => {
     for (const child of started) killProcessGroup(child);
+    await endpoint?.close();
     await rm(stateDir, { recursive: true, force: true });
   });
 
@@ -225,4 +234,100 @@ describe('drained shutdown of the platform process', () => {
     platform.child.kill('SIGTERM');
     expect(await platform.exited).toBe(0);
   }, 240_000);
+
+  /** Asks a chat question on the v3 API; resolves with its answer's ids and the stream's text so far (and in `ended`, all of it). */
+  const ask = async (auth: Record<string, string>, message: string) => {
+    const response = await fetch(`${url}/api/svc/v3/chat`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+    expect(response.status, response.status === 200 ? '' : await response.text()).toBe(200);
+    const answer = { conversationId: response.headers.get('x-conversation-id')!, messageId: response.headers.get('x-message-id')!, text: '', ended: Promise.resolve() };
+    answer.ended = (async () => {
+      const decoder = new TextDecoder();
+      for await (const chunk of response.body!) answer.text += decoder.decode(chunk, { stream: true });
+    })().catch(() => {});
+    return answer;
+  };
+
+  it('ends a chat stream in flight at SIGTERM with a resumable event, finishes its answer and stores it, then exits', async () => {
+    let platform = await startPlatform();
+    token = (await loginWithPkce({ issuer: url, email: 'admin@acme.test' })).accessToken;
+    const chat = await ask({ authorization: `Bearer ${token}` }, 'What is the budget of Apollo? [hold:drain-chat]');
+    await endpoint.held('drain-chat');
+    const stoppedAt = Date.now();
+    platform.child.kill('SIGTERM');
+
+    // The stream ends at once with `retry` and an error event without an id: the client resumes from its last event id.
+    await chat.ended;
+    expect(chat.text).toMatch(/retry: 1000\n(event: error\n)?data: \{[^\n]*"code":"SERVICE_UNAVAILABLE"[^\n]*\}\n\n$/);
+    const lastId = Number([...chat.text.matchAll(/^id: (\d+)$/gm)].at(-1)?.[1]);
+    expect(lastId).toBeGreaterThan(0);
+    // The model goes on answering after the stream was handed back; the process waits for it.
+    await sleep(1_000);
+    endpoint.release('drain-chat');
+    expect(await platform.exited).toBe(0);
+    process.stderr.write(`[drained-shutdown] a chat answer in flight at SIGTERM, finished 1 s after: exited ${Date.now() - stoppedAt} ms after SIGTERM\n`);
+    expect(Date.now() - stoppedAt).toBeLessThan((GRACE_SECONDS + 5) * 1_000);
+    expect(platform.output()).not.toMatch(/server error|Error:/);
+
+    // Another process (here the restarted one) has the whole answer stored, and the resumed stream ends with `done`.
+    platform = await startPlatform();
+    token = (await loginWithPkce({ issuer: url, email: 'admin@acme.test' })).accessToken;
+    const auth = { authorization: `Bearer ${token}` };
+    const conversation = (await (await fetch(`${url}/api/svc/v3/chat/conversations/${chat.conversationId}`, { headers: auth })).json()) as { messages: Array<{ id: string; status: string; content: string }> };
+    expect(conversation.messages.find((m) => m.id === chat.messageId)).toMatchObject({ status: 'complete', content: endpoint.answer });
+    const resumed = await fetch(`${url}/api/svc/v3/chat/conversations/${chat.conversationId}/messages/${chat.messageId}/events`, { headers: { ...auth, 'last-event-id': String(lastId) } });
+    expect(resumed.status).toBe(200);
+    const rest = [...(await resumed.text()).matchAll(/^data: (.*)$/gm)].map((m) => JSON.parse(m[1]!) as { type: string; data: { delta?: string } });
+    expect(rest.at(-1)?.type).toBe('done');
+    expect(rest.filter((e) => e.type === 'message').map((e) => e.data.delta).join('')).toBe(endpoint.answer.slice('Apollo has '.length));
+    platform.child.kill('SIGTERM');
+    expect(await platform.exited).toBe(0);
+  }, 180_000);
+
+  it('exits within one grace when a request in flight and a chat answer each take longer than it', async () => {
+    const platform = await startPlatform();
+    token = (await loginWithPkce({ issuer: url, email: 'admin@acme.test' })).accessToken;
+    const auth = { authorization: `Bearer ${token}` };
+    // A chat answer the model does not finish before the process is gone.
+    const chat = await ask(auth, 'What is the budget of Apollo? [hold:drain-late]');
+    await endpoint.held('drain-late');
+    // An upload whose client sends its body over 3 grace periods.
+    const tenants = (await (await fetch(`${url}/v4/identity/tenants`, { headers: auth })).json()) as { data: Array<{ id: string; slug: string }> };
+    const acme = tenants.data.find((t) => t.slug === 'acme')!.id;
+    const created = async (path: string, body: unknown) => (await (await fetch(url + path, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as any;
+    const type = await created(`${DATA}/object-types?tenant_id=${acme}`, {
+      name: `Late${randomBytes(3).toString('hex')}`,
+      schema: { type: 'object', properties: { title: { type: 'string' } }, additionalProperties: false },
+      fileProperties: { notes: { maxSize: 8 * 1024 * 1024, contentTypes: ['text/plain'] } },
+    });
+    const resource = await created(`${DATA}/${acme}/${type.key}`, { data: { title: 'late' } });
+    const seconds = GRACE_SECONDS * 3;
+    let sending = true;
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        for (let i = 0; i < seconds && sending; i++) {
+          controller.enqueue(new TextEncoder().encode('a slow line\n'));
+          await sleep(1_000);
+        }
+        controller.close();
+      },
+    });
+    const upload = fetch(`${url}${DATA}/${acme}/${type.key}/${resource.id}/files/notes?filename=late.txt`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/octet-stream', 'content-length': String(seconds * 12) },
+      body,
+      duplex: 'half',
+    }).catch((error: Error) => error);
+    await sleep(1_000);
+
+    const stoppedAt = Date.now();
+    platform.child.kill('SIGTERM');
+    await platform.exited;
+    const stoppedMs = Date.now() - stoppedAt;
+    sending = false;
+    await Promise.all([upload, chat.ended]);
+    endpoint.release('drain-late');
+    process.stderr.write(`[drained-shutdown] an upload and a chat answer each longer than the ${GRACE_SECONDS} s grace: exited ${stoppedMs} ms after SIGTERM\n`);
+    // The requests in flight and the chat answers share the one grace: the pod's termination grace (grace + 10 s with the chart's preStop) holds.
+    expect(stoppedMs).toBeLessThan((GRACE_SECONDS + 4) * 1_000);
+  }, 180_000);
 });

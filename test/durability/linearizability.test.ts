@@ -46,9 +46,11 @@ const REQUEST_TIMEOUT_MS = 5_000;
 const DATABASE_FAULT_EVERY_MS = 1_000;
 const ROWS_LOCKED_MS = 300;
 /**
- * Dropping connections instead of cancelling statements: off by default, because today a dropped
- * connection can crash a platform process (an unhandled `CONNECTION_CLOSED` or `ECONNRESET`
- * rejection from postgres.js), which this test then reports.
+ * Dropping connections instead of cancelling statements: off by default, on with
+ * `LINEARIZABILITY_DROP_CONNECTIONS=1 npm run check:linearizability`. A dropped connection
+ * neither crashes a platform process nor stays lost to its pool (decision 0179: 1,251 drops in
+ * 123 s, no process crashed, the history linearizable); while the drops go on, many requests go
+ * unanswered within the client's timeout, which the checker counts as ambiguous.
  */
 const DROP_CONNECTIONS = process.env.LINEARIZABILITY_DROP_CONNECTIONS === '1';
 

@@ -32,6 +32,13 @@ async function startBunEdge(options: Omit<PlatformOptions, 'role'>): Promise<Run
   };
 }
 
+/** `url` with its host and port replaced by `listen` (`host:port`). */
+function through(url: string, listen: string): string {
+  const proxied = new URL(url);
+  proxied.host = listen;
+  return proxied.toString().replace(/\/$/, '');
+}
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;
@@ -92,6 +99,10 @@ export async function startTestStack(
     extractionLimits?: PlatformOptions['extractionLimits'];
     /** Another database than the run's, migrated (its owner's URL and the tenant connections' login). */
     database?: { url: string; tenantUrl: string };
+    /** In the `http` mode: where the edge reaches the control plane instead (`host:port`, a proxy of `upstream`). */
+    controlPlaneVia?: (upstream: string) => Promise<string>;
+    /** In the `http` mode: the edge's bound on each control-plane call. */
+    controlPlaneTimeoutMs?: number;
   } = {},
 ): Promise<TestStack> {
   const databaseUrl = options.database?.url ?? inject('databaseUrl');
@@ -124,8 +135,9 @@ export async function startTestStack(
           tenantDatabaseUrl,
           port: edgePort,
           publicUrl,
-          controlPlaneUrl: controlPlane.url,
+          controlPlaneUrl: options.controlPlaneVia ? through(controlPlane.url, await options.controlPlaneVia(new URL(controlPlane.url).host)) : controlPlane.url,
           controlPlaneToken: controlPlane.controlPlaneToken,
+          controlPlaneTimeoutMs: options.controlPlaneTimeoutMs,
           accessLog: options.accessLog,
           rateLimits,
           devUsers: options.devUsers,
