@@ -25,10 +25,11 @@ import type { ControlPlane } from './control-plane.ts';
 import type { IdentityProviderSettings } from '../idp-apps/idp-apps.service.ts';
 import type { Plan } from '../capabilities/capabilities.schema.ts';
 import { createTemporalWorkflows, type TemporalSettings } from '../temporal/temporal-workflows.ts';
-import { startWorker } from '../../workers/worker.ts';
+import type { WorkflowsPort } from '../temporal/workflows.port.ts';
+import { startWorker, type RunningWorker } from '../../workers/worker.ts';
 import type { ActivityLog } from '../../workers/activity-trace.ts';
 import { loadKubeConfig } from '../operator/kube.ts';
-import { startOperator } from '../operator/operator.ts';
+import { startOperator, type RunningOperator } from '../operator/operator.ts';
 import { startHealthServer, type HealthReport } from './health-server.ts';
 import { stateDir } from './state-dir.ts';
 import { devSecretsKey } from './dev-secrets-key.ts';
@@ -162,6 +163,25 @@ function registeredClientsOf(controlPlane: ControlPlane): RegisteredClients {
   };
 }
 
+/** Where the platform's start-up and shutdown report what happened. */
+type Log = NonNullable<PlatformOptions['log']>;
+
+/** What a process runs besides its server: the services over the database, the worker, the operator and the metrics port. */
+interface Background {
+  db?: Db;
+  services?: Services;
+  workflows?: WorkflowsPort & { close(): Promise<void> };
+  worker?: RunningWorker;
+  operator?: RunningOperator;
+  metricsServer?: { url: string; close(): Promise<void> };
+  /**
+   * How long requests in flight, and then chat answers being produced, may take to finish at
+   * close: one deadline for the whole drain, so that a stop ends within the grace (and the pod's
+   * termination grace, which adds the preStop sleep and 5 s to it) however the wait divides.
+   */
+  graceMs: number;
+}
+
 /**
  * Starts the platform's processes for a role: `all` (edge with an in-process control plane, the
  * local default), `edge` (calls the control plane over HTTP), or `control-plane` (tRPC over HTTP).
@@ -171,156 +191,242 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
     throw new Error('an edge that calls the control plane over HTTP needs its credential (controlPlaneToken)');
   }
   const host = options.host ?? '127.0.0.1';
-  const audience = options.identity?.audience ?? options.audience ?? DEFAULT_AUDIENCE;
   const log = options.log ?? (() => {});
-  let db: Db | undefined;
-  let services: Services | undefined;
+  // The built-in provider's issuer is the edge's origin, known once it listens when its port is picked then.
+  const builtInIssuer = { url: options.publicUrl ?? `http://localhost:${options.port}` };
   const workflows = options.temporal ? createTemporalWorkflows(options.temporal) : undefined;
   const needsDb = options.role !== 'edge' || !options.controlPlaneUrl;
-  // The built-in provider's issuer is the edge's origin, known once it listens when its port is picked then.
-  let builtInIssuer = options.publicUrl ?? `http://localhost:${options.port}`;
+  const { db, services } = needsDb ? await startServices(options, { workflows, builtInIssuer: () => builtInIssuer.url, log }) : {};
+  const worker = await startWorkerOf(options, services);
+  const operator = startOperatorOf(options, services, log);
+  const metricsServer = options.metricsPort === undefined ? undefined : await startHealthServer({ host, port: options.metricsPort, metrics: true });
+  const background: Background = { db, services, workflows, worker, operator, metricsServer, graceMs: options.shutdownGraceMs ?? 0 };
+  if (options.role === 'worker' || options.role === 'operator') return serveHealth(options, background, host);
+  if (options.role === 'control-plane') return serveControlPlane(options, background, host);
+  return serveEdge(options, background, { host, log, builtInIssuer });
+}
+
+/**
+ * The services over the database, for every role but an edge that calls the control plane over
+ * HTTP: stored secrets sealed under the current key (refused or logged when unreadable), the
+ * development data seeded when asked, the outbox and the sweeps started, and the index builds and
+ * search projections left unfinished resumed in the background. Closes what it opened when sealing fails.
+ */
+async function startServices(
+  options: PlatformOptions,
+  deps: { workflows?: Background['workflows']; builtInIssuer: () => string; log: Log },
+): Promise<{ db: Db; services: Services }> {
+  const { workflows, log } = deps;
+  if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
+  const servesApi = options.role === 'all' || options.role === 'control-plane' || (options.role === 'edge' && !options.controlPlaneUrl);
   const appClients: IdentityProviderSettings = options.identity
     ? { kind: 'external', issuer: options.identity.issuer, initialAccessToken: options.identity.registrationToken }
-    : { kind: 'built-in', issuer: () => builtInIssuer };
-  const servesApi = options.role === 'all' || options.role === 'control-plane' || (options.role === 'edge' && !options.controlPlaneUrl);
-  if (needsDb) {
-    if (!options.databaseUrl) throw new Error('a database URL is required for the control plane');
-    db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl, timeouts: options.dbTimeouts });
-    const secrets = servesApi ? createSecretBox(options.secretsKey ?? devSecretsKey(), options.previousSecretsKeys) : undefined;
-    services = createServices({
-      db,
-      workflows,
-      blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')),
-      identityProvider: appClients,
-      clients: options.identity
-        ? {
-            firstParty: options.identity.firstPartyClients ? new Set(options.identity.firstPartyClients) : undefined,
-            withoutClient: options.identity.tokensWithoutClient ?? 'refuse',
-          }
-        : undefined,
-      secrets,
-      ai: options.ai,
-      chatStreams: options.chatStreams,
-      defaultPlan: options.defaultPlan,
-      invitationTtlMs: options.invitationTtlMs,
-      extractionLimits: options.extractionLimits,
-    });
-    if (secrets) {
-      try {
-        await sealStoredSecretsOnStart(services, secrets, { refuseUnreadable: options.refuseUnreadableSecrets ?? false, log });
-      } catch (error) {
-        await workflows?.close();
-        await db.close();
-        throw error;
-      }
+    : { kind: 'built-in', issuer: deps.builtInIssuer };
+  const db = createDb(options.databaseUrl, { tenantDatabaseUrl: options.tenantDatabaseUrl, timeouts: options.dbTimeouts });
+  const secrets = servesApi ? createSecretBox(options.secretsKey ?? devSecretsKey(), options.previousSecretsKeys) : undefined;
+  const services = createServices({
+    db,
+    workflows,
+    blobs: createLocalDirectoryBlobStore(options.blobRoot ?? stateDir('blobs')),
+    identityProvider: appClients,
+    clients: options.identity
+      ? {
+          firstParty: options.identity.firstPartyClients ? new Set(options.identity.firstPartyClients) : undefined,
+          withoutClient: options.identity.tokensWithoutClient ?? 'refuse',
+        }
+      : undefined,
+    secrets,
+    ai: options.ai,
+    chatStreams: options.chatStreams,
+    defaultPlan: options.defaultPlan,
+    invitationTtlMs: options.invitationTtlMs,
+    extractionLimits: options.extractionLimits,
+  });
+  if (secrets) {
+    try {
+      await sealStoredSecretsOnStart(services, secrets, { refuseUnreadable: options.refuseUnreadableSecrets ?? false, log });
+    } catch (error) {
+      await workflows?.close();
+      await db.close();
+      throw error;
     }
-    if (options.seedDevelopmentData) {
-      for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrateJobs.ensureExampleWorkflows(tenantId);
-    }
-    services.outbox.start();
-    services.sweeps.start();
-    // Index builds that a stopped process left unfinished, built in the background.
-    services.storage.indexBuilds.resume().then(
-      (tenants) => tenants.length && log(`resumed the unfinished index builds of ${tenants.length} tenant${tenants.length === 1 ? '' : 's'}`),
-      (error: unknown) => log('resuming unfinished index builds failed', error),
-    );
-    // Search projections that a migration asked for (a built-in type's search fields changed), written in the background.
-    services.searchReprojection.resume().then(
-      (done) => done.forEach(({ key, tenants, written }) => log(`projected ${written} ${key} resource(s) of ${tenants} tenant(s) for search`)),
-      (error: unknown) => log('projecting resources for search after a change of their search fields failed', error),
-    );
   }
-  const worker =
-    options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker')
-      ? await startWorker({ ...options.temporal, services: workerServicesOf(services!), activityLog: options.activityLog })
-      : undefined;
-  const operator =
-    options.operator && (options.role === 'all' || options.role === 'operator')
-      ? startOperator({
-          kubeConfig: loadKubeConfig(options.operator.kubeconfigPath),
-          services: operatorServicesOf(services!),
-          publicUrl: options.publicUrl ?? `http://localhost:${options.port}`,
-          namespace: options.operator.namespace,
-          identity: options.operator.identity,
-          leaseName: options.operator.leaseName,
-          log,
-        })
-      : undefined;
-  const metricsServer = options.metricsPort === undefined ? undefined : await startHealthServer({ host, port: options.metricsPort, metrics: true });
-  const ownMetricsPort = !!metricsServer;
-  const graceMs = options.shutdownGraceMs ?? 0;
-  /**
-   * One deadline for the whole drain, `graceMs` from the start of `close`: the requests in flight
-   * and then the chat answers still being produced share it, so that a stop ends within the grace
-   * (and the pod's termination grace, which adds the preStop sleep and 5 s to it) however the
-   * wait divides between them.
-   */
-  const drainDeadline = () => Date.now() + graceMs;
-  const closeBackground = async (deadline = Date.now()) => {
-    // Chat answers being produced here finish and are stored (by the drain's deadline), so that
-    // the clients that resume them elsewhere read them whole.
-    if (services) await answersFinished(services, deadline);
-    await metricsServer?.close();
-    await services?.outbox.stop();
-    await services?.sweeps.stop();
-    await services?.searchReprojection.stop();
-    await operator?.stop();
-    await worker?.shutdown();
-    await workflows?.close();
-    await services?.close();
+  if (options.seedDevelopmentData) {
+    for (const tenantId of (await seedDevelopmentData(db, developmentTenants)).values()) await services.orchestrateJobs.ensureExampleWorkflows(tenantId);
+  }
+  services.outbox.start();
+  services.sweeps.start();
+  resumeUnfinishedWork(services, log);
+  return { db, services };
+}
+
+/** Index builds that a stopped process left unfinished, and search projections a migration asked for, written in the background. */
+function resumeUnfinishedWork(services: Services, log: Log): void {
+  services.storage.indexBuilds.resume().then(
+    (tenants) => tenants.length && log(`resumed the unfinished index builds of ${tenants.length} tenant${tenants.length === 1 ? '' : 's'}`),
+    (error: unknown) => log('resuming unfinished index builds failed', error),
+  );
+  // A built-in type's search fields changed.
+  services.searchReprojection.resume().then(
+    (done) => done.forEach(({ key, tenants, written }) => log(`projected ${written} ${key} resource(s) of ${tenants} tenant(s) for search`)),
+    (error: unknown) => log('projecting resources for search after a change of their search fields failed', error),
+  );
+}
+
+/** The Temporal worker, for role `worker` and for role `all` unless `runWorker` is false; none without Temporal. */
+async function startWorkerOf(options: PlatformOptions, services: Services | undefined): Promise<RunningWorker | undefined> {
+  const runs = options.temporal && ((options.role === 'all' && options.runWorker !== false) || options.role === 'worker');
+  return runs ? startWorker({ ...options.temporal!, services: workerServicesOf(services!), activityLog: options.activityLog }) : undefined;
+}
+
+/** The Kubernetes operator, for roles `all` and `operator` when `operator` is given. */
+function startOperatorOf(options: PlatformOptions, services: Services | undefined, log: Log): RunningOperator | undefined {
+  if (!options.operator || (options.role !== 'all' && options.role !== 'operator')) return undefined;
+  return startOperator({
+    kubeConfig: loadKubeConfig(options.operator.kubeconfigPath),
+    services: operatorServicesOf(services!),
+    publicUrl: options.publicUrl ?? `http://localhost:${options.port}`,
+    namespace: options.operator.namespace,
+    identity: options.operator.identity,
+    leaseName: options.operator.leaseName,
+    log,
+  });
+}
+
+/**
+ * Stops what runs besides the server, the database pools aside: chat answers being produced here
+ * finish and are stored (by the drain's `deadline`), so that the clients that resume them
+ * elsewhere read them whole; then the metrics port, the outbox, the sweeps, the projections, the
+ * operator, the worker, the workflow client and the services.
+ */
+async function stopBackground(background: Background, deadline = Date.now()): Promise<void> {
+  const { services, metricsServer, operator, worker, workflows } = background;
+  if (services) await answersFinished(services, deadline);
+  await metricsServer?.close();
+  await services?.outbox.stop();
+  await services?.sweeps.stop();
+  await services?.searchReprojection.stop();
+  await operator?.stop();
+  await worker?.shutdown();
+  await workflows?.close();
+  await services?.close();
+}
+
+/** Roles `worker` and `operator`: `GET /health` (and `GET /metrics`) on `healthPort`, when given, reporting the database, the worker and the operator. */
+async function serveHealth(options: PlatformOptions, background: Background, host: string): Promise<RunningPlatform> {
+  const { services, worker, operator, metricsServer } = background;
+  const report = async (): Promise<HealthReport> => {
+    const checks: Record<string, string> = { database: (await services!.health.check()).checks.database };
+    if (worker) Object.assign(checks, await worker.health());
+    if (operator) Object.assign(checks, operator.health());
+    const healthy = checks.database === 'ok' && (!worker || (checks.worker === 'running' && checks.temporal === 'ok')) && (!operator || checks.kubernetes === 'ok');
+    return { status: healthy ? 'ok' : 'unavailable', checks };
   };
+  const health = options.healthPort === undefined ? undefined : await startHealthServer({ host, port: options.healthPort, report, metrics: !metricsServer });
+  return { url: health?.url ?? '', metricsUrl: metricsServer?.url, close: async () => (await health?.close(), await stopBackground(background, Date.now() + background.graceMs), await background.db!.close()) };
+}
 
-  if (options.role === 'worker' || options.role === 'operator') {
-    const report = async (): Promise<HealthReport> => {
-      const checks: Record<string, string> = { database: (await services!.health.check()).checks.database };
-      if (worker) Object.assign(checks, await worker.health());
-      if (operator) Object.assign(checks, operator.health());
-      const healthy = checks.database === 'ok' && (!worker || (checks.worker === 'running' && checks.temporal === 'ok')) && (!operator || checks.kubernetes === 'ok');
-      return { status: healthy ? 'ok' : 'unavailable', checks };
-    };
-    const health = options.healthPort === undefined ? undefined : await startHealthServer({ host, port: options.healthPort, report, metrics: !ownMetricsPort });
-    return { url: health?.url ?? '', metricsUrl: metricsServer?.url, close: async () => (await health?.close(), await closeBackground(drainDeadline()), await db!.close()) };
-  }
+/** Role `control-plane`: the tRPC server over the API's services, requiring `controlPlaneToken` (or one made here) of every caller. */
+async function serveControlPlane(options: PlatformOptions, background: Background, host: string): Promise<RunningPlatform> {
+  const issuer = options.identity?.issuer ?? options.publicUrl;
+  if (!issuer) throw new Error('the control plane needs the identity issuer (the edge URL for the built-in provider)');
+  const verifyToken = createTokenVerifier({
+    issuer,
+    audience: audienceOf(options),
+    jwksUrl: options.identity?.jwksUrl ?? `${issuer.replace(/\/$/, '')}/oauth2/v2.0/keys`,
+    tenantClaim: options.identity?.tenantClaim,
+  });
+  const callerToken = options.controlPlaneToken ?? generateControlPlaneToken();
+  const { services, metricsServer, graceMs } = background;
+  const server = asEdgeServer(createControlPlaneServer({ services: apiServicesOf(services!), verifyToken, callerToken, serveMetrics: !metricsServer }));
+  const port = await server.listen(options.port, host);
+  return {
+    url: `http://${host}:${port}`,
+    metricsUrl: metricsServer?.url,
+    controlPlaneToken: callerToken,
+    close: async () => {
+      const deadline = Date.now() + graceMs;
+      await server.close(graceMs);
+      await stopBackground(background, deadline);
+      await background.db!.close();
+    },
+  };
+}
 
-  if (options.role === 'control-plane') {
-    const issuer = options.identity?.issuer ?? options.publicUrl;
-    if (!issuer) throw new Error('the control plane needs the identity issuer (the edge URL for the built-in provider)');
-    const verifyToken = createTokenVerifier({
-      issuer,
-      audience,
-      jwksUrl: options.identity?.jwksUrl ?? `${issuer.replace(/\/$/, '')}/oauth2/v2.0/keys`,
-      tenantClaim: options.identity?.tenantClaim,
-    });
-    const callerToken = options.controlPlaneToken ?? generateControlPlaneToken();
-    const server = asEdgeServer(createControlPlaneServer({ services: apiServicesOf(services!), verifyToken, callerToken, serveMetrics: !ownMetricsPort }));
-    const port = await server.listen(options.port, host);
-    return { url: `http://${host}:${port}`, metricsUrl: metricsServer?.url, controlPlaneToken: callerToken, close: async () => {
-        const deadline = drainDeadline();
-        await server.close(graceMs);
-        await closeBackground(deadline);
-        await db!.close();
-      },
-    };
-  }
+/** The audience tokens must be issued for. */
+const audienceOf = (options: PlatformOptions) => options.identity?.audience ?? options.audience ?? DEFAULT_AUDIENCE;
 
+/**
+ * Token verification at the edge: by the external provider, or by the built-in one, served at the
+ * public origin. Requests are refused until `attach` is given that origin.
+ */
+function edgeIdentity(
+  options: PlatformOptions,
+  controlPlane: ControlPlane,
+  context: { log: Log; builtInIssuer: { url: string } },
+) {
   const mounts: Array<{ handles(p: string): boolean; handle: DevIdentityProvider['handle'] }> = [];
   let verify: (token: string) => Promise<{ sub: string }> = () => Promise.reject(new Error('identity provider not ready'));
+  let publicUrl = options.publicUrl ?? '';
+  let provider: DevIdentityProvider | undefined;
+  return {
+    /** The built-in provider's routes, once attached. */
+    mounts,
+    verifyToken: (token: string) => verify(token),
+    publicUrl: () => publicUrl,
+    provider: () => provider,
+    /** Sets up token verification (and the built-in provider) for the public origin `url`. */
+    async attach(url: string): Promise<void> {
+      publicUrl = url;
+      context.builtInIssuer.url = url;
+      if (options.identity) {
+        verify = withVerificationCache(createTokenVerifier(options.identity));
+        return;
+      }
+      const audience = audienceOf(options);
+      provider = await createDevIdentityProvider({
+        issuer: url,
+        audience,
+        jwks: options.devSigningKeys,
+        users: options.devUsers,
+        registeredClients: registeredClientsOf(controlPlane),
+        onError: (e) => context.log('identity provider error', e),
+      });
+      mounts.push(provider);
+      verify = withVerificationCache(createTokenVerifier({ issuer: url, audience, jwks: provider.publicJwks }));
+    },
+  };
+}
+
+/**
+ * Roles `all` and `edge`: the REST edge over the in-process control plane (or the one at
+ * `controlPlaneUrl`), with rate limits kept in PostgreSQL and the sign-in routes. Token
+ * verification is attached once the public origin is known: before listening on a given port,
+ * after it for port 0.
+ */
+async function serveEdge(
+  options: PlatformOptions,
+  background: Background,
+  context: { host: string; log: Log; builtInIssuer: { url: string } },
+): Promise<RunningPlatform> {
+  const { host, log } = context;
   // One connection: the counter updates of concurrent requests are pipelined on it, many per write.
   const limiterSql = createPool(options.databaseUrl ?? '', { max: 1, timeouts: options.dbTimeouts });
   const rateLimit = createRateLimits(postgresLimiters(limiterSql, { keyPrefix: options.rateLimits?.keyPrefix }), {
     ...DEFAULT_POLICIES,
     ...options.rateLimits?.policies,
   });
-  const controlPlane = options.controlPlaneUrl ? createHttpControlPlane(options.controlPlaneUrl, options.controlPlaneToken!, { timeoutMs: options.controlPlaneTimeoutMs }) : createInProcessControlPlane(apiServicesOf(services!));
-  const verifyToken = (token: string) => verify(token);
-  let publicUrl = options.publicUrl ?? '';
+  const controlPlane = options.controlPlaneUrl
+    ? createHttpControlPlane(options.controlPlaneUrl, options.controlPlaneToken!, { timeoutMs: options.controlPlaneTimeoutMs })
+    : createInProcessControlPlane(apiServicesOf(background.services!));
+  const identity = edgeIdentity(options, controlPlane, context);
   const signInKey = options.bff?.secret ?? randomBytes(32);
-  const bff = bffRoutes(controlPlane, verifyToken, {
+  const bff = bffRoutes(controlPlane, identity.verifyToken, {
     get publicUrl() {
-      return publicUrl;
+      return identity.publicUrl();
     },
     get issuer() {
-      return options.identity?.issuer ?? publicUrl;
+      return options.identity?.issuer ?? identity.publicUrl();
     },
     clientId: options.bff?.clientId ?? BFF_CLIENT_ID,
     clientSecret: options.bff?.clientSecret,
@@ -330,62 +436,42 @@ export async function startPlatform(options: PlatformOptions): Promise<RunningPl
   });
   const app = createEdgeApp({
     controlPlane,
-    verifyToken,
+    verifyToken: identity.verifyToken,
     rateLimit,
     sessions: {
       token: async (sessionId) => (await controlPlane.query({ identity: null }, 'sessions', 'resolve', { sessionId }))?.accessToken,
       signInKey,
-      publicUrl: () => publicUrl,
+      publicUrl: identity.publicUrl,
     },
     plugins: [bff, ...(options.extraPlugins ?? [])],
     onServerError: (error, request) => log(`server error on ${request.method} ${request.url}`, error),
     trustedProxies: options.trustedProxies?.length ? trustedProxies(options.trustedProxies) : undefined,
-    serveMetrics: !ownMetricsPort,
+    serveMetrics: !background.metricsServer,
     sseHeartbeatMs: options.sseHeartbeatMs,
   });
-  const server = createEdgeServer(app, mounts, { accessLog: options.accessLog });
-  let identityProvider: DevIdentityProvider | undefined;
-  /** Sets up token verification (and the built-in provider) for the public origin `url`. */
-  const attachIdentity = async (url: string) => {
-    publicUrl = url;
-    builtInIssuer = url;
-    if (options.identity) {
-      verify = withVerificationCache(createTokenVerifier(options.identity));
-    } else {
-      identityProvider = await createDevIdentityProvider({
-        issuer: url,
-        audience,
-        jwks: options.devSigningKeys,
-        users: options.devUsers,
-        registeredClients: registeredClientsOf(controlPlane),
-        onError: (e) => log('identity provider error', e),
-      });
-      mounts.push(identityProvider);
-      verify = withVerificationCache(createTokenVerifier({ issuer: url, audience, jwks: identityProvider.publicJwks }));
-    }
-  };
+  const server = createEdgeServer(app, identity.mounts, { accessLog: options.accessLog });
   const urlFor = (port: number) => options.publicUrl ?? `http://${host === '0.0.0.0' ? 'localhost' : host}:${port}`;
   // With a known origin, sign-in is ready before the first request can arrive; with port 0 the
   // origin is known only once listening (tests, which wait for this function before calling).
-  if (options.port !== 0) await attachIdentity(urlFor(options.port));
+  if (options.port !== 0) await identity.attach(urlFor(options.port));
   const release = async (deadline?: number) => {
-    await closeBackground(deadline);
+    await stopBackground(background, deadline);
     await limiterSql.end({ timeout: 5 });
-    await db?.close();
+    await background.db?.close();
   };
   const port = await server.listen(options.port, host).catch(async (error: unknown) => {
     await release();
     throw error;
   });
   const url = urlFor(port);
-  if (options.port === 0) await attachIdentity(url);
+  if (options.port === 0) await identity.attach(url);
   return {
     url,
-    metricsUrl: metricsServer?.url,
-    identityProvider,
+    metricsUrl: background.metricsServer?.url,
+    identityProvider: identity.provider(),
     close: async () => {
-      const deadline = drainDeadline();
-      await server.close(graceMs);
+      const deadline = Date.now() + background.graceMs;
+      await server.close(background.graceMs);
       await release(deadline);
     },
   };

@@ -1,5 +1,6 @@
 import { createLocalModel } from '../ai/local-model.ts';
 import { createOpenAiCompatibleModel, type OpenAiCompatibleSettings } from '../ai/openai-compatible.ts';
+import { createAppsDeclared, type AppsDeclared } from '../apps/apps.declared.ts';
 import { createAppsService, type AppsService } from '../apps/apps.service.ts';
 import { APP_OBJECT_TYPE } from '../apps/apps.schema.ts';
 import { keyedResources } from '../resources/keyed-resources.ts';
@@ -40,6 +41,7 @@ import type { VectorStore } from '../search/vector-store.ts';
 import { createSessionsService, type SessionsService } from '../sessions/sessions.service.ts';
 import { createStorageBackends } from '../storage/storage-backends.ts';
 import { createStorageJobs, type StorageJobs } from '../storage/storage.jobs.ts';
+import { createStorageDeclared, type StorageDeclared } from '../storage/storage.declared.ts';
 import { createStorageService, type StorageService } from '../storage/storage.service.ts';
 import { createStorageUsage, deleteExpiredStorageReservations, meteredBlobStore } from '../capabilities/storage-usage.ts';
 import { createTenantLifecycle } from '../tenants/tenant-lifecycle.ts';
@@ -79,7 +81,7 @@ import { UPLOADS_API } from '../uploads/uploads.router.ts';
 import { USERS_API } from '../users/users.router.ts';
 import { VERTICALS_API } from '../verticals/verticals.router.ts';
 import { WEBHOOKS_API } from '../webhooks/webhooks.router.ts';
-import type { OperatorServices } from '../operator/operator.ts';
+import { OPERATOR_FUNCTIONS, type OperatorServices } from '../operator/operator.ts';
 import type { WorkerServices } from '../../workers/activities/index.ts';
 
 /** Every domain's service: what procedures reach through their context, and what the workers' activities are built from. */
@@ -95,11 +97,13 @@ export interface Services {
   orchestrateJobs: OrchestrateJobs;
   capabilities: CapabilitiesService;
   storage: StorageService;
+  storageDeclared: StorageDeclared;
   storageJobs: StorageJobs;
   tenants: TenantsService;
   tenantsDeclared: TenantsDeclared;
   tenantJobs: TenantJobs;
   apps: AppsService;
+  appsDeclared: AppsDeclared;
   health: HealthService;
   uploads: UploadsService;
   idpApps: IdpAppsService;
@@ -207,12 +211,13 @@ export function createServices(
   const lifecycle = createTenantLifecycle(tenantsDeps);
   const tenants = createTenantsService({ ...tenantsDeps, lifecycle, invitationTtlMs: deps.invitationTtlMs });
   const tenantsDeclared = createTenantsDeclared({ ...tenantsDeps, lifecycle });
-  const apps = createAppsService({
+  const enrollments = keyedResources(APP_OBJECT_TYPE);
+  const apps = createAppsService({ db: deps.db, tenants, identity, enrollments });
+  const appsDeclared = createAppsDeclared({
     db: deps.db,
     tenants: { ...tenants, declare: tenantsDeclared.declare, removeDeclared: tenantsDeclared.removeDeclared },
-    identity,
     declarations,
-    enrollments: keyedResources(APP_OBJECT_TYPE),
+    enrollments,
   });
   const storageBackends = createStorageBackends({ db: deps.db, workflows: deps.workflows, blobs, refusedChunks: search.refusedChunks });
   const storage = createStorageService({ db: deps.db, workflows: deps.workflows, blobs, backends: storageBackends });
@@ -231,11 +236,13 @@ export function createServices(
     orchestrateJobs: createOrchestrateJobs({ db: deps.db, resources, answering, chat }),
     capabilities,
     storage,
+    storageDeclared: createStorageDeclared({ backends: storageBackends }),
     storageJobs: createStorageJobs({ db: deps.db, backends: storageBackends }),
     tenants,
     tenantsDeclared,
     tenantJobs: createTenantJobs(tenantsDeps),
     apps,
+    appsDeclared,
     health: createHealthService(deps),
     uploads: createUploadsService({ blobs, storageUsage, maxBytes: deps.uploadLimitBytes }),
     idpApps: createIdpAppsService({ db: deps.db, apps, tenants, identity, capabilities, provider: deps.identityProvider ?? DEFAULT_IDENTITY_PROVIDER }),
@@ -272,9 +279,14 @@ export function workerServicesOf(services: Services): WorkerServices {
   return { documents: services.documentJobs, orchestrate: services.orchestrateJobs, storage: services.storageJobs, tenants: services.tenantJobs };
 }
 
-/** What the operator is given: the declarations of tenants and apps, storage readiness, and tenant status changes. */
+/**
+ * What the operator is given (the declarations of tenants and apps, storage readiness, and tenant
+ * status changes): of each domain's `.declared.ts` interface, the functions the operator declares
+ * it calls and no others. Built once, at start-up.
+ */
 export function operatorServicesOf(services: Services): OperatorServices {
-  return { tenants: services.tenantsDeclared, apps: services.apps, storage: services.storage };
+  const of = OPERATOR_FUNCTIONS;
+  return { tenants: only(services.tenantsDeclared, of.tenants), apps: only(services.appsDeclared, of.apps), storage: only(services.storageDeclared, of.storage) };
 }
 
 /**

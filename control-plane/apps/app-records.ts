@@ -1,6 +1,20 @@
 import type { Tx } from '../db/client.ts';
 import type { KeyedResource, KeyedResources } from '../resources/keyed-resources.ts';
+import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { App, AppData } from './apps.schema.ts';
+
+/** The enrollment's stored fields, without absent optional ones. */
+export function appData(fields: Omit<AppData, 'childTenantId' | 'childTenantSlug'>, child: Tenant | undefined): AppData {
+  return {
+    key: fields.key,
+    name: fields.name,
+    ...(fields.template ? { template: fields.template } : {}),
+    source: fields.source,
+    ...(fields.appUrl ? { appUrl: fields.appUrl } : {}),
+    status: fields.status,
+    ...(child ? { childTenantId: child.id, childTenantSlug: child.slug } : {}),
+  };
+}
 
 /** The App record of an enrollment resource. */
 function toApp(row: KeyedResource): App {

@@ -9,12 +9,12 @@ import { insertTenant } from '../tenants/tenants.repo.ts';
 import { createTenantsDeclared } from '../tenants/tenants.declared.ts';
 import { createTenantsService } from '../tenants/tenants.service.ts';
 import { APP_OBJECT_TYPE } from './apps.schema.ts';
-import { createAppsService, type AppsService } from './apps.service.ts';
+import { createAppsDeclared, type AppsDeclared } from './apps.declared.ts';
 
 /** App enrollments are resources: every change to one, the operator's included, is in its history. */
 describe('app enrollment history', () => {
   let db: Db;
-  let apps: AppsService;
+  let apps: AppsDeclared;
   let companyId: string;
   const company = `apps-history-${randomUUID().slice(0, 8)}`;
 
@@ -22,7 +22,7 @@ describe('app enrollment history', () => {
     db = createDb(inject('databaseUrl'));
     const identity = createIdentityService({ db });
     const tenants = { ...createTenantsService({ db, identity }), ...createTenantsDeclared({ db, identity }) };
-    apps = createAppsService({ db, tenants, identity, declarations: createDeclarationsService(), enrollments: keyedResources(APP_OBJECT_TYPE) });
+    apps = createAppsDeclared({ db, tenants, declarations: createDeclarationsService(), enrollments: keyedResources(APP_OBJECT_TYPE) });
     companyId = (
       await db.system((tx) => insertTenant(tx, { slug: company, name: company, domains: [], usecase: 'generic', starterTemplate: 'blank-vertical-template', homeRegion: 'eu', parentId: null }))
     ).id;

@@ -1,4 +1,4 @@
-import type { AppsService } from '../apps/apps.service.ts';
+import type { AppsDeclared } from '../apps/apps.declared.ts';
 import type { Tenant } from '../tenants/tenants.schema.ts';
 import type { TenantsDeclared } from '../tenants/tenants.declared.ts';
 import type { AppObject } from './app-object.ts';
@@ -9,7 +9,7 @@ import type { StepRun } from './runtime/step-runner.ts';
 
 /** What reconciling App objects needs of the platform. */
 export interface ReconcileAppDeps {
-  apps: Pick<AppsService, 'declare' | 'removeDeclared'>;
+  apps: Pick<AppsDeclared, 'declare' | 'removeDeclared'>;
   tenants: Pick<TenantsDeclared, 'find'>;
   event: RecordEvent;
 }

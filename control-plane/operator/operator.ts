@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { AppsService } from '../apps/apps.service.ts';
-import { systemActor } from '../identity/system-actor.ts';
-import type { StorageService } from '../storage/storage.service.ts';
+import type { AppsDeclared } from '../apps/apps.declared.ts';
+import type { StorageDeclared } from '../storage/storage.declared.ts';
 import type { TenantsDeclared } from '../tenants/tenants.declared.ts';
 import { kubeFromConfig, type Ensured } from './kube.ts';
 import { appKind } from './reconcile-app.ts';
@@ -10,11 +9,18 @@ import { tenantKind } from './reconcile-tenant.ts';
 import { startController, type RunningController } from './runtime/controller.ts';
 import { eventRecorder } from './runtime/event-recorder.ts';
 
-/** What the operator calls on the platform: only these services' functions. */
+/** The functions the operator calls of each domain's `.declared.ts` interface; the composition root gives it these and no others. */
+export const OPERATOR_FUNCTIONS = {
+  tenants: ['declare', 'removeDeclared', 'find', 'onStatusChange'],
+  apps: ['declare', 'removeDeclared'],
+  storage: ['readiness', 'startProvisioning'],
+} as const satisfies { tenants: readonly (keyof TenantsDeclared)[]; apps: readonly (keyof AppsDeclared)[]; storage: readonly (keyof StorageDeclared)[] };
+
+/** What the operator calls on the platform: only these functions of the domains' declared interfaces. */
 export interface OperatorServices {
-  tenants: Pick<TenantsDeclared, 'declare' | 'removeDeclared' | 'find' | 'onStatusChange'>;
-  apps: Pick<AppsService, 'declare' | 'removeDeclared'>;
-  storage: Pick<StorageService, 'readiness' | 'startProvisioning'>;
+  tenants: Pick<TenantsDeclared, (typeof OPERATOR_FUNCTIONS.tenants)[number]>;
+  apps: Pick<AppsDeclared, (typeof OPERATOR_FUNCTIONS.apps)[number]>;
+  storage: Pick<StorageDeclared, (typeof OPERATOR_FUNCTIONS.storage)[number]>;
 }
 
 export interface OperatorOptions {
@@ -51,8 +57,8 @@ export function startOperator(options: OperatorOptions): RunningOperator {
   const kinds = [
     tenantKind({
       tenants,
-      storageReadiness: (tenantId) => storage.readiness(systemActor(tenantId)),
-      provisionStorage: (tenantId, backends) => storage.startProvisioning(systemActor(tenantId), backends),
+      storageReadiness: (tenantId) => storage.readiness(tenantId),
+      provisionStorage: (tenantId, backends) => storage.startProvisioning(tenantId, backends),
       publicUrl: options.publicUrl,
       ensured,
       event,

@@ -12,7 +12,15 @@ import { createPostgresqlBackend } from './backends/postgresql.ts';
 import { createSearchBackend } from './backends/search.ts';
 import { createIndexBuilds } from './index-builds.ts';
 import { currentDatabase, findTenant, listStorageRows, recordReady, type StorageRow } from './storage.repo.ts';
-import type { ProvisionStorageRequest, StorageBackend, StorageChange, StorageLocation } from './storage.schema.ts';
+import {
+  STORAGE_BACKENDS,
+  type BackendStatus,
+  type ProvisionStorageRequest,
+  type StorageBackend,
+  type StorageChange,
+  type StorageLocation,
+  type StorageReadiness,
+} from './storage.schema.ts';
 
 export interface StorageDeps {
   db: Db;
@@ -67,6 +75,21 @@ export function createStorageBackends(deps: StorageDeps) {
     return new Map((await db.inTenant(tenantId, (tx) => listStorageRows(tx))).map((row) => [row.backend, row]));
   }
 
+  /** Each backend's state from the tenant's storage rows (a backend without a row is `not_provisioned`), without the workflow run. */
+  async function readiness(tenantId: string): Promise<StorageReadiness> {
+    const rows = await rowsByBackend(tenantId);
+    const backends: BackendStatus[] = [];
+    for (const backend of STORAGE_BACKENDS) {
+      const row = rows.get(backend);
+      backends.push(
+        row
+          ? { backend, status: row.status, location: row.location, provisionedAt: row.provisionedAt, updatedAt: row.updatedAt, error: row.error }
+          : { backend, status: 'not_provisioned', location: await drivers[backend].location(tenantId), provisionedAt: null, updatedAt: null, error: null },
+      );
+    }
+    return { tenantId, ready: backends.every((b) => b.status === 'ready'), backends };
+  }
+
   async function reconcile(tenantId: string, backend: StorageBackend, apply: boolean, rebuildSearch: boolean, signal?: AbortSignal): Promise<StorageChange[]> {
     await requireTenant(tenantId);
     const driver = drivers[backend];
@@ -90,5 +113,5 @@ export function createStorageBackends(deps: StorageDeps) {
     return workflowId;
   }
 
-  return { backendDeps, drivers, indexBuilds, workflows, requireTenant, rowsByBackend, reconcile, startStorageRun };
+  return { backendDeps, drivers, indexBuilds, workflows, requireTenant, rowsByBackend, readiness, reconcile, startStorageRun };
 }

@@ -7,7 +7,6 @@ import type { StorageRow } from './storage.repo.ts';
 import {
   STORAGE_BACKENDS,
   type BackendSelection,
-  type BackendStatus,
   type DoctorCheck,
   type DoctorReport,
   type ProvisionInput,
@@ -16,7 +15,6 @@ import {
   type StorageBackend,
   type StorageChange,
   type StorageLocation,
-  type StorageReadiness,
   type StorageStatus,
   type SyncSchemaInput,
   type SyncSchemaOutcome,
@@ -32,26 +30,12 @@ const worst = (checks: readonly DoctorCheck[]) => (checks.some((c) => c.result =
 export type StorageService = ReturnType<typeof createStorageService>;
 
 /**
- * A tenant's storage: routing and status per backend, diagnostics, provisioning (a Temporal
- * workflow `tenant-<id>-storage` whose steps are in storage.jobs.ts) and index reconciliation
- * from object type metadata.
+ * A tenant's storage, for the API: routing and status per backend, diagnostics, provisioning (a
+ * Temporal workflow `tenant-<id>-storage` whose steps are in storage.jobs.ts) and index
+ * reconciliation from object type metadata. What the operator calls is in storage.declared.ts.
  */
 export function createStorageService(deps: StorageDeps & { backends?: StorageBackends }) {
-  const { backendDeps, drivers, indexBuilds, workflows, rowsByBackend, reconcile, startStorageRun } = deps.backends ?? createStorageBackends(deps);
-
-  async function readiness(tenantId: string): Promise<StorageReadiness> {
-    const rows = await rowsByBackend(tenantId);
-    const backends: BackendStatus[] = [];
-    for (const backend of STORAGE_BACKENDS) {
-      const row = rows.get(backend);
-      backends.push(
-        row
-          ? { backend, status: row.status, location: row.location, provisionedAt: row.provisionedAt, updatedAt: row.updatedAt, error: row.error }
-          : { backend, status: 'not_provisioned', location: await drivers[backend].location(tenantId), provisionedAt: null, updatedAt: null, error: null },
-      );
-    }
-    return { tenantId, ready: backends.every((b) => b.status === 'ready'), backends };
-  }
+  const { backendDeps, drivers, indexBuilds, workflows, rowsByBackend, readiness, reconcile, startStorageRun } = deps.backends ?? createStorageBackends(deps);
 
   async function status(tenantId: string): Promise<StorageStatus> {
     return { ...(await readiness(tenantId)), workflow: await provisioningRun(tenantId) };
@@ -88,9 +72,6 @@ export function createStorageService(deps: StorageDeps & { backends?: StorageBac
     /** Routing and provisioning status of every backend of the actor's tenant. */
     status: (actor: Actor) => status(actor.tenantId),
 
-    /** The same without the workflow run, for the operator: it looks often, and Temporal need not answer each time. */
-    readiness: (actor: Actor) => readiness(actor.tenantId),
-
     /** Runs every backend's checks; changes nothing the tenant can see (the blob probe removes itself). */
     async doctor(actor: Actor): Promise<DoctorReport> {
       const rows = await rowsByBackend(actor.tenantId);
@@ -121,14 +102,6 @@ export function createStorageService(deps: StorageDeps & { backends?: StorageBac
       if (!closed) return { ...base, workflowId, state: 'running', changes: [], error: null, storage };
       const state = closed.status === 'completed' ? 'completed' : closed.status === 'timed_out' ? 'timed_out' : closed.status === 'failed' ? 'failed' : 'cancelled';
       return { ...base, workflowId, state, changes: closed.value?.changes ?? [], error: closed.error ?? null, storage };
-    },
-
-    /**
-     * Starts workflow `tenant-<id>-storage` for `backends` without waiting for it (a run under way is
-     * joined), for the operator: it follows the backends' status instead.
-     */
-    async startProvisioning(actor: Actor, backends: StorageBackend[]): Promise<void> {
-      await startStorageRun({ tenantId: actor.tenantId, backend: 'all', backends, dryRun: false, rebuildSearch: false });
     },
 
     /**

@@ -98,16 +98,29 @@ function domainOf(path: string): string | undefined {
 const FOLDERS = [...new Set(files.map(domainOf).filter((folder) => folder !== undefined))].sort();
 /** The folder of the Kubernetes operator: a caller of the domains, with a rule of its own. */
 const OPERATOR = 'operator';
+/**
+ * The composition root (control-plane/app/): the root router, the service wiring, the server and
+ * the start-up. It imports the domains, so nothing below it may import it.
+ */
+const APP = 'app';
+/**
+ * Who may import the composition root: the process entry point (main.ts), the development scripts,
+ * the tests, and control-plane/contracts.ts, which re-exports the root router's type and the
+ * control plane's client for the edge and the CLI.
+ */
+const mayImportApp = (file: string) =>
+  domainOf(file) === APP || file === CONTRACTS || file === 'main.ts' || file.startsWith('scripts/') || file.startsWith('test/') || isTest(file);
 /** Whether a folder holds a repository or a service (tests aside): what makes it a domain. */
 const ownsSomething = (folder: string) =>
   files.some((file) => domainOf(file) === folder && !isTest(file) && /\.(repo|service)\.ts$/.test(file));
 /** The domains: the folders that hold a repository or a service. */
-const DOMAINS = FOLDERS.filter((folder) => folder !== OPERATOR && ownsSomething(folder));
+const DOMAINS = FOLDERS.filter((folder) => folder !== OPERATOR && folder !== APP && ownsSomething(folder));
 /**
- * Shared machinery and adapters (db, query, trpc, temporal, ai, extract...): the folders that hold
- * neither a repository nor a service. Any domain may use them, and they use no domain's repository.
+ * Shared machinery and adapters (db, query, trpc, temporal, ai, extract...): the folders other than
+ * the composition root and the operator that hold neither a repository nor a service. Any domain
+ * may use them; they import no domain, nor the operator, the composition root or the contracts.
  */
-const MACHINERY = new Set(FOLDERS.filter((folder) => folder !== OPERATOR && !DOMAINS.includes(folder)));
+const MACHINERY = new Set(FOLDERS.filter((folder) => folder !== OPERATOR && folder !== APP && !DOMAINS.includes(folder)));
 
 describe('import boundaries', () => {
   it('finds the imports of every tracked TypeScript file', () => {
@@ -116,10 +129,10 @@ describe('import boundaries', () => {
   });
 
   it('reads the control-plane folders from the tree: the domains, the shared machinery and the operator', () => {
-    expect(FOLDERS).toContain(OPERATOR);
+    expect(FOLDERS).toEqual(expect.arrayContaining([OPERATOR, APP]));
     expect(DOMAINS).toEqual(expect.arrayContaining(['tenants', 'resources', 'documents', 'storage']));
     expect([...MACHINERY]).toEqual(expect.arrayContaining(['db', 'trpc', 'temporal']));
-    expect([...DOMAINS, ...MACHINERY, OPERATOR].sort()).toEqual(FOLDERS);
+    expect([...DOMAINS, ...MACHINERY, OPERATOR, APP].sort()).toEqual(FOLDERS);
     expect(files, 'every module listed as pure exists').toEqual(expect.arrayContaining(PURE_MODULES));
   });
 
@@ -142,6 +155,21 @@ describe('import boundaries', () => {
       (i) => PURE_MODULES.includes(i.file) && !i.typeOnly && !WORKFLOW_PACKAGES.includes(i.target) && !PURE_MODULES.includes(i.target),
     );
     expect(show(violations), 'a module that workflows import must stay pure').toEqual([]);
+  });
+
+  it('lets only the entry points, scripts, tests and control-plane/contracts.ts import the composition root control-plane/app/', () => {
+    const violations = graph.filter((i) => domainOf(i.target) === APP && !mayImportApp(i.file));
+    expect(show(violations), 'the composition root imports the domains, never the other way round: take what is needed as a port in your deps').toEqual([]);
+  });
+
+  it('keeps the shared machinery free of imports of the domains, the operator, the composition root and the contracts (tests excepted)', () => {
+    const violations = graph.filter((i) => {
+      const from = domainOf(i.file);
+      if (isTest(i.file) || from === undefined || !MACHINERY.has(from)) return false;
+      const to = domainOf(i.target);
+      return i.target === CONTRACTS || (to !== undefined && !MACHINERY.has(to));
+    });
+    expect(show(violations), 'machinery sits below the domains: move the shared part down into the machinery, or have the domain pass it in').toEqual([]);
   });
 
   // Tests may set up another domain's rows through its repository.
