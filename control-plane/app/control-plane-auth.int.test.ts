@@ -4,6 +4,7 @@ import type { JSONWebKeySet } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateSigningJwks } from '../../api-edge/identity/dev-provider.ts';
 import { startPlatform } from './platform.ts';
+import { appRouter } from './root-router.ts';
 import { freePort } from '../../scripts/stack/process.ts';
 import { ADMIN, startTestStack, type TestStack } from '../../test/harness/stack.ts';
 import { encodeUploadMeta, UPLOAD_META_HEADER } from '../trpc/upload-body.ts';
@@ -90,6 +91,22 @@ describe('the control plane port authenticates its caller', { timeout: 120_000 }
     expect(await runs('idpApps.verifySecret')).toBe(checksBefore);
     expect(await runs('uploads.put')).toBe(uploadsBefore);
     expect(await filesUnder(stack.blobRoot)).toEqual(filesBefore);
+  });
+
+  it('refuses every procedure of the router without the credential, by GET and by POST, and runs none', async () => {
+    const procedures = Object.keys(appRouter._def.procedures).filter((name) => name !== 'health.check');
+    expect(procedures.length).toBeGreaterThan(100);
+    const allRuns = async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return [...text.matchAll(/^svc_trpc_procedure_duration_seconds_count\{procedure="(?!health\.check")[^}]*\} (\d+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
+    };
+    const before = await allRuns();
+    for (const procedure of procedures) {
+      const byGet = await call(`${procedure}?input=${encodeURIComponent('{}')}`, { method: 'GET', headers: { authorization: `Bearer ${userToken}`, 'x-tenant-id': 'acme' } });
+      const byPost = await call(procedure, { headers: { authorization: `Bearer ${userToken}`, 'x-tenant-id': 'acme', 'content-type': 'application/json' }, body: '{}' });
+      expect([byGet.status, byPost.status], procedure).toEqual([401, 401]);
+    }
+    expect(await allRuns()).toBe(before);
   });
 
   it('answers the edge\u2019s credential', async () => {
