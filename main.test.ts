@@ -2,6 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,7 +105,7 @@ describe('main.ts (the production entry point)', () => {
   });
 
   it('exits with code 2 in production when SECRETS_KEY is missing or malformed, or SECRETS_KEY_PREVIOUS is malformed or alone, for a role that serves the API', { timeout: 90_000 }, async () => {
-    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64') };
+    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', AUTH_FIRST_PARTY_CLIENTS: 'svc-cli', CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64') };
     const cases = [
       ['control-plane', production, 'SECRETS_KEY is required for role control-plane in production: 32 bytes, base64-encoded'],
       ['all', { ...production, SECRETS_KEY: randomBytes(16).toString('base64') }, 'SECRETS_KEY must be 32 bytes, base64-encoded'],
@@ -123,7 +125,7 @@ describe('main.ts (the production entry point)', () => {
 
   it('refuses to run the control-plane role in production without the credential of its port, with one line and exit code 2', async () => {
     const port = await freePort();
-    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: 'http://127.0.0.1:1', SVC_DEV_SEED: 'false', AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', SECRETS_KEY: randomBytes(32).toString('base64') };
+    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', PORT: String(port), PUBLIC_URL: 'http://127.0.0.1:1', SVC_DEV_SEED: 'false', AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', AUTH_FIRST_PARTY_CLIENTS: 'svc-cli', SECRETS_KEY: randomBytes(32).toString('base64') };
     const missing = runMain(['--role', 'control-plane'], production);
     started.push(missing.child);
     expect(await missing.exited).toBe(2);
@@ -138,6 +140,63 @@ describe('main.ts (the production entry point)', () => {
     started.push(edge.child);
     expect(await edge.exited).toBe(2);
     expect(edge.output()).toContain('CONTROL_PLANE_TOKEN is required with CONTROL_PLANE_URL');
+  });
+
+  it('refuses to start in production with an external provider but no AUTH_FIRST_PARTY_CLIENTS, for a role that serves the API', { timeout: 90_000 }, async () => {
+    const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64'), SECRETS_KEY: randomBytes(32).toString('base64') };
+    const cases = [
+      ['control-plane', {}, 'AUTH_FIRST_PARTY_CLIENTS is required with AUTH_ISSUER in production'],
+      ['all', { AUTH_FIRST_PARTY_CLIENTS: ' , ' }, 'AUTH_FIRST_PARTY_CLIENTS is required with AUTH_ISSUER in production'],
+      ['all', { AUTH_FIRST_PARTY_CLIENTS: '*,svc-cli' }, 'AUTH_FIRST_PARTY_CLIENTS is "*" alone or a list of client ids'],
+    ] as const;
+    await Promise.all(
+      cases.map(async ([role, extra, message]) => {
+        const port = await freePort();
+        const run = runMain(['--role', role], { ...production, ...extra, PORT: String(port) });
+        started.push(run.child);
+        expect(await run.exited).toBe(2);
+        expect(JSON.parse(run.output().trim())).toMatchObject({ level: 50, msg: expect.stringContaining(message) });
+        await expect(fetch(`http://127.0.0.1:${port}/health`)).rejects.toThrow();
+      }),
+    );
+  });
+
+  it('sets Secure __Host- cookies in production whatever the scheme of PUBLIC_URL, and says that browser sign-in needs https', { timeout: 90_000 }, async () => {
+    // A provider that answers discovery alone: the sign-in's first step needs nothing more.
+    const provider = createServer((request, response) => {
+      const issuer = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+      if (request.url !== '/.well-known/openid-configuration') return void response.writeHead(404).end();
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ issuer, authorization_endpoint: `${issuer}/authorize`, token_endpoint: `${issuer}/token`, jwks_uri: `${issuer}/jwks`, response_types_supported: ['code'] }));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    try {
+      const issuer = `http://127.0.0.1:${(provider.address() as AddressInfo).port}`;
+      const port = await freePort();
+      const run = runMain(['--role', 'all'], {
+        ...bareEnv(stateDir),
+        NODE_ENV: 'production',
+        DATABASE_URL: inject('databaseUrl'),
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        PUBLIC_URL: 'http://platform.example.test',
+        AUTH_ISSUER: issuer,
+        AUTH_JWKS_URL: `${issuer}/jwks`,
+        AUTH_FIRST_PARTY_CLIENTS: 'svc-cli',
+        SVC_DEV_SEED: 'false',
+        SECRETS_KEY: devSecretsKey().toString('base64'),
+      });
+      started.push(run.child);
+      await until(async () => run.output().includes('platform ready') || run.child.exitCode !== null, (done) => done);
+      expect(run.output()).toContain('PUBLIC_URL http://platform.example.test is not https: browser sign-in needs https');
+      const login = await fetch(`http://127.0.0.1:${port}/auth/login`, { redirect: 'manual' });
+      expect(login.status).toBe(302);
+      expect(login.headers.get('set-cookie')).toMatch(/^__Host-svc_auth_tx=[^;]+;.*Path=\/;.*Secure/);
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+    } finally {
+      provider.close();
+    }
   });
 
   it('runs the control-plane role from the environment, logs JSON lines in production, and stops on SIGTERM', async () => {
@@ -156,6 +215,7 @@ describe('main.ts (the production entry point)', () => {
       PUBLIC_URL: 'http://127.0.0.1:1',
       AUTH_ISSUER: 'http://127.0.0.1:1',
       AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
+      AUTH_FIRST_PARTY_CLIENTS: 'svc-cli',
       SVC_DEV_SEED: 'false',
       // The run's key: production refuses to start when stored secrets are sealed under a key it lacks.
       SECRETS_KEY: devSecretsKey().toString('base64'),

@@ -146,8 +146,28 @@ function operatorSettings(env: NodeJS.ProcessEnv): PlatformOptions['operator'] {
 function bffSettings(env: NodeJS.ProcessEnv): PlatformOptions['bff'] {
   const secret = env.SIGN_IN_KEY ? Buffer.from(env.SIGN_IN_KEY, 'base64') : undefined;
   if (secret && secret.length !== 32) throw new ConfigError('SIGN_IN_KEY must be 32 bytes, base64-encoded (openssl rand -base64 32)');
-  return { clientId: env.BFF_CLIENT_ID || undefined, clientSecret: env.BFF_CLIENT_SECRET || undefined, scope: env.BFF_SCOPE || undefined, secret };
+  return {
+    clientId: env.BFF_CLIENT_ID || undefined,
+    clientSecret: env.BFF_CLIENT_SECRET || undefined,
+    scope: env.BFF_SCOPE || undefined,
+    secret,
+    // In production the session cookies are Secure `__Host-` cookies whatever PUBLIC_URL says (decision 0185).
+    secureCookies: env.NODE_ENV === 'production',
+  };
 }
+
+/** Whether browsers would refuse the production platform's Secure cookies at `publicUrl`: plain http on a host that is not loopback. */
+function insecurePublicUrl(publicUrl: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(publicUrl);
+    return protocol === 'http:' && hostname !== 'localhost' && !hostname.endsWith('.localhost') && hostname !== '[::1]' && !/^127\./.test(hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `role` runs the API's services itself (not an edge that calls a control plane elsewhere). */
+const servesApi = (role: PlatformRole, env: NodeJS.ProcessEnv) => role === 'all' || role === 'control-plane' || (role === 'edge' && !env.CONTROL_PLANE_URL);
 
 /**
  * The operator key that seals stored secrets at rest (`SECRETS_KEY`, 32 bytes base64), for the
@@ -156,8 +176,7 @@ function bffSettings(env: NodeJS.ProcessEnv): PlatformOptions['bff'] {
  * start without it; elsewhere the local development key is used (control-plane/app/dev-secrets-key.ts).
  */
 function secretsKeySettings(role: PlatformRole, env: NodeJS.ProcessEnv): Pick<PlatformOptions, 'secretsKey' | 'previousSecretsKeys' | 'refuseUnreadableSecrets'> {
-  const servesApi = role === 'all' || role === 'control-plane' || (role === 'edge' && !env.CONTROL_PLANE_URL);
-  if (!servesApi) return {};
+  if (!servesApi(role, env)) return {};
   if (!env.SECRETS_KEY) {
     if (env.SECRETS_KEY_PREVIOUS) throw new ConfigError('SECRETS_KEY_PREVIOUS needs SECRETS_KEY: the new key, under which the secrets sealed with the previous ones are sealed again');
     if (env.NODE_ENV !== 'production') return {};
@@ -215,9 +234,28 @@ function identitySettings(role: PlatformRole, env: NodeJS.ProcessEnv): PlatformO
     jwksUrl,
     tenantClaim: env.AUTH_TENANT_CLAIM,
     registrationToken: env.AUTH_REGISTRATION_TOKEN || undefined,
-    firstPartyClients: listSetting(env.AUTH_FIRST_PARTY_CLIENTS),
+    firstPartyClients: firstPartyClientsSetting(role, env),
     tokensWithoutClient: tokensWithoutClientSetting(env),
   };
+}
+
+/**
+ * `AUTH_FIRST_PARTY_CLIENTS`: the platform's own clients at an external provider; `*` (or, outside
+ * production, unset) makes every client no tenant registered one of them. Closed by default: in
+ * production a role that looks clients up (one that serves the API) refuses to start without it.
+ */
+function firstPartyClientsSetting(role: PlatformRole, env: NodeJS.ProcessEnv): string[] | undefined {
+  const clients = listSetting(env.AUTH_FIRST_PARTY_CLIENTS);
+  if (clients?.includes('*')) {
+    if (clients.length > 1) throw new ConfigError(`AUTH_FIRST_PARTY_CLIENTS is "*" alone or a list of client ids, not "${env.AUTH_FIRST_PARTY_CLIENTS}"`);
+    return undefined;
+  }
+  if (!clients && env.NODE_ENV === 'production' && servesApi(role, env)) {
+    throw new ConfigError(
+      'AUTH_FIRST_PARTY_CLIENTS is required with AUTH_ISSUER in production: the client ids of the platform\'s own clients at the provider, comma-separated (e.g. svc-cli,svc-bff); a token of any other client that no tenant registered is refused. "*" accepts every such client as the platform\'s own',
+    );
+  }
+  return clients;
 }
 
 /** A comma-separated setting's values; undefined when it names none. */
@@ -439,6 +477,9 @@ export async function runMain(argv: readonly string[], env: NodeJS.ProcessEnv, l
   try {
     if (role !== 'edge') await migrateOnStart(config.databaseUrl!, log);
     if (role !== 'edge' && !temporal) log('TEMPORAL_ADDRESS is not set: executions and provisioning are unavailable');
+    if (config.bff?.secureCookies && (role === 'all' || role === 'edge') && insecurePublicUrl(publicUrl!)) {
+      log(`PUBLIC_URL ${publicUrl} is not https: browser sign-in needs https (its cookies are Secure in production); API calls with bearer tokens are unaffected`);
+    }
     if (env.OTEL_EXPORTER_OTLP_ENDPOINT) log('OTEL_EXPORTER_OTLP_ENDPOINT is set, but this version exports no traces: trace context is propagated and logged only');
     platform = await startPlatform({ ...config, runWorker: !nodeChildren, operator: nodeChildren ? undefined : operator, log, accessLog: log.requests, activityLog: log.activities });
   } catch (error) {

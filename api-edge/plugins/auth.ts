@@ -17,6 +17,8 @@ export interface BrowserSessions {
   signInKey: Uint8Array;
   /** The public URL, read at each request (the edge may learn it only once it listens). */
   publicUrl(): string;
+  /** The cookies are `__Host-` cookies whatever the public URL's scheme (production); see {@link bffCookieName}. */
+  alwaysSecure?: boolean;
 }
 
 /** The session cookie's name on plain http; see {@link bffCookieName}. */
@@ -30,17 +32,24 @@ type BffCookie = typeof SESSION_COOKIE | typeof CSRF_COOKIE | typeof SIGN_IN_COO
 const isHttps = (publicUrl: string) => publicUrl.startsWith('https:');
 
 /**
- * A cookie's name for the public URL: `__Host-<name>` when it is https, so that the browser keeps
- * it to this host (Secure, `Path=/`, no `Domain`) and a sibling subdomain cannot set or replace it;
- * the plain name on http, where browsers refuse Secure cookies (local development).
+ * A cookie's name for the public URL: `__Host-<name>` when it is https or `alwaysSecure` is set
+ * (production), so that the browser keeps it to this host (Secure, `Path=/`, no `Domain`), sends it
+ * only over https, and a sibling subdomain cannot set or replace it; the plain name on http in local
+ * development, where browsers refuse Secure cookies but on loopback.
  */
-export function bffCookieName(publicUrl: string, name: BffCookie): string {
-  return isHttps(publicUrl) ? `__Host-${name}` : name;
+export function bffCookieName(publicUrl: string, name: BffCookie, alwaysSecure = false): string {
+  return alwaysSecure || isHttps(publicUrl) ? `__Host-${name}` : name;
 }
 
-/** A `Set-Cookie` value of the backend-for-frontend: `Path=/`, no `Domain`, Secure and `__Host-` on https. */
-export function bffCookie(publicUrl: string, name: BffCookie, value: string, attributes: Pick<SerializeOptions, 'httpOnly' | 'sameSite' | 'maxAge'>): string {
-  return serialize(bffCookieName(publicUrl, name), value, { sameSite: 'lax', ...attributes, path: '/', secure: isHttps(publicUrl) });
+/** A `Set-Cookie` value of the backend-for-frontend: `Path=/`, no `Domain`, Secure and `__Host-` on https or with `alwaysSecure`. */
+export function bffCookie(
+  publicUrl: string,
+  name: BffCookie,
+  value: string,
+  attributes: Pick<SerializeOptions, 'httpOnly' | 'sameSite' | 'maxAge'>,
+  alwaysSecure = false,
+): string {
+  return serialize(bffCookieName(publicUrl, name, alwaysSecure), value, { sameSite: 'lax', ...attributes, path: '/', secure: alwaysSecure || isHttps(publicUrl) });
 }
 
 const csrfKeys = new WeakMap<Uint8Array, Buffer>();
@@ -65,8 +74,8 @@ export function isCsrfTokenOf(signInKey: Uint8Array, sessionId: string, sent: st
 }
 
 /** The session id a request's cookies name, if it has the form of one. */
-export function sessionIdOf(headers: Headers, publicUrl: string): string | undefined {
-  const value = parseCookies(headers.get('cookie') ?? '')[bffCookieName(publicUrl, SESSION_COOKIE)];
+export function sessionIdOf(headers: Headers, publicUrl: string, alwaysSecure = false): string | undefined {
+  const value = parseCookies(headers.get('cookie') ?? '')[bffCookieName(publicUrl, SESSION_COOKIE, alwaysSecure)];
   return value && isSessionId(value) ? value : undefined;
 }
 
@@ -97,7 +106,7 @@ export async function authenticate(
     token = BEARER.exec(authorization)?.[1];
     if (!token) throw new UnauthorizedError('malformed Authorization header');
   } else if (sessions) {
-    const sessionId = sessionIdOf(headers, sessions.publicUrl());
+    const sessionId = sessionIdOf(headers, sessions.publicUrl(), sessions.alwaysSecure);
     if (sessionId) {
       token = await sessions.token(sessionId);
       if (token && !SAFE_METHODS.has(request.method) && !isCsrfTokenOf(sessions.signInKey, sessionId, headers.get(CSRF_HEADER))) {

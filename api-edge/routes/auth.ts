@@ -27,6 +27,8 @@ export interface BffOptions {
   scope: string;
   /** 32 bytes that encrypt the short-lived sign-in cookie and key the CSRF tokens; shared by every edge instance. */
   secret: Uint8Array;
+  /** `__Host-` cookies whatever the public URL's scheme (production). */
+  alwaysSecure?: boolean;
 }
 
 const TX_TTL_SECONDS = 600;
@@ -51,7 +53,7 @@ function safeReturnTo(value: string | null): string {
  * Backend-for-frontend sign-in: `/auth/login` starts an authorization-code flow with PKCE,
  * `/auth/callback` exchanges the code on the server and opens a server-side session (HttpOnly
  * cookie) with its CSRF token in a readable cookie, `/auth/logout` ends it. The browser never
- * holds a token. On an https public URL the cookies are `__Host-` cookies (see `bffCookieName`).
+ * holds a token. On an https public URL, and in production on any, the cookies are `__Host-` cookies (see `bffCookieName`).
  */
 export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: BffOptions) {
   const callbackUrl = () => `${options.publicUrl}/auth/callback`;
@@ -65,7 +67,7 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
         config = undefined;
         throw error;
       }));
-  const cookie = (name: Parameters<typeof bffCookie>[1], value: string, attributes: Parameters<typeof bffCookie>[3]) => bffCookie(options.publicUrl, name, value, attributes);
+  const cookie = (name: Parameters<typeof bffCookie>[1], value: string, attributes: Parameters<typeof bffCookie>[3]) => bffCookie(options.publicUrl, name, value, attributes, options.alwaysSecure);
 
   return new Elysia({ name: 'bff-auth' })
     .get('/auth/login', async ({ request, set }) => {
@@ -88,7 +90,7 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
       set.headers['set-cookie'] = cookie(SIGN_IN_COOKIE, pending, { httpOnly: true, maxAge: TX_TTL_SECONDS });
     })
     .get('/auth/callback', async ({ request, set }) => {
-      const encrypted = parseCookies(request.headers.get('cookie') ?? '')[bffCookieName(options.publicUrl, SIGN_IN_COOKIE)];
+      const encrypted = parseCookies(request.headers.get('cookie') ?? '')[bffCookieName(options.publicUrl, SIGN_IN_COOKIE, options.alwaysSecure)];
       if (!encrypted) throw new ValidationError('no sign-in in progress', { field: 'state', issue: 'no sign-in in progress' });
       let pending: { codeVerifier: string; state: string; returnTo: string };
       try {
@@ -115,7 +117,7 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
         expiresAt,
       });
       // Signing in again replaces the session this browser had, which would otherwise live on unused.
-      const previous = sessionIdOf(request.headers, options.publicUrl);
+      const previous = sessionIdOf(request.headers, options.publicUrl, options.alwaysSecure);
       if (previous) await cp.mutation({ identity: null }, 'sessions', 'delete', { sessionId: previous });
       const maxAge = expiresAt - Math.floor(Date.now() / 1000);
       set.status = 302;
@@ -127,7 +129,7 @@ export function bffRoutes(cp: ControlPlane, verifyToken: VerifyToken, options: B
       ];
     })
     .post('/auth/logout', async ({ request, set }) => {
-      const sessionId = sessionIdOf(request.headers, options.publicUrl);
+      const sessionId = sessionIdOf(request.headers, options.publicUrl, options.alwaysSecure);
       if (sessionId) {
         if (!isCsrfTokenOf(options.secret, sessionId, request.headers.get(CSRF_HEADER))) throw new ForbiddenError('missing or invalid CSRF token');
         await cp.mutation({ identity: null }, 'sessions', 'delete', { sessionId });

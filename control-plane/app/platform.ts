@@ -113,8 +113,11 @@ export interface PlatformOptions {
   audience?: string;
   seedDevelopmentData?: boolean;
   rateLimits?: { keyPrefix?: string; policies?: Partial<Record<RateLimitGroup, RateLimitPolicy>> };
-  /** Backend-for-frontend client at the identity provider, and the key of its sign-in cookie. */
-  bff?: { clientId?: string; clientSecret?: string; scope?: string; secret?: Uint8Array };
+  /**
+   * Backend-for-frontend client at the identity provider, and the key of its sign-in cookie;
+   * `secureCookies` (production) makes its cookies Secure `__Host-` cookies on any public URL, not only on https.
+   */
+  bff?: { clientId?: string; clientSecret?: string; scope?: string; secret?: Uint8Array; secureCookies?: boolean };
   extraPlugins?: AnyElysia[];
   /** Addresses or CIDR ranges of the proxies in front of the edge, whose X-Forwarded-For names the client. */
   trustedProxies?: readonly string[];
@@ -433,6 +436,7 @@ async function serveEdge(
     // No offline_access: a session lives as long as its access token, so a refresh token would be kept unused.
     scope: options.bff?.scope ?? 'openid email profile api',
     secret: signInKey,
+    alwaysSecure: options.bff?.secureCookies,
   });
   const app = createEdgeApp({
     controlPlane,
@@ -442,6 +446,7 @@ async function serveEdge(
       token: async (sessionId) => (await controlPlane.query({ identity: null }, 'sessions', 'resolve', { sessionId }))?.accessToken,
       signInKey,
       publicUrl: identity.publicUrl,
+      alwaysSecure: options.bff?.secureCookies,
     },
     plugins: [bff, ...(options.extraPlugins ?? [])],
     onServerError: (error, request) => log(`server error on ${request.method} ${request.url}`, error),

@@ -200,6 +200,7 @@ describe('changing SECRETS_KEY', { timeout: 180_000 }, () => {
         PUBLIC_URL: 'http://127.0.0.1:1',
         AUTH_ISSUER: 'http://127.0.0.1:1',
         AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks',
+        AUTH_FIRST_PARTY_CLIENTS: 'svc-cli',
         SVC_DEV_SEED: 'false',
         CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64'),
         SECRETS_KEY: keyC.toString('base64'),

@@ -20,6 +20,8 @@ const CHECKED_AT_UPLOAD = new Set([
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   'application/pdf',
+  'image/png',
+  'image/gif',
 ]);
 
 /** A staged upload this old that is no document was left by a process that ended between staging and creating it. */
@@ -123,6 +125,7 @@ export function createDocumentUploads(deps: DocumentsDeps, files: DocumentFiles)
       }
       if (CHECKED_AT_UPLOAD.has(contentType)) {
         // A ZIP package's directory and a PDF's cross-reference table sit at the end: a file past the extraction limits is refused now, before it is kept.
+        // A PNG's or GIF's header is read for the pixel limit the same way.
         try {
           await files.checkFile(actor.tenantId, (await blobs.get(at.original))!, meta.filename);
         } catch (error) {

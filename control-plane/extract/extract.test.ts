@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UnsupportedFileTypeError } from '../errors.ts';
-import { crowdedDocx, nestedXlsx, understatedDocx, widePageTreePdf } from './fixtures/bombs.ts';
+import { crowdedDocx, hugeGif, hugePng, nestedXlsx, understatedDocx, widePageTreePdf } from './fixtures/bombs.ts';
 import { createExtractor, ExtractionError, type Extraction, type OcrEngine } from './extractor.ts';
 import { withoutInfoGroup } from './rtf.ts';
 
@@ -278,6 +278,34 @@ describe('extract', () => {
     expect(image).toMatchObject({ format: 'image', contentType: 'image/gif', pages: 1 });
     expect(image.text.toLowerCase()).toContain('invoice 4711 total 99.50');
     expect(image.segments[0]?.position).toEqual({ page: 1 });
+  });
+
+  it('refuses an image whose header declares more pixels than the limit, quickly and before OCR, then reads the next image', { timeout: 60_000 }, async () => {
+    for (const [filename, bytes] of [['huge.png', hugePng(50_000, 50_000)], ['huge.gif', hugeGif(50_000, 50_000)]] as const) {
+      const started = Date.now();
+      const refused = { code: 'VALIDATION_ERROR', message: 'file has more than 50000000 pixels (50000 x 50000)', details: { field: 'file', format: 'image', limit: 50_000_000 } };
+      await expect(extract(filename, bytes)).rejects.toMatchObject(refused);
+      await expect(extractor.check({ filename, bytes })).rejects.toMatchObject(refused);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    }
+    // Under the limit, the same header reading passes an image on to OCR.
+    expect((await extract('ocr.png')).text.toLowerCase()).toContain('invoice 4711 total 99.50');
+    expect(await extractor.check({ filename: 'ocr.gif', bytes: fixture('ocr.gif') })).toBe('image');
+  });
+
+  it('stops OCR at the time limit, ending its engine, and reads the next image', async () => {
+    let closed = 0;
+    let calls = 0;
+    const ocr: OcrEngine = { recognize: () => (++calls === 1 ? new Promise<string>(() => {}) : Promise.resolve('Invoice 4711')), close: async () => void closed++ };
+    const own = createExtractor({ ocr, limits: { timeoutMs: 1_000 } });
+    await expect(own.extract({ filename: 'ocr.png', bytes: fixture('ocr.png') })).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'file took longer than 1 s to read',
+      details: { field: 'file', format: 'image', limit: 1_000 },
+    });
+    expect(closed).toBe(1);
+    expect((await own.extract({ filename: 'ocr.png', bytes: fixture('ocr.png') })).text).toBe('Invoice 4711');
+    await own.close();
   });
 
   it('closes its OCR engine and refuses work afterwards', async () => {

@@ -60,6 +60,8 @@ export interface ExtractionLimits {
   timeoutMs: number;
   /** JavaScript heap one document's reader may use (MiB); past it the reader is stopped. */
   maxHeapMb: number;
+  /** Pixels an image (PNG, GIF) may declare in its header; a larger one is refused before it is decoded. */
+  maxImagePixels: number;
 }
 
 /** 200 MiB: a DOCX or XLSX never unpacks to more, however it is compressed. */
@@ -74,6 +76,8 @@ export const MAX_ZIP_ENTRIES = 10_000;
 export const EXTRACTION_TIMEOUT_MS = 60_000;
 /** 512 MiB of heap to read one document. */
 export const EXTRACTION_HEAP_MB = 512;
+/** 50 million pixels: a letter or A4 page scanned at 600 dpi has 35 million; OCR holds several copies of it decoded. */
+export const MAX_IMAGE_PIXELS = 50_000_000;
 
 export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
   maxTextBytes: 20 * 1024 * 1024,
@@ -85,6 +89,7 @@ export const DEFAULT_EXTRACTION_LIMITS: Readonly<ExtractionLimits> = {
   maxEntries: MAX_ZIP_ENTRIES,
   timeoutMs: EXTRACTION_TIMEOUT_MS,
   maxHeapMb: EXTRACTION_HEAP_MB,
+  maxImagePixels: MAX_IMAGE_PIXELS,
 };
 
 const FORMAT_NAMES: Record<ExtractFormat, string> = {

@@ -71,6 +71,7 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
   const limits: ExtractionLimits = { ...DEFAULT_EXTRACTION_LIMITS, ...options.limits };
   const ocr = options.ocr ?? createTesseractEngine();
   const pool = createReaderPool(limits, options.concurrency ?? EXTRACTION_CONCURRENCY);
+  const recognize = timedOcr(ocr, limits.timeoutMs);
   let closed = false;
 
   return {
@@ -81,9 +82,9 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
       if (read.format !== 'image') return read;
       const collector = new SegmentCollector(limits.maxTextBytes);
       try {
-        collector.add(await ocr.recognize(bytes), { page: 1 });
+        collector.add(await recognize(bytes), { page: 1 });
       } catch (error) {
-        if (error instanceof OcrUnavailableError) throw error;
+        if (error instanceof OcrUnavailableError || error instanceof ExtractionError) throw error;
         throw new ExtractionError('image', error);
       }
       const { segments, truncated } = collector;
@@ -99,6 +100,29 @@ export function createExtractor(options: ExtractorOptions = {}): Extractor {
       await pool.close();
       await ocr.close();
     },
+  };
+}
+
+/**
+ * The engine's recognition one image at a time, each within `timeoutMs` from its turn: past it the
+ * engine is closed (its worker ended; the next image starts a new one) and the image refused with
+ * an `ExtractionError` naming the limit, as a reading past the time limit is.
+ */
+function timedOcr(ocr: OcrEngine, timeoutMs: number): (image: Uint8Array) => Promise<string> {
+  let turn: Promise<unknown> = Promise.resolve();
+  return (image) => {
+    const recognized = turn.then(
+      () =>
+        new Promise<string>((resolve, reject) => {
+          const timer = setTimeout(() => {
+            void ocr.close();
+            reject(new ExtractionError('image', undefined, `took longer than ${timeoutMs / 1000} s to read`, timeoutMs));
+          }, timeoutMs);
+          ocr.recognize(image).then(resolve, reject).finally(() => clearTimeout(timer));
+        }),
+    );
+    turn = recognized.catch(() => {});
+    return recognized;
   };
 }
 

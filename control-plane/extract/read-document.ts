@@ -2,6 +2,7 @@ import { DomainError, UnsupportedFileTypeError } from '../errors.ts';
 import { ACCEPTED_CONTENT_TYPES, detectFormat } from './detect.ts';
 import { ExtractionError, SegmentCollector, type Extraction, type ExtractionLimits, type ExtractFormat } from './extraction.ts';
 import { decodeText, readMarkdown, readPlainText } from './plain-text.ts';
+import { checkImageSize } from './image-size.ts';
 import { checkZip, unpackZip } from './zip-package.ts';
 
 /** The readers of binary formats, loaded with the first file of their kind. */
@@ -12,7 +13,7 @@ const readers = {
   word: () => import('./word.ts'),
 };
 
-/** An image: its text is read by OCR, outside this reader. */
+/** An image whose header declares no more pixels than the limit: its text is read by OCR, outside this reader. */
 export interface ImageToRecognize {
   format: 'image';
   contentType: string;
@@ -31,7 +32,10 @@ export async function readDocument(
 ): Promise<Extraction | ImageToRecognize> {
   const { format, contentType } = await detectFormat(bytes, filename);
   onFormat(format);
-  if (format === 'image') return { format, contentType };
+  if (format === 'image') {
+    checkImageSize(bytes, contentType, limits);
+    return { format, contentType };
+  }
   const collector = new SegmentCollector(limits.maxTextBytes);
   let pages: number | undefined;
   // A ZIP package is unpacked here, within the limits, and handed on uncompressed.
@@ -84,7 +88,8 @@ export async function readDocument(
 
 /**
  * Checks what can be checked of a document without reading its text: a ZIP package (DOCX, XLSX)
- * is inflated within the limits, counting what it gives and keeping nothing; a PDF's page tree is
+ * is inflated within the limits, counting what it gives and keeping nothing; an image's header is
+ * held to the pixel limit; a PDF's page tree is
  * walked (the caller's time limit stops one that keeps the reader busy). Answers the format;
  * throws what `readDocument` would throw for a package past a limit. `onFormat` as for `readDocument`.
  */
@@ -94,8 +99,9 @@ export async function checkDocument(
   limits: ExtractionLimits,
   onFormat: (format: ExtractFormat) => void = () => {},
 ): Promise<ExtractFormat> {
-  const { format } = await detectFormat(bytes, filename);
+  const { format, contentType } = await detectFormat(bytes, filename);
   onFormat(format);
+  if (format === 'image') checkImageSize(bytes, contentType, limits);
   if (format === 'docx' || format === 'xlsx') checkZip(bytes, format, limits);
   if (format === 'pdf') await (await readers.pdf()).checkPdf(bytes, limits);
   return format;

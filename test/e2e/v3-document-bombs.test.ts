@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { MAX_ZIP_ENTRIES } from '../../control-plane/extract/extractor.ts';
-import { crowdedDocx, nestedXlsx, plainDocx, understatedDocx, widePageTreePdf } from '../../control-plane/extract/fixtures/bombs.ts';
+import { crowdedDocx, hugeGif, hugePng, nestedXlsx, plainDocx, understatedDocx, widePageTreePdf } from '../../control-plane/extract/fixtures/bombs.ts';
 import { createDocsTenant, form, postForm, type DocsTenant } from '../harness/documents.ts';
 import { startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { until } from '../harness/until.ts';
@@ -18,6 +18,7 @@ import { until } from '../harness/until.ts';
  */
 const READ_TIMEOUT_MS = 5_000;
 const samplePdf = () => new Uint8Array(readFileSync(new URL('../../control-plane/extract/fixtures/sample.pdf', import.meta.url)));
+const ocrPng = () => new Uint8Array(readFileSync(new URL('../../control-plane/extract/fixtures/ocr.png', import.meta.url)));
 
 describe('v3 documents: decompression and parser bombs', () => {
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
@@ -58,7 +59,7 @@ describe('v3 documents: decompression and parser bombs', () => {
     bytes: (await sql<{ bytes: string }[]>`select bytes::text as bytes from tenant_storage_usage where tenant_id = ${who.id}::uuid`)[0]?.bytes ?? '0',
   });
   /** Uploads a bomb and expects it refused at upload: 400 on `file` naming the limit, with nothing kept. */
-  const refusedAtUpload = async (filename: string, bytes: Uint8Array, format: 'docx' | 'xlsx' | 'pdf', fields: Array<[string, string]> = []) => {
+  const refusedAtUpload = async (filename: string, bytes: Uint8Array, format: 'docx' | 'xlsx' | 'pdf' | 'image', fields: Array<[string, string]> = []) => {
     const before = await kept(attacker);
     const refused = await postForm(stack, `${V3}/documents`, await stack.token(attacker.admin.email), form([{ filename, bytes }, ...fields]));
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
@@ -88,6 +89,16 @@ describe('v3 documents: decompression and parser bombs', () => {
     const answer = await stack.request('POST', `${V3}/documents/${ordinary.id}/classify`, { as: neighbour.admin.email });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     expect(answer.body.category).toEqual(expect.any(String));
+  }, 120_000);
+
+  it('refuses at upload a PNG and a GIF whose headers declare 50000 x 50000 pixels, quickly, before anything decodes them, and takes an ordinary image', async () => {
+    for (const [filename, bytes] of [['scan.png', hugePng(50_000, 50_000)], ['scan.gif', hugeGif(50_000, 50_000)]] as const) {
+      const started = Date.now();
+      const error = await refusedAtUpload(filename, bytes, 'image', [['autoIndex', 'true']]);
+      expect(error.message).toBe('file has more than 50000000 pixels (50000 x 50000)');
+      expect(Date.now() - started).toBeLessThan(10_000);
+    }
+    expect(await upload(attacker, 'invoice.png', ocrPng())).toMatchObject({ id: expect.any(String) });
   }, 120_000);
 
   it('refuses at upload a PDF whose page tree keeps the reader busy past the time limit (400 naming it, nothing stored), and indexes the next PDF', async () => {
