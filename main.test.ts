@@ -140,7 +140,7 @@ describe('main.ts (the production entry point)', () => {
     started.push(edge.child);
     expect(await edge.exited).toBe(2);
     expect(edge.output()).toContain('CONTROL_PLANE_TOKEN is required with CONTROL_PLANE_URL');
-  });
+  }, 90_000); // three processes start one after another
 
   it('refuses to start in production with an external provider but no AUTH_FIRST_PARTY_CLIENTS, for a role that serves the API', { timeout: 90_000 }, async () => {
     const production = { ...bareEnv(stateDir), NODE_ENV: 'production', DATABASE_URL: inject('databaseUrl'), HOST: '127.0.0.1', AUTH_ISSUER: 'http://127.0.0.1:1', AUTH_JWKS_URL: 'http://127.0.0.1:1/jwks', CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64'), SECRETS_KEY: randomBytes(32).toString('base64') };
