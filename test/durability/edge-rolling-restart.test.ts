@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -11,15 +11,15 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
-import { bunExecutable } from '../../scripts/stack/bun.ts';
 import { freePort } from '../../scripts/stack/process.ts';
+import { startMainProcess, type MainProcess } from '../harness/main-process.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { createTenantFixture, type TenantFixture } from '../harness/tenant-fixture.ts';
 import { until } from '../harness/until.ts';
 
 /**
  * A rolling restart of the edge, with the roles laid out as the chart runs them: one control plane
- * and two edges, each a real process on Bun (`bun main.ts --role control-plane | edge`), the edges
+ * on Node and two edges on Bun, each a real process (`main.ts --role control-plane | edge`), the edges
  * calling the control plane over tRPC's HTTP link with its credential, tokens from an external
  * provider both verify. Clients create (v4, with an Idempotency-Key) and read on both edges; a
  * request refused, cut or answered 503 is sent again to the other edge with the same key and body,
@@ -59,12 +59,6 @@ async function startKeyServer() {
   };
 }
 
-interface RoleProcess {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 /** What one logical request took: its attempts, the edges they went to, and why each failed attempt did. */
 interface Sent {
   attempts: number;
@@ -84,12 +78,11 @@ describe('a rolling restart of two edges under load', () => {
 
   const edgeUrl = (edge: number) => `http://127.0.0.1:${edgePorts[edge]}`;
 
-  /** A role's real process in a process group of its own, once it says it is ready. */
-  const startRole = async (role: 'control-plane' | 'edge', port: number, env: Record<string, string>): Promise<RoleProcess> => {
-    const child = spawn(bunExecutable(), ['main.ts', '--role', role], {
-      env: {
-        PATH: process.env.PATH,
-        HOME: process.env.HOME,
+  /** A role's real process, on Bun for the edge and on Node for the control plane, as the chart runs them. */
+  const startRole = (role: 'control-plane' | 'edge', port: number, env: Record<string, string>): Promise<MainProcess> =>
+    startMainProcess(
+      role,
+      {
         SVC_STATE_DIR: stateDir,
         SVC_CACHE_DIR: join(stateDir, 'cache'),
         SVC_BLOB_DIR: join(stateDir, 'blobs'),
@@ -110,21 +103,10 @@ describe('a rolling restart of two edges under load', () => {
         RATE_LIMIT_API_PER_MINUTE: '1000000',
         ...env,
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: true,
-    });
-    started.push(child);
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    const exited = once(child, 'exit').then(([code]) => code as number | null);
-    const ready = role === 'edge' ? 'platform ready on' : 'control plane (tRPC) listening on';
-    await until(async () => output.includes(ready) || child.exitCode !== null, (done) => done, 90_000);
-    if (child.exitCode !== null) throw new Error(`the ${role} exited before it was ready: ${output}`);
-    return { child, output: () => output, exited };
-  };
+      { runtime: role === 'edge' ? 'bun' : 'node', started: (child) => started.push(child) },
+    );
 
-  const startEdge = async (edge: number): Promise<RoleProcess> => {
+  const startEdge = async (edge: number): Promise<MainProcess> => {
     const running = await startRole('edge', edgePorts[edge]!, { PUBLIC_URL: edgeUrl(edge), CONTROL_PLANE_URL: controlPlaneUrl });
     await until(() => fetch(`${edgeUrl(edge)}/health/ready`).then((r) => r.status), (status) => status === 200, 30_000);
     return running;
