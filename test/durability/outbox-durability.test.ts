@@ -1,12 +1,18 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
+import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
 import { webhookSignature } from '../../control-plane/webhooks/webhook-signature.ts';
+import { freePort } from '../../scripts/stack/process.ts';
 import { createDocsTenant, form, postForm } from '../harness/documents.ts';
+import { startMainProcess } from '../harness/main-process.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
 import { copyExampleWorkflows, createTenantFixture } from '../harness/tenant-fixture.ts';
@@ -34,7 +40,9 @@ async function unansweringTemporal() {
  * Committed work survives the death of the process that committed it: a process commits a document
  * job or an execution and starts its workflow on a Temporal server that never answers; it is killed
  * while that start hangs, so the work is committed and never started. Another process of the
- * deployment (the stack, on the same task queue and a working Temporal) then starts it, once. A
+ * deployment (the stack, on the same task queue and a working Temporal) then starts it, once; so
+ * too for a webhook delivery whose control plane (a real `main.ts --role control-plane` process
+ * behind an edge) is killed while the start hangs. A
  * webhook delivery accepted while Temporal is down is answered 202 and its workflow runs once
  * Temporal is back (docs/decisions/0146-workflow-outbox.md).
  */
@@ -129,6 +137,78 @@ describe('the workflow outbox after a crash between commit and start', () => {
       expect(await until(() => runsOf(`exec-${committed[0]!.id}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
     } finally {
       hole.close();
+    }
+  }, 300_000);
+
+  it('starts the workflow of a delivery once when the control plane that stored it is killed before starting it', async () => {
+    const hole = await unansweringTemporal();
+    const taskQueue = `test-${randomUUID()}`;
+    const south = await createTenantFixture(sql, 'outbox-whk', { plan: 'team' });
+    const stateDir = await mkdtemp(join(tmpdir(), 'svc-outbox-whk-'));
+    try {
+      // Another control plane of the deployment, on the same task queue and a working Temporal, with its worker.
+      const up = await startTestStack({ taskQueue, devUsers: [...DEV_USERS, south.admin] });
+      stacks.push(up);
+      await copyExampleWorkflows(sql, south.id);
+      const created = await up.request('POST', `/v4/webhooks/${south.id}/endpoints`, { as: south.admin.email, body: { source: 'billing', workflowId: 'active-projects' } });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+      // The roles as the chart runs them (an edge on Bun, the control plane on Node), the control plane's Temporal never answering.
+      const [controlPlanePort, edgePort] = [await freePort(), await freePort()];
+      const edgeUrl = `http://127.0.0.1:${edgePort}`;
+      const common = {
+        DATABASE_URL: inject('databaseUrl'),
+        TENANT_DATABASE_URL: inject('tenantDatabaseUrl'),
+        // The run's operator key, which sealed the endpoint's secret.
+        SECRETS_KEY: devSecretsKey().toString('base64'),
+        SVC_STATE_DIR: stateDir,
+        SVC_CACHE_DIR: join(stateDir, 'cache'),
+        SVC_BLOB_DIR: up.blobRoot,
+        KUBECONFIG: join(stateDir, 'no-kubeconfig'),
+        HOST: '127.0.0.1',
+        PUBLIC_URL: edgeUrl,
+        CONTROL_PLANE_TOKEN: randomBytes(32).toString('base64url'),
+      };
+      const started = (child: ChildProcess) => children.push(child);
+      const controlPlane = await startMainProcess(
+        'control-plane',
+        { ...common, PORT: String(controlPlanePort), TEMPORAL_ADDRESS: hole.address, TEMPORAL_NAMESPACE: temporal.namespace, TEMPORAL_TASK_QUEUE: taskQueue },
+        { runtime: 'node', started },
+      );
+      await startMainProcess('edge', { ...common, PORT: String(edgePort), CONTROL_PLANE_URL: `http://127.0.0.1:${controlPlanePort}` }, { runtime: 'bun', started });
+
+      const body = `{"invoice":"INV-${randomUUID()}"}`;
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const headers = { 'x-webhook-timestamp': timestamp, 'x-webhook-signature': `sha256=${webhookSignature(created.body.secret, timestamp, Buffer.from(body))}`, 'x-webhook-id': `evt-${randomUUID()}` };
+      const delivered = fetch(`${edgeUrl}/v4/webhooks/${south.id}/billing`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body }).then(
+        async (response) => ({ status: response.status, body: await response.text() }),
+        (error: Error) => ({ status: 0, body: error.message }),
+      );
+      // The delivery and its execution are committed; the start hangs on the unanswering Temporal. The control plane dies there.
+      const committed = await until(
+        () => sql<{ id: string; state: string }[]>`select id::text as id, state from executions where tenant_id = ${south.id}::uuid`,
+        (rows) => rows.length === 1,
+        30_000,
+      );
+      expect(await sql`select 1 from workflow_outbox where tenant_id = ${south.id}::uuid`).toHaveLength(1);
+      killProcessGroup(controlPlane.child);
+      // The sender is told the truth: not accepted, try again.
+      const answer = await delivered;
+      expect(answer.status, answer.body).toBe(503);
+
+      const id = committed[0]!.id;
+      const execution = () => up.request('GET', `${V3}/orchestrate/executions/${id}`, { as: south.admin.email, headers: { 'x-tenant-id': south.id } });
+      const done = await until(execution, (r) => r.status === 200 && r.body.state !== 'running', 150_000);
+      expect(done.body).toMatchObject({ state: 'completed', input: JSON.parse(body) as Record<string, unknown> });
+      expect(await until(() => runsOf(`exec-${id}`), (runs) => !runs.includes('RUNNING'), 30_000)).toEqual(['COMPLETED']);
+      expect(await sql`select 1 from workflow_outbox where tenant_id = ${south.id}::uuid`).toHaveLength(0);
+      expect(await sql`select status, execution_id::text as "executionId" from webhook_deliveries where tenant_id = ${south.id}::uuid`).toEqual([{ status: 'accepted', executionId: id }]);
+      // The sender's retry finds the event kept and run: refused as a replay, and nothing runs twice.
+      expect((await up.request('POST', `/v4/webhooks/${south.id}/billing`, { rawBody: body, headers })).status).toBe(409);
+      expect(await sql`select 1 from executions where tenant_id = ${south.id}::uuid`).toHaveLength(1);
+    } finally {
+      hole.close();
+      await rm(stateDir, { recursive: true, force: true });
     }
   }, 300_000);
 
