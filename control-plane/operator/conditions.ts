@@ -3,6 +3,16 @@ export const ConditionType = {
   Ready: 'Ready',
   StorageProvisioned: 'StorageProvisioned',
   Degraded: 'Degraded',
+  /** The tenant's Namespace exists (`EnsureNamespace`). */
+  NamespaceReady: 'NamespaceReady',
+  /** The connection Secret holds the tenant's connection details (`EnsureConnectionSecret`). */
+  ConnectionSecretReady: 'ConnectionSecretReady',
+  /** A deleted Tenant object declared its tenant, so the cleanup removes it (`LeaveUnclaimedTenant`). */
+  TenantClaimed: 'TenantClaimed',
+  /** A deleted Tenant object's tenant is soft-deleted (`SoftDeleteTenant`). */
+  TenantRemoved: 'TenantRemoved',
+  /** A deleted App's enrollment and child tenant are removed (`RemoveEnrollment`). */
+  EnrollmentRemoved: 'EnrollmentRemoved',
 } as const;
 
 export const Reason = {
@@ -24,6 +34,13 @@ export const Reason = {
   InvalidChildSlug: 'InvalidChildSlug',
   /** Another Tenant or App object declares the same tenant or app. */
   DeclaredElsewhere: 'DeclaredElsewhere',
+  NamespaceCreated: 'NamespaceCreated',
+  SecretWritten: 'SecretWritten',
+  /** The connection details are complete once the tenant's provisioning has ended. */
+  WaitingForProvisioning: 'WaitingForProvisioning',
+  Claimed: 'Claimed',
+  /** The object never got its tenant: the cleanup leaves tenants alone. */
+  Unclaimed: 'Unclaimed',
 } as const;
 
 export interface Condition {

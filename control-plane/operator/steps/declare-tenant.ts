@@ -4,7 +4,7 @@ import { PROVISION_TENANT } from '../../temporal/workflow-contract.ts';
 import { condition, ConditionType, Reason } from '../conditions.ts';
 import { requeueAfter, type Step } from '../runtime/step-runner.ts';
 import type { TenantRun } from '../tenant-run.ts';
-import { declareAs } from './declare-as.ts';
+import { declareAs } from '../declare-as.ts';
 
 /** How soon a refused declaration is tried again. */
 const REFUSED_RETRY_MS = 10_000;

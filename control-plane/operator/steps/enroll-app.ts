@@ -3,7 +3,7 @@ import { childSlugOf } from '../app-object.ts';
 import { companyOf, reportApp, type AppRun } from '../app-run.ts';
 import { condition, ConditionType, Reason } from '../conditions.ts';
 import { requeueAfter, type Step } from '../runtime/step-runner.ts';
-import { declareAs } from './declare-as.ts';
+import { declareAs } from '../declare-as.ts';
 
 /** How soon a refused enrollment is tried again. */
 const FAILED_RETRY_MS = 10_000;
