@@ -9,7 +9,13 @@ import { finalizeAppSteps } from './reconcile-app.ts';
 import { finalizeTenantSteps, reconcileTenantSteps } from './reconcile-tenant.ts';
 import { createStatusDraft } from './runtime/status-draft.ts';
 import { runSteps, type Step, type StepOutcome, type StepRun, type StatusWriter } from './runtime/step-runner.ts';
+import { DeclaredElsewhereError } from '../errors.ts';
+import { checkAppKey } from './steps/check-app-key.ts';
+import { checkChildSlug } from './steps/check-child-slug.ts';
+import { declareTenant } from './steps/declare-tenant.ts';
+import { enrollApp } from './steps/enroll-app.ts';
 import { ensureConnectionSecret } from './steps/ensure-secret.ts';
+import { findCompanyTenant } from './steps/find-company-tenant.ts';
 import { ensureTenantNamespace } from './steps/ensure-namespace.ts';
 import { leaveUnclaimedTenant } from './steps/leave-unclaimed-tenant.ts';
 import { removeEnrollment } from './steps/remove-enrollment.ts';
@@ -249,10 +255,84 @@ describe('operator steps: each sets a condition of its own', () => {
     expect(patches[0]).toMatchObject({ phase: 'Ready', namespace: 'tenant-acme', secretName: 'tenant-connection', tenantId: 't-1' });
     expect(typesOf(patches[0])).toEqual([
       'Ready=True Provisioned',
+      'TenantDeclared=True Declared',
       'NamespaceReady=True NamespaceCreated',
       'PostgresqlStorageProvisioned=True StorageReady',
       'ConnectionSecretReady=True SecretWritten',
       'Degraded=False AsExpected',
     ]);
+  });
+
+  it('DeclareTenant: TenantDeclared True once declared, False with the refusal (and Ready, Degraded) otherwise', async () => {
+    const { kube } = fakeKube();
+    const { deps } = tenantDeps();
+    const declared = await runStep<TenantRun>(declareTenant, { object: tenantObject(), kube, deps });
+    expect(declared.outcome).toBe('continue');
+    expect(declared.conditions).toEqual({ TenantDeclared: { status: 'True', reason: 'Declared', message: 'tenant acme (t-1)' } });
+
+    const refusing = { ...deps, tenants: { ...deps.tenants, declare: () => Promise.reject(new Error('home region cannot change')) } };
+    const refused = await runStep<TenantRun>(declareTenant, { object: tenantObject(), kube, deps: refusing });
+    expect(refused.outcome).toEqual({ requeueAfterMs: 10_000 });
+    expect(refused.conditions).toEqual({
+      Ready: { status: 'False', reason: 'ProvisionFailed', message: 'home region cannot change' },
+      TenantDeclared: { status: 'False', reason: 'ProvisionFailed', message: 'home region cannot change' },
+      Degraded: { status: 'True', reason: 'ProvisionFailed', message: 'home region cannot change' },
+    });
+  });
+
+  describe('App steps', () => {
+    const appDeps = (company: Tenant | undefined, declare: ReconcileAppDeps['apps']['declare'] = () => Promise.resolve({ app: { id: 'a-1' } } as never)): ReconcileAppDeps => ({
+      apps: { declare, removeDeclared: () => Promise.resolve() },
+      tenants: { find: () => Promise.resolve(company) },
+      event: () => Promise.resolve(),
+    });
+    const appRun = (object: AppObject, deps: ReconcileAppDeps, more: Partial<AppRun> = {}): Omit<AppRun, 'status'> => ({ object, kube: fakeKube().kube, deps, key: 'portal', ...more });
+
+    it('CheckAppKey: KeyValid True with the key, False (KeyMismatch) for a changed one', async () => {
+      const valid = await runStep(checkAppKey, appRun(appObject(), appDeps(undefined)));
+      expect(valid.outcome).toBe('continue');
+      expect(valid.conditions).toEqual({ KeyValid: { status: 'True', reason: 'KeyAccepted', message: 'the app\'s key is "portal"' } });
+      const changed = await runStep(checkAppKey, appRun(appObject({ key: 'old-portal' }), appDeps(undefined)));
+      expect(changed.outcome).toBe('stop');
+      expect(changed.conditions.KeyValid).toMatchObject({ status: 'False', reason: 'KeyMismatch' });
+      expect(changed.conditions.Ready).toMatchObject({ status: 'False', reason: 'KeyMismatch' });
+    });
+
+    it('FindCompanyTenant: CompanyTenantFound False while missing or provisioning, True once active', async () => {
+      const missing = await runStep(findCompanyTenant, appRun(appObject(), appDeps(undefined)));
+      expect(missing.conditions.CompanyTenantFound).toEqual({ status: 'False', reason: 'CompanyTenantNotFound', message: 'company tenant "acme" does not exist' });
+      const waiting = await runStep(findCompanyTenant, appRun(appObject(), appDeps(tenant('provisioning'))));
+      expect(waiting.outcome).toEqual({ requeueAfterMs: 5_000, untilNotified: true });
+      expect(waiting.conditions.CompanyTenantFound).toEqual({ status: 'False', reason: 'WaitingForCompanyTenant', message: 'company tenant "acme" is provisioning' });
+      const found = await runStep(findCompanyTenant, appRun(appObject(), appDeps(tenant('active'))));
+      expect(found.outcome).toBe('continue');
+      expect(found.conditions).toEqual({ CompanyTenantFound: { status: 'True', reason: 'CompanyTenantActive', message: 'company tenant "acme" (t-1) is active' } });
+    });
+
+    it('CheckChildSlug: ChildSlugValid True without a child or with a valid slug, False (InvalidChildSlug) otherwise', async () => {
+      const none = await runStep(checkChildSlug, appRun(appObject(), appDeps(undefined)));
+      expect(none.conditions).toEqual({ ChildSlugValid: { status: 'True', reason: 'ChildSlugAccepted', message: 'the app has no child tenant' } });
+      const withChild = (slug: string) => ({ ...appObject(), spec: { ...appObject().spec, childTenant: { name: 'Portal Child', slug } } });
+      const valid = await runStep(checkChildSlug, appRun(withChild('portal-child'), appDeps(undefined)));
+      expect(valid.outcome).toBe('continue');
+      expect(valid.conditions.ChildSlugValid).toMatchObject({ status: 'True', message: 'the child tenant\'s slug is "portal-child"' });
+      const invalid = await runStep(checkChildSlug, appRun(withChild('5f0c1a5e-0000-4000-8000-000000000001'), appDeps(undefined)));
+      expect(invalid.outcome).toBe('stop');
+      expect(invalid.conditions.ChildSlugValid).toMatchObject({ status: 'False', reason: 'InvalidChildSlug' });
+    });
+
+    it('EnrollApp: AppEnrolled True once enrolled, False (DeclaredElsewhere) when another App declares it', async () => {
+      const company = tenant('active');
+      const enrolled = await runStep(enrollApp, appRun(appObject(), appDeps(company), { company }));
+      expect(enrolled.outcome).toBe('continue');
+      expect(enrolled.conditions).toEqual({ AppEnrolled: { status: 'True', reason: 'Enrolled', message: 'app portal (a-1) is enrolled in acme' } });
+      const holder = { kind: 'App' as const, name: 'other', uid: 'u-other' };
+      const refusing = appDeps(company, () => Promise.reject(new DeclaredElsewhereError('app "portal" of "acme"', holder)));
+      const kube = { custom: { getClusterCustomObject: () => Promise.resolve({ metadata: { uid: 'u-other' } }) } } as unknown as Kube;
+      const refused = await runStep(enrollApp, { ...appRun(appObject(), refusing, { company }), kube });
+      expect(refused.outcome).toEqual({ requeueAfterMs: 10_000 });
+      expect(refused.conditions.AppEnrolled).toMatchObject({ status: 'False', reason: 'DeclaredElsewhere' });
+      expect(refused.conditions.Ready).toMatchObject({ status: 'False', reason: 'DeclaredElsewhere' });
+    });
   });
 });
