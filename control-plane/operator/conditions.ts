@@ -3,6 +3,26 @@ export const ConditionType = {
   Ready: 'Ready',
   StorageProvisioned: 'StorageProvisioned',
   Degraded: 'Degraded',
+  /** The platform tenant is created or updated as declared (`DeclareTenant`). */
+  TenantDeclared: 'TenantDeclared',
+  /** The App's key can be made and equals the recorded one (`CheckAppKey`). */
+  KeyValid: 'KeyValid',
+  /** The App's company tenant exists and is active (`FindCompanyTenant`). */
+  CompanyTenantFound: 'CompanyTenantFound',
+  /** The App's child tenant's slug is valid (`CheckChildSlug`). */
+  ChildSlugValid: 'ChildSlugValid',
+  /** The App is enrolled in its company tenant (`EnrollApp`). */
+  AppEnrolled: 'AppEnrolled',
+  /** The tenant's Namespace exists (`EnsureNamespace`). */
+  NamespaceReady: 'NamespaceReady',
+  /** The connection Secret holds the tenant's connection details (`EnsureConnectionSecret`). */
+  ConnectionSecretReady: 'ConnectionSecretReady',
+  /** A deleted Tenant object declared its tenant, so the cleanup removes it (`LeaveUnclaimedTenant`). */
+  TenantClaimed: 'TenantClaimed',
+  /** A deleted Tenant object's tenant is soft-deleted (`SoftDeleteTenant`). */
+  TenantRemoved: 'TenantRemoved',
+  /** A deleted App's enrollment and child tenant are removed (`RemoveEnrollment`). */
+  EnrollmentRemoved: 'EnrollmentRemoved',
 } as const;
 
 export const Reason = {
@@ -24,6 +44,17 @@ export const Reason = {
   InvalidChildSlug: 'InvalidChildSlug',
   /** Another Tenant or App object declares the same tenant or app. */
   DeclaredElsewhere: 'DeclaredElsewhere',
+  Declared: 'Declared',
+  KeyAccepted: 'KeyAccepted',
+  CompanyTenantActive: 'CompanyTenantActive',
+  ChildSlugAccepted: 'ChildSlugAccepted',
+  NamespaceCreated: 'NamespaceCreated',
+  SecretWritten: 'SecretWritten',
+  /** The connection details are complete once the tenant's provisioning has ended. */
+  WaitingForProvisioning: 'WaitingForProvisioning',
+  Claimed: 'Claimed',
+  /** The object never got its tenant: the cleanup leaves tenants alone. */
+  Unclaimed: 'Unclaimed',
 } as const;
 
 export interface Condition {

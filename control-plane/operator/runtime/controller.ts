@@ -8,7 +8,7 @@ import { createFollowers } from './followers.ts';
 import { queueKey, type ControlledKind, type FollowedChanges } from './kind.ts';
 import { createObjectCache } from './object-cache.ts';
 import { createKeyReconciler } from './reconcile-key.ts';
-import { keepWatching } from './watch.ts';
+import { keepWatching, watchOf } from './watch.ts';
 import { createWorkQueue } from './work-queue.ts';
 
 export interface ControllerOptions {
@@ -90,7 +90,7 @@ export function startController(options: ControllerOptions): RunningController {
 
   const watch = (kind: ControlledKind) =>
     keepWatching(
-      options.kubeConfig,
+      watchOf(options.kubeConfig),
       `/apis/${kind.group}/${kind.version}/${kind.plural}`,
       (phase, object) => {
         const key = queueKey(kind, object.metadata.name);

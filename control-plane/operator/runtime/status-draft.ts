@@ -9,6 +9,8 @@ export interface StatusDraft {
   set(fields: Record<string, unknown>): void;
   /** Sets a condition; one of the same type set before in this reconcile is replaced. */
   condition(condition: NewCondition): void;
+  /** Whether a condition of `type` was set in this reconcile. */
+  hasCondition(type: string): boolean;
   /** Records an Event, sent once the status is written. */
   event(type: EventType, reason: string, message: string): void;
 }
@@ -39,6 +41,7 @@ export function createStatusDraft() {
       open();
       conditions.set(condition.type, condition);
     },
+    hasCondition: (type) => conditions.has(type),
     event(type, reason, message) {
       events.push({ type, reason, message });
     },

@@ -110,6 +110,25 @@ describe('step runner', () => {
     await expect(runSteps(late, start(object()), writer)).rejects.toThrow(/already written/);
   });
 
+  it('writes, with the status asked for, the conditions the steps after it announce, and nothing announced when none is written early', async () => {
+    const { log, patches, writer } = recording();
+    const announcing = step(
+      'CleanUp',
+      ({ status }) => {
+        log.push('clean up');
+        status.event('Normal', 'Deleted', 'gone');
+      },
+      { announce: ({ status }) => status.condition(condition('CleanedUp', 'False', 'Deleting', 'cleaning up', 3)) },
+    );
+    const mark = step('MarkDeleting', ({ status }) => void status.set({ phase: 'Deleting' }), { writeStatusAfter: true });
+    await runSteps([mark, announcing], start(object()), writer);
+    expect(log).toEqual(['patch', 'clean up', 'event Normal Deleted']);
+    expect(patches[0]).toMatchObject({ phase: 'Deleting', conditions: [{ type: 'CleanedUp', status: 'False', reason: 'Deleting' }] });
+    const quiet = recording();
+    await runSteps([announcing], start(object()), quiet.writer);
+    expect(quiet.log).toEqual(['event Normal Deleted']);
+  });
+
   it('writes Ready first and Degraded last, a condition set twice once, and keeps the transition time of an unchanged one', async () => {
     const { patches, writer } = recording();
     const before = '2026-01-01T00:00:00.000Z';

@@ -25,6 +25,11 @@ export interface Step<R extends StepRun> {
    * steps then set no status (Events they may still record).
    */
   writeStatusAfter?: boolean;
+  /**
+   * For a step that runs after the status was written (see `writeStatusAfter`): sets the
+   * condition it owns as it stands while its work is under way, written with that status.
+   */
+  announce?(run: R): void;
   run(run: R): Promise<StepOutcome>;
 }
 
@@ -36,7 +41,8 @@ export interface StatusWriter {
 
 /**
  * Runs `steps` in order until one stops or asks for a requeue, then writes the status the steps
- * set (once: at the end, or after the step that asks for it first), then the Events they recorded.
+ * set (once: at the end, or after the step that asks for it first, with what the steps after it
+ * announce), then the Events they recorded.
  * A step that throws ends the reconcile with nothing written after it; the controller retries.
  */
 export async function runSteps<R extends StepRun>(steps: readonly Step<R>[], start: (status: StatusDraft) => R, writer: StatusWriter): Promise<StepResult> {
@@ -51,10 +57,13 @@ export async function runSteps<R extends StepRun>(steps: readonly Step<R>[], sta
     if (status) await writer.patch(status);
   };
   let outcome: StepOutcome = 'continue';
-  for (const step of steps) {
+  for (const [index, step] of steps.entries()) {
     outcome = await step.run(run);
     if (outcome !== 'continue') break;
-    if (step.writeStatusAfter) await write();
+    if (step.writeStatusAfter && !written) {
+      for (const later of steps.slice(index + 1)) later.announce?.(run);
+      await write();
+    }
   }
   await write();
   for (const event of draft.events) await writer.event(event.type, event.reason, event.message);

@@ -18,13 +18,21 @@ export function keyOf(object: AppObject): { key: string; problem?: { reason: str
   return key ? { key } : { key, problem: { reason: Reason.InvalidKey, message: 'the name has no letters or digits to make a key from; set spec.key' } };
 }
 
-/** Refuses an App whose key cannot be made or differs from the recorded one: `Failed` (KeyMismatch, InvalidKey), no requeue. */
+/**
+ * Refuses an App whose key cannot be made or differs from the recorded one: `Failed` (KeyMismatch,
+ * InvalidKey), no requeue. `KeyValid` says which.
+ */
 export const checkAppKey: Step<AppRun> = {
   name: 'CheckAppKey',
   async run(run) {
-    const { problem } = keyOf(run.object);
-    if (!problem) return 'continue';
-    reportApp(run, 'Failed', condition(ConditionType.Ready, 'False', problem.reason, problem.message, run.object.metadata.generation));
+    const generation = run.object.metadata.generation;
+    const { key, problem } = keyOf(run.object);
+    if (!problem) {
+      run.status.condition(condition(ConditionType.KeyValid, 'True', Reason.KeyAccepted, `the app's key is "${key}"`, generation));
+      return 'continue';
+    }
+    run.status.condition(condition(ConditionType.KeyValid, 'False', problem.reason, problem.message, generation));
+    reportApp(run, 'Failed', condition(ConditionType.Ready, 'False', problem.reason, problem.message, generation));
     return 'stop';
   },
 };

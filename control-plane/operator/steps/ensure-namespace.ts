@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { V1OwnerReference } from '@kubernetes/client-node';
 import { createIfAbsent, type Ensured, type Kube } from '../kube.ts';
+import { condition, ConditionType, Reason } from '../conditions.ts';
 import type { Step } from '../runtime/step-runner.ts';
 import type { TenantObject } from '../tenant-object.ts';
 import type { TenantRun } from '../tenant-run.ts';
@@ -52,12 +53,14 @@ export async function ensureNamespace(kube: Kube, tenant: TenantObject, ensured:
   return undefined;
 }
 
-/** Step: the tenant's Namespace (see `ensureNamespace`), named in status. Idempotent. */
+/** Step: the tenant's Namespace (see `ensureNamespace`), named in status, with `NamespaceReady` True. Idempotent. */
 export const ensureTenantNamespace: Step<TenantRun> = {
   name: 'EnsureNamespace',
   async run({ kube, object, deps, status }) {
     await ensureNamespace(kube, object, deps.ensured);
-    status.set({ namespace: namespaceOf(object) });
+    const namespace = namespaceOf(object);
+    status.set({ namespace });
+    status.condition(condition(ConditionType.NamespaceReady, 'True', Reason.NamespaceCreated, `Namespace ${namespace} exists`, object.metadata.generation));
     return 'continue';
   },
 };

@@ -1,5 +1,6 @@
 import { sameJson } from '../../json/same-json.ts';
 import { statusOf, type Ensured, type Kube } from '../kube.ts';
+import { condition, ConditionType, Reason } from '../conditions.ts';
 import type { Step } from '../runtime/step-runner.ts';
 import type { TenantObject } from '../tenant-object.ts';
 import { declaredTenant, type TenantRun } from '../tenant-run.ts';
@@ -62,7 +63,8 @@ export async function ensureSecret(kube: Kube, tenant: TenantObject, details: Re
 
 /**
  * Step: the connection Secret (see `ensureSecret`), written once provisioning has ended (the
- * connection details are complete then) and named in status. Idempotent.
+ * connection details are complete then) and named in status: `ConnectionSecretReady` True once
+ * written, False (WaitingForProvisioning) before. Idempotent.
  */
 export const ensureConnectionSecret: Step<TenantRun> = {
   name: 'EnsureConnectionSecret',
@@ -81,6 +83,12 @@ export const ensureConnectionSecret: Step<TenantRun> = {
       await ensureSecret(kube, object, details, deps.ensured);
     }
     status.set({ secretName: storage ? SECRET_NAME : undefined });
+    const generation = object.metadata.generation;
+    status.condition(
+      storage
+        ? condition(ConditionType.ConnectionSecretReady, 'True', Reason.SecretWritten, `Secret ${namespaceOf(object)}/${SECRET_NAME} holds the connection details`, generation)
+        : condition(ConditionType.ConnectionSecretReady, 'False', Reason.WaitingForProvisioning, `the connection details are complete once tenant ${tenant.slug} is provisioned`, generation),
+    );
     return 'continue';
   },
 };

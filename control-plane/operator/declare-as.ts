@@ -1,7 +1,7 @@
-import type { DeclaringObject, Declarer } from '../../declarations/declarations.schema.ts';
-import { DeclaredElsewhereError } from '../../errors.ts';
-import type { CustomObject } from '../custom-object.ts';
-import { APPS, GROUP, statusOf, TENANTS, VERSION, type Kube } from '../kube.ts';
+import type { DeclaringObject, Declarer } from '../declarations/declarations.schema.ts';
+import { DeclaredElsewhereError } from '../errors.ts';
+import type { CustomObject } from './custom-object.ts';
+import { APPS, GROUP, statusOf, TENANTS, VERSION, type Kube } from './kube.ts';
 
 const PLURALS: Record<DeclaringObject['kind'], string> = { Tenant: TENANTS, App: APPS };
 
