@@ -84,7 +84,7 @@ describe('v4 resource search', () => {
     expect((await search({ query: 'gasket', mode: 'fulltext' })).body.data).toEqual([]);
   });
 
-  it('ranks by meaning in vector and hybrid mode once the projection is embedded', async () => {
+  it('ranks by meaning in vector and hybrid mode once the projection is embedded', { timeout: 90_000 }, async () => {
     const written = performance.now();
     const heating = await create({ title: 'Radiators stay cold', body: 'No heat in the meeting rooms since Monday' });
     await until(
