@@ -2,16 +2,14 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { devSecretsKey } from '../../control-plane/app/dev-secrets-key.ts';
 import { freePort } from '../../scripts/stack/process.ts';
+import { startKeyServer, type KeyServer } from '../harness/key-server.ts';
 import { startMainProcess, type MainProcess } from '../harness/main-process.ts';
 import { killProcessGroup } from '../harness/process-group.ts';
 import { createTenantFixture, type TenantFixture } from '../harness/tenant-fixture.ts';
@@ -34,31 +32,6 @@ const CLIENTS = 4;
 /** How long one request (with its retries) may take before the test calls it lost. */
 const REQUEST_DEADLINE_MS = 60_000;
 
-/** An external provider as token verification sees one: its keys at a JWKS URL, and tokens it signs. */
-async function startKeyServer() {
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'rolling-1', alg: 'RS256', use: 'sig' };
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    issuer,
-    jwksUrl: `${issuer}/jwks`,
-    sign: (user: { sub: string; email: string; name: string }) =>
-      new SignJWT({ sub: user.sub, email: user.email, email_verified: true, name: user.name, azp: 'svc-cli' })
-        .setProtectedHeader({ alg: 'RS256', kid: jwk.kid })
-        .setIssuer(issuer)
-        .setAudience(AUDIENCE)
-        .setIssuedAt()
-        .setExpirationTime('1h')
-        .sign(privateKey),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 /** What one logical request took: its attempts, the edges they went to, and why each failed attempt did. */
 interface Sent {
   attempts: number;
@@ -70,7 +43,7 @@ describe('a rolling restart of two edges under load', () => {
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
   const started: ChildProcess[] = [];
   const controlPlaneToken = randomBytes(32).toString('base64url');
-  let keys: Awaited<ReturnType<typeof startKeyServer>>;
+  let keys: KeyServer;
   let tenant: TenantFixture;
   let stateDir: string;
   let controlPlaneUrl: string;
@@ -113,7 +86,7 @@ describe('a rolling restart of two edges under load', () => {
   };
 
   beforeAll(async () => {
-    keys = await startKeyServer();
+    keys = await startKeyServer('rolling-1');
     tenant = await createTenantFixture(sql, 'rolling');
     stateDir = await mkdtemp(join(tmpdir(), 'svc-rolling-'));
     const controlPlanePort = await freePort();
@@ -133,7 +106,8 @@ describe('a rolling restart of two edges under load', () => {
   it('loses no request, and stores every acknowledged create once, when clients retry on the other edge with their Idempotency-Key', async () => {
     const controlPlane = await startRole('control-plane', Number(new URL(controlPlaneUrl).port), { PUBLIC_URL: edgeUrl(0) });
     const edges = [await startEdge(0), await startEdge(1)];
-    const token = await keys.sign(tenant.admin);
+    const { sub, email, name } = tenant.admin;
+    const token = await keys.sign({ sub, email, email_verified: true, name, azp: 'svc-cli' });
     const collection = `/v4/data/resources/${tenant.id}/project`;
     const run = randomUUID();
     /** Answers other than a success, a refused or cut connection, or a 503 with Retry-After: each one a failure of the test. */

@@ -1,32 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startKeyServer, type KeyServer } from '../harness/key-server.ts';
 import { startTestStack, type TestStack } from '../harness/stack.ts';
 import { createTenantFixture, type TenantFixture } from '../harness/tenant-fixture.ts';
 
 const AUDIENCE = 'urn:svc:api';
-
-/** An external provider as token verification sees one: its keys at a JWKS URL, and tokens it signs. */
-async function startKeyServer() {
-  const { publicKey, privateKey } = await generateKeyPair('RS256');
-  const jwk = { ...(await exportJWK(publicKey)), kid: 'clients-1', alg: 'RS256', use: 'sig' };
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
-    issuer,
-    jwksUrl: `${issuer}/jwks`,
-    sign: (claims: JWTPayload & { sub: string }) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: jwk.kid }).setIssuer(issuer).setAudience(AUDIENCE).setIssuedAt().setExpirationTime('1h').sign(privateKey),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 /**
  * With an external identity provider, a token that names no client (neither `client_id` nor
@@ -37,7 +16,7 @@ async function startKeyServer() {
  */
 describe('clients of an external identity provider', { timeout: 120_000 }, () => {
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
-  let keys: Awaited<ReturnType<typeof startKeyServer>>;
+  let keys: KeyServer;
   let stack: TestStack;
   let tenant: TenantFixture;
 
@@ -45,7 +24,7 @@ describe('clients of an external identity provider', { timeout: 120_000 }, () =>
   const users = async (email: string) => (await sql<{ n: number }[]>`select count(*)::int as n from users where email = ${email}`)[0]!.n;
 
   beforeAll(async () => {
-    keys = await startKeyServer();
+    keys = await startKeyServer('clients-1');
     tenant = await createTenantFixture(sql, 'ext-clients');
     stack = await startTestStack({ identity: { issuer: keys.issuer, audience: AUDIENCE, jwksUrl: keys.jwksUrl, firstPartyClients: ['svc-cli', 'svc-bff'] } });
   });
@@ -97,12 +76,12 @@ describe('clients of an external identity provider', { timeout: 120_000 }, () =>
 
 describe('an external identity provider whose tokens name no client, configured as first-party', { timeout: 120_000 }, () => {
   const sql = postgres(inject('databaseUrl'), { max: 1, onnotice: () => {} });
-  let keys: Awaited<ReturnType<typeof startKeyServer>>;
+  let keys: KeyServer;
   let stack: TestStack;
   let tenant: TenantFixture;
 
   beforeAll(async () => {
-    keys = await startKeyServer();
+    keys = await startKeyServer('clients-1');
     tenant = await createTenantFixture(sql, 'ext-unnamed');
     stack = await startTestStack({ identity: { issuer: keys.issuer, audience: AUDIENCE, jwksUrl: keys.jwksUrl, tokensWithoutClient: 'first-party' } });
   });
