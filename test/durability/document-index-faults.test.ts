@@ -5,7 +5,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { DEV_USERS } from '../../api-edge/identity/dev-users.ts';
 import { INDEX_DOCUMENT } from '../../control-plane/temporal/workflow-contract.ts';
 import { createDocsTenant, form, postForm } from '../harness/documents.ts';
-import { startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { V3, type TestStack } from '../harness/stack.ts';
+import { startStackBehindTemporalProxy } from '../harness/temporal-proxy.ts';
 import { BLACKHOLE, startToxiproxy, type Toxiproxy } from '../harness/toxiproxy.ts';
 import { until } from '../harness/until.ts';
 
@@ -28,11 +29,11 @@ describe('indexing a document while Temporal is unreachable', () => {
   }, 60_000);
 
   it('answers the upload 201 with its job queued, and runs the job once after the path is back', async () => {
-    const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
-    toxiproxy = await startToxiproxy();
-    const proxy = await toxiproxy.proxy('temporal', temporal.address);
     const team = await createDocsTenant(sql, 'team', 'index-fault');
-    stack = await startTestStack({ devUsers: [...DEV_USERS, team.admin], temporal: { address: proxy.listen, namespace: temporal.namespace } });
+    toxiproxy = await startToxiproxy();
+    const behind = await startStackBehindTemporalProxy(toxiproxy, { devUsers: [...DEV_USERS, team.admin] });
+    const { temporal, proxy } = behind;
+    stack = behind.stack;
     const token = await stack.token(team.admin.email);
 
     await proxy.add('fault', BLACKHOLE);

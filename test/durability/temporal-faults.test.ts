@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ensureTemporalCli, ensureTemporalDevServer, ensureSearchAttributes, PLATFORM_SEARCH_ATTRIBUTES, type TemporalDevServer } from '../../scripts/stack/temporal.ts';
 import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { startStackBehindTemporalProxy } from '../harness/temporal-proxy.ts';
 import { PATH_CUTS, RESET, startToxiproxy, type Toxiproxy } from '../harness/toxiproxy.ts';
 import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
@@ -31,10 +32,8 @@ describe('the platform while Temporal is unreachable or restarted', () => {
 
   for (const [what, toxic] of PATH_CUTS) {
     it(`answers an execution truthfully while Temporal is ${what}, and runs it once after`, async () => {
-      const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
       toxiproxy = await startToxiproxy();
-      const proxy = await toxiproxy.proxy('temporal', temporal.address);
-      const stack = await startTestStack({ temporal: { address: proxy.listen, namespace: temporal.namespace } });
+      const { temporal, proxy, stack } = await startStackBehindTemporalProxy(toxiproxy);
       stacks.push(stack);
       expect((await stack.request('GET', `${V3}/users/me`, { as: ADMIN })).status).toBe(200);
 
@@ -69,10 +68,8 @@ describe('the platform while Temporal is unreachable or restarted', () => {
   }
 
   it('answers a cancel 503 with Retry-After while Temporal is reset, and cancels when it is back', async () => {
-    const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
     toxiproxy = await startToxiproxy();
-    const proxy = await toxiproxy.proxy('temporal', temporal.address);
-    const stack = await startTestStack({ temporal: { address: proxy.listen, namespace: temporal.namespace } });
+    const { proxy, stack } = await startStackBehindTemporalProxy(toxiproxy);
     stacks.push(stack);
     const started = await intake(stack, `Temporal cancel ${randomUUID()}`, 60_000);
     expect(started.status, JSON.stringify(started.body)).toBe(202);

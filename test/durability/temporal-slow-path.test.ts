@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ADMIN, startTestStack, V3, type TestStack } from '../harness/stack.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, V3, type TestStack } from '../harness/stack.ts';
+import { startStackBehindTemporalProxy } from '../harness/temporal-proxy.ts';
 import { startToxiproxy, type Proxy, type Toxic, type Toxiproxy } from '../harness/toxiproxy.ts';
 import { until } from '../harness/until.ts';
 
@@ -16,8 +17,7 @@ describe('executions while the path to Temporal is slow', () => {
 
   beforeAll(async () => {
     toxiproxy = await startToxiproxy();
-    proxy = await toxiproxy.proxy('temporal', inject('temporalAddress'));
-    stack = await startTestStack({ temporal: { address: proxy.listen, namespace: inject('temporalNamespace') } });
+    ({ proxy, stack } = await startStackBehindTemporalProxy(toxiproxy));
   }, 180_000);
   afterAll(async () => {
     await stack?.close();

@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { PROVISION_TENANT } from '../../control-plane/temporal/workflow-contract.ts';
-import { startTestStack, type TestStack } from '../harness/stack.ts';
+import type { TestStack } from '../harness/stack.ts';
+import { startStackBehindTemporalProxy } from '../harness/temporal-proxy.ts';
 import { PATH_CUTS, startToxiproxy, type Toxiproxy } from '../harness/toxiproxy.ts';
 import { runStatusesAt } from '../harness/temporal-runs.ts';
 import { until } from '../harness/until.ts';
@@ -29,10 +30,8 @@ describe('creating a tenant while Temporal is unreachable', () => {
 
   for (const [what, toxic] of PATH_CUTS) {
     it(`answers 201 provisioning while Temporal is ${what}, and provisions the tenant once after`, async () => {
-      const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
       toxiproxy = await startToxiproxy();
-      const proxy = await toxiproxy.proxy('temporal', temporal.address);
-      const stack = await startTestStack({ temporal: { address: proxy.listen, namespace: temporal.namespace } });
+      const { temporal, proxy, stack } = await startStackBehindTemporalProxy(toxiproxy);
       stacks.push(stack);
 
       await proxy.add('fault', toxic);

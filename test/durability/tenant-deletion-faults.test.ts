@@ -3,7 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import postgres from 'postgres';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { PROVISION_TENANT } from '../../control-plane/temporal/workflow-contract.ts';
-import { startTestStack, type TestStack } from '../harness/stack.ts';
+import type { TestStack } from '../harness/stack.ts';
+import { startStackBehindTemporalProxy } from '../harness/temporal-proxy.ts';
 import { BLACKHOLE, startToxiproxy, type Toxiproxy } from '../harness/toxiproxy.ts';
 import { runStatusesAt } from '../harness/temporal-runs.ts';
 
@@ -26,10 +27,10 @@ describe('deleting a tenant whose provisioning waits for Temporal', () => {
   }, 60_000);
 
   it('removes its waiting start with it: no provisioning run once Temporal answers again', async () => {
-    const temporal = { address: inject('temporalAddress'), namespace: inject('temporalNamespace') };
     toxiproxy = await startToxiproxy();
-    const proxy = await toxiproxy.proxy('temporal', temporal.address);
-    stack = await startTestStack({ temporal: { address: proxy.listen, namespace: temporal.namespace } });
+    const behind = await startStackBehindTemporalProxy(toxiproxy);
+    const { temporal, proxy } = behind;
+    stack = behind.stack;
 
     await proxy.add('fault', BLACKHOLE);
     const slug = `deleted-${randomUUID().slice(0, 8)}`;
