@@ -213,7 +213,7 @@ describe('operator steps: each sets a condition of its own', () => {
 
   it('RemoveEnrollment: EnrollmentRemoved False (Deleting), written with the Deleting status before the enrollment is removed', async () => {
     const removed: string[] = [];
-    const patches: Record<string, unknown>[] = [];
+    const { patches, events, writer } = recording();
     const deps: ReconcileAppDeps = {
       apps: {
         declare: () => Promise.reject(new Error('not called')),
@@ -227,17 +227,6 @@ describe('operator steps: each sets a condition of its own', () => {
     removeEnrollment.announce!({ object: appObject(), kube, deps, key: 'portal', status: draft.draft });
     expect(typesOf(draft.toStatus(undefined, NOW))).toEqual(['EnrollmentRemoved=False Deleting']);
 
-    const events: string[] = [];
-    const writer: StatusWriter = {
-      patch(status) {
-        patches.push(status);
-        return Promise.resolve();
-      },
-      event(type, reason) {
-        events.push(`${type} ${reason}`);
-        return Promise.resolve();
-      },
-    };
     const object = appObject({ phase: 'Ready', key: 'portal' });
     await runSteps(finalizeAppSteps, (status): AppRun => ({ object, kube, deps, key: 'portal', status }), writer);
     expect(removed).toEqual(['acme/portal after 1 patch']);
