@@ -134,11 +134,12 @@ function limitError(format: ExtractFormat | undefined, issue: string, limit: num
 /**
  * Up to `size` worker threads (extract.worker.mjs) that read one document at a time each, with a
  * heap of `limits.maxHeapMb`; a document waits for a free one. A reading that passes
- * `limits.timeoutMs` (from when its thread starts on it) or the heap has its thread ended, and the caller gets an error naming the
- * limit, while the process and its other readings go on; a new thread takes its place on demand.
- * One owner (a tenant) holds at most all threads but one, so that its files, however slow, leave
- * a thread to the others (a reading no owner is named for has no such bound); a freed thread goes to the longest-waiting document whose owner may take
- * it. Idle threads do not keep the process alive.
+ * `limits.timeoutMs` (from when its thread starts on it) or the heap has its thread ended, and the
+ * caller gets an error naming the limit, while the process and its other readings go on; a new
+ * thread takes its place on demand. One owner (a tenant) holds at most all threads but one, so that
+ * its files, however slow, leave a thread to the others (a reading no owner is named for has no
+ * such bound); a freed thread goes to the longest-waiting document whose owner may take it. Idle
+ * threads do not keep the process alive.
  */
 function createReaderPool(limits: ExtractionLimits, size: number) {
   const idle: Worker[] = [];

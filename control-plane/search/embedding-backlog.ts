@@ -1,6 +1,6 @@
 import type { Db } from '../db/client.ts';
 import { isInputRefused, type Embedder } from './embeddings.ts';
-import { backlogClaimed, claimBacklogChunks, nextBacklogLeaseEnd, nextBacklogTenant, refuseChunk, releaseChunks, sourceChunkIds, type PendingChunk } from './search.repo.ts';
+import { claimBacklogChunks, nextBacklogLeaseEnd, nextBacklogTenant, refuseChunk, releaseChunks, sourceChunkIds, type PendingChunk } from './search.repo.ts';
 import type { VectorStore } from './vector-store.ts';
 
 /** Chunks the backlog claims and embeds at a time, of one tenant. */
@@ -153,7 +153,7 @@ export function createEmbeddingBacklog(deps: {
     async drainAll(): Promise<void> {
       for (;;) {
         await drain();
-        if (!(await deps.store()) || !(await db.system((tx) => backlogClaimed(tx)))) return;
+        if (!(await deps.store()) || (await db.system((tx) => nextBacklogLeaseEnd(tx))) === undefined) return;
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     },

@@ -148,13 +148,6 @@ export function claimBacklogChunks(tx: Tx, limit: number, leaseMs: number): Prom
   );
 }
 
-/** Platform work: whether a process holds a claim on chunks still to embed. */
-export async function backlogClaimed(tx: Tx): Promise<boolean> {
-  const [row] = await tx<[{ remains: boolean }]>`
-    select exists (select 1 from search_chunks where embedding_model is null and embedding_refused is null and embedding_lease_until > now()) as remains`;
-  return row.remains;
-}
-
 /** Platform work: how many milliseconds until the first claim on chunks still to embed ends; undefined when no process holds one. */
 export async function nextBacklogLeaseEnd(tx: Tx): Promise<number | undefined> {
   const [row] = await tx<[{ ms: number | null }]>`
